@@ -1,0 +1,117 @@
+/**
+ * A tiny HTTP API, used by tests running inside workerd (which can only reach
+ * the stack over fetch), to read bridge stats, simulate outages and restart
+ * Redis. Test mode only: it can break things on purpose.
+ *
+ *   GET    /bridge/stats            → BridgeStats of the shared bridge
+ *   POST   /bridge/stats/reset      → 204
+ *   POST   /chaos                   → { id, restUrl, restToken, wsProxy } (a private bridge+proxy pair)
+ *   POST   /chaos/:id               ← { redisDown?: boolean, postgresDown?: boolean } → 204
+ *   DELETE /chaos/:id               → 204
+ *   POST   /redis-server/restart    → 204, or 409 when the stack does not own redis-server
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
+import type { UpstashBridge } from "./upstash-bridge.js";
+import type { NeonWsProxy } from "./neon-ws-proxy.js";
+
+export interface ChaosPair {
+  bridge: UpstashBridge;
+  proxy: NeonWsProxy;
+}
+
+export interface ControlServerDeps {
+  bridge: UpstashBridge;
+  /** Starts a fresh bridge+proxy pair over the same Redis and Postgres. */
+  createChaosPair(): Promise<ChaosPair>;
+  /** Restarts the stack's own redis-server; undefined when Redis is external. */
+  restartRedis?: () => Promise<void>;
+}
+
+export interface ControlServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startControlServer(deps: ControlServerDeps): Promise<ControlServer> {
+  const pairs = new Map<string, ChaosPair>();
+
+  async function route(req: IncomingMessage): Promise<[number, unknown?]> {
+    const path = new URL(req.url ?? "/", "http://control").pathname;
+    const method = req.method ?? "GET";
+    if (method === "GET" && path === "/bridge/stats") return [200, deps.bridge.stats];
+    if (method === "POST" && path === "/bridge/stats/reset") {
+      deps.bridge.resetStats();
+      return [204];
+    }
+    if (method === "POST" && path === "/chaos") {
+      const id = randomBytes(6).toString("hex");
+      const pair = await deps.createChaosPair();
+      pairs.set(id, pair);
+      return [200, { id, restUrl: pair.bridge.url, restToken: pair.bridge.token, wsProxy: pair.proxy.wsProxy }];
+    }
+    const chaos = path.match(/^\/chaos\/([0-9a-f]+)$/);
+    if (chaos) {
+      const pair = pairs.get(chaos[1]);
+      if (!pair) return [404, { error: `no chaos pair ${chaos[1]}` }];
+      if (method === "POST") {
+        const body = (await readJson(req)) as { redisDown?: unknown; postgresDown?: unknown };
+        if (typeof body.redisDown === "boolean") pair.bridge.setDown(body.redisDown);
+        if (typeof body.postgresDown === "boolean") pair.proxy.setDown(body.postgresDown);
+        return [204];
+      }
+      if (method === "DELETE") {
+        pairs.delete(chaos[1]);
+        await closePair(pair);
+        return [204];
+      }
+    }
+    if (method === "POST" && path === "/redis-server/restart") {
+      if (!deps.restartRedis) return [409, { error: "redis is external (REDIS_URL); the stack cannot restart it" }];
+      await deps.restartRedis();
+      return [204];
+    }
+    return [404, { error: `no route ${method} ${path}` }];
+  }
+
+  const server = createServer((req, res) => {
+    route(req).then(
+      ([status, body]) => send(res, status, body),
+      (error: unknown) => send(res, 500, { error: String(error) }),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await Promise.all([...pairs.values()].map(closePair));
+      pairs.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function closePair({ bridge, proxy }: ChaosPair): Promise<void> {
+  await Promise.all([bridge.close(), proxy.close()]);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  let text = "";
+  for await (const chunk of req) text += chunk;
+  return text ? JSON.parse(text) : {};
+}
+
+function send(res: ServerResponse, status: number, body?: unknown): void {
+  if (body === undefined) {
+    res.writeHead(status).end();
+    return;
+  }
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}

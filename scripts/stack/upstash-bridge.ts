@@ -1,0 +1,293 @@
+/**
+ * A local stand-in for Upstash Redis: an HTTP server that speaks the Upstash
+ * REST protocol (upstash/redis-js `pkg/http.ts`, upstash/docs `restapi.mdx`)
+ * in front of a real Redis, so the unmodified `@upstash/redis` client works
+ * against it exactly as in production.
+ *
+ * @example
+ * const bridge = await startUpstashBridge({ redisUrl: "redis://127.0.0.1:6379", token: "t" });
+ * const redis = new Redis({ url: bridge.url, token: bridge.token });
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Redis as RedisConnection, ReplyError } from "ioredis";
+
+export interface BridgeStats {
+  /** HTTP requests that arrived, whatever their outcome. */
+  requests: number;
+  /** Redis commands carried by those requests (a pipeline of 5 counts 5). */
+  commands: number;
+  /** Requests per endpoint: one request is one Redis round trip. */
+  byPath: { "/": number; "/pipeline": number; "/multi-exec": number };
+}
+
+export interface UpstashBridge {
+  /** Base URL for `UPSTASH_REDIS_REST_URL`, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  token: string;
+  port: number;
+  /** Live counters; read them after the requests you want to count. */
+  readonly stats: BridgeStats;
+  resetStats(): void;
+  /** Simulates an Upstash outage: every request answers 503 until `setDown(false)`. */
+  setDown(down: boolean): void;
+  /** Resolves once the Redis connection is (again) ready, e.g. after Redis restarted. */
+  waitUntilConnected(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface UpstashBridgeOptions {
+  redisUrl: string;
+  token: string;
+  host?: string;
+  port?: number;
+}
+
+/** Upstash's documented request size limit. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+type Arg = string | number | boolean;
+type Command = [string, ...Arg[]];
+type Reply = Buffer | string | number | null | Reply[] | Error;
+type JsonReply = string | number | null | JsonReply[];
+
+/** Errors that mean "Redis could not be asked", as opposed to "Redis said no". */
+class RedisUnavailableError extends Error {}
+
+class BadRequestError extends Error {}
+
+export async function startUpstashBridge({
+  redisUrl,
+  token,
+  host = "127.0.0.1",
+  port = 0,
+}: UpstashBridgeOptions): Promise<UpstashBridge> {
+  const redis = connectToRedis(redisUrl);
+  const stats = emptyStats();
+  let down = false;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      respond(res, 500, { error: `ERR bridge: ${String(error)}` });
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://bridge").pathname.replace(/\/+$/, "") || "/";
+    stats.requests += 1;
+    if (path === "/" || path === "/pipeline" || path === "/multi-exec") stats.byPath[path] += 1;
+
+    if (down) return respond(res, 503, { error: "ERR upstash bridge is down (simulated outage)" });
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      return respond(res, 401, { error: "Unauthorized" });
+    }
+    if (req.method !== "POST") return respond(res, 405, { error: "ERR only POST is supported" });
+
+    const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
+    const encode = (reply: Reply) => toJson(reply, base64);
+    try {
+      const body = await readJson(req);
+      if (path === "/") {
+        const command = asCommand(body);
+        stats.commands += 1;
+        const reply = await runOne(command);
+        if (reply instanceof Error) return respond(res, 400, { error: reply.message });
+        return respond(res, 200, { result: encode(reply) });
+      }
+      if (path === "/pipeline" || path === "/multi-exec") {
+        const commands = asCommandList(body);
+        stats.commands += commands.length;
+        const replies = path === "/pipeline" ? await runPipeline(commands) : await runMultiExec(commands);
+        // A transaction discarded at queue time is one error, not a list.
+        if (replies instanceof Error) return respond(res, 400, { error: replies.message });
+        return respond(
+          res,
+          200,
+          replies.map((reply) => (reply instanceof Error ? { error: reply.message } : { result: encode(reply) })),
+        );
+      }
+      return respond(res, 404, { error: `ERR unknown endpoint ${path}` });
+    } catch (error) {
+      if (error instanceof BadRequestError) return respond(res, 400, { error: `ERR ${error.message}` });
+      if (error instanceof RedisUnavailableError) return respond(res, 503, { error: `ERR ${error.message}` });
+      throw error;
+    }
+  }
+
+  async function runOne([name, ...args]: Command): Promise<Reply> {
+    try {
+      return (await redis.callBuffer(name, ...args.map(toRedisArg))) as Reply;
+    } catch (error) {
+      return replyErrorOrThrow(error);
+    }
+  }
+
+  async function runPipeline(commands: Command[]): Promise<Reply[]> {
+    const pipeline = redis.pipeline();
+    for (const [name, ...args] of commands) pipeline.callBuffer(name, ...args.map(toRedisArg));
+    return settled(await execOrUnavailable(() => pipeline.exec()));
+  }
+
+  async function runMultiExec(commands: Command[]): Promise<Reply[] | Error> {
+    // ioredis sends MULTI … EXEC back to back on the one connection, so no
+    // other request's commands can land inside the transaction.
+    const multi = redis.multi();
+    for (const [name, ...args] of commands) multi.callBuffer(name, ...args.map(toRedisArg));
+    try {
+      return settled(await execOrUnavailable(() => multi.exec()));
+    } catch (error) {
+      if (error instanceof ReplyError) {
+        const previous = (error as ReplyError & { previousErrors?: Error[] }).previousErrors ?? [];
+        return new Error(previous[0]?.message ?? error.message);
+      }
+      throw error;
+    }
+  }
+
+  // Without this the first requests after startup would race the connection and get 503s.
+  await waitUntilConnected(redis, 5_000);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://${host}:${actualPort}`,
+    token,
+    port: actualPort,
+    stats,
+    resetStats() {
+      Object.assign(stats, emptyStats());
+    },
+    setDown(value: boolean) {
+      down = value;
+    },
+    waitUntilConnected: (timeoutMs = 5_000) => waitUntilConnected(redis, timeoutMs),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      redis.disconnect();
+    },
+  };
+}
+
+/**
+ * One shared connection, configured to fail fast: no offline queue (a request
+ * while Redis is away errors at once instead of waiting), a short connect
+ * timeout, and endless reconnects so the bridge heals when Redis returns.
+ */
+function connectToRedis(redisUrl: string): RedisConnection {
+  const redis = new RedisConnection(redisUrl, {
+    enableOfflineQueue: false,
+    connectTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(50 * attempt, 500),
+    lazyConnect: false,
+  });
+  // Without a listener ioredis prints every reconnect failure as unhandled.
+  redis.on("error", () => {});
+  return redis;
+}
+
+async function waitUntilConnected(redis: RedisConnection, timeoutMs: number): Promise<void> {
+  if (redis.status === "ready") return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      redis.off("ready", onReady);
+      reject(new Error(`upstash bridge: redis not ready after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once("ready", onReady);
+  });
+}
+
+async function execOrUnavailable<T>(exec: () => Promise<T>): Promise<T> {
+  try {
+    return await exec();
+  } catch (error) {
+    if (error instanceof ReplyError) throw error;
+    throw new RedisUnavailableError(`redis unavailable: ${(error as Error).message}`);
+  }
+}
+
+function replyErrorOrThrow(error: unknown): Error {
+  if (error instanceof ReplyError) return error;
+  throw new RedisUnavailableError(`redis unavailable: ${(error as Error).message}`);
+}
+
+/** ioredis answers pipelines as `[error, reply]` pairs; flatten to reply-or-error. */
+function settled(results: [Error | null, unknown][] | null): Reply[] {
+  if (!results) throw new RedisUnavailableError("redis unavailable: transaction aborted");
+  return results.map(([error, reply]) => {
+    if (!error) return reply as Reply;
+    if (error instanceof ReplyError) return error;
+    throw new RedisUnavailableError(`redis unavailable: ${error.message}`);
+  });
+}
+
+/**
+ * Upstash's base64 encoding: every string in the result, nested arrays
+ * included, is base64; integers and null stay as they are; "OK" stays plain.
+ */
+function toJson(reply: Reply, base64: boolean): JsonReply {
+  if (reply === null || reply === undefined) return null;
+  if (typeof reply === "number") return reply;
+  if (Array.isArray(reply)) return reply.map((item) => toJson(item, base64));
+  if (reply instanceof Error) return reply.message; // an error nested in an EXEC reply
+  const buffer = typeof reply === "string" ? Buffer.from(reply) : reply;
+  if (!base64) return buffer.toString("utf8");
+  return buffer.length === 2 && buffer.toString() === "OK" ? "OK" : buffer.toString("base64");
+}
+
+/** The client sends numbers and booleans as JSON; Redis wants strings. */
+function toRedisArg(arg: Arg): string {
+  return typeof arg === "string" ? arg : typeof arg === "object" ? JSON.stringify(arg) : String(arg);
+}
+
+function asCommand(value: unknown): Command {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    typeof value[0] !== "string" ||
+    !value.every((arg) => ["string", "number", "boolean"].includes(typeof arg) || (typeof arg === "object" && arg !== null))
+  ) {
+    throw new BadRequestError("body must be a JSON array command like [\"GET\",\"key\"]");
+  }
+  return value as Command;
+}
+
+function asCommandList(value: unknown): Command[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new BadRequestError("body must be a non-empty 2-D JSON array of commands");
+  }
+  return value.map(asCommand);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BadRequestError("request body exceeds 10 MB");
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    throw new BadRequestError("body is not valid JSON");
+  }
+}
+
+function respond(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function emptyStats(): BridgeStats {
+  return { requests: 0, commands: 0, byPath: { "/": 0, "/pipeline": 0, "/multi-exec": 0 } };
+}
