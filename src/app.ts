@@ -1,0 +1,46 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { CronJobName } from "./cron";
+import { DOCS_PAGE } from "./docs/page";
+import { healthRoutes } from "./health/routes";
+import type { AppEnv } from "./lib/context";
+import { errorBody, handleError } from "./lib/errors";
+import { createEventBus, type Subscriber } from "./lib/events";
+import { validationHook } from "./lib/openapi";
+import { requestContext } from "./lib/request-context";
+import type { CronTask } from "./scheduled";
+import { socialRoutes } from "./social/routes";
+
+/** Capabilities that react to relation changes (counters, badges, feeds). */
+export const subscribers: readonly Subscriber[] = [];
+
+/** Scheduled work by cron job. */
+export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
+  flush: [],
+  reconcile: [],
+};
+
+export const events = createEventBus(subscribers);
+
+/** Builds the HTTP app: middleware, every capability's routes, the OpenAPI document and docs page. */
+export function newApp() {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("*", requestContext(events));
+
+  app.route("/", healthRoutes);
+  app.route("/", socialRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "Community edge API",
+      version: "1.0.0",
+      description: "Counters, unread badges, follows, posts and live presence for community apps. IDs are positive 64-bit integers as decimal strings.",
+    },
+  });
+  app.get("/docs", (c) => c.html(DOCS_PAGE));
+
+  app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
+  app.onError(handleError);
+  return app;
+}

@@ -1,0 +1,3 @@
+// Every table, gathered for drizzle-kit and the typed query builder. Each capability owns its own
+// schema file next to its code.
+export * from "../social/schema";

@@ -1,0 +1,18 @@
+import type { LiveRoom } from "./live/room";
+
+/** Bindings of the Worker: secrets, vars, the live-room namespace and the rate limiters. */
+export interface Env {
+  /** Upstash REST endpoint and token (locally: the REST bridge in front of redis-server). */
+  UPSTASH_REDIS_REST_URL: string;
+  UPSTASH_REDIS_REST_TOKEN: string;
+  /** Postgres connection string, reached through the Neon serverless driver. */
+  DATABASE_URL: string;
+  /** Local runs only: `host:port/v1` of the WebSocket-to-TCP proxy that stands in for Neon's. */
+  NEON_WS_PROXY?: string;
+  /** HS256 secret that signs caller JWTs. */
+  JWT_SECRET: string;
+  ENVIRONMENT?: string;
+  LIVE_ROOMS: DurableObjectNamespace<LiveRoom>;
+  WRITE_LIMITER?: RateLimit;
+  VIEW_LIMITER?: RateLimit;
+}

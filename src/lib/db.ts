@@ -1,0 +1,43 @@
+import { Client, Pool } from "@neondatabase/serverless";
+import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import * as schema from "../db/schema";
+import type { Env } from "../env";
+
+export type Database = NeonDatabase<typeof schema>;
+
+/** Per-request pool size: Workers allow 6 simultaneous outbound connections per invocation. */
+const MAX_CONNECTIONS = 4;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens a Postgres handle for one request (or one cron run). Workers must not reuse a WebSocket
+ * across requests, so the pool lives exactly as long as the invocation: the caller hands `close`
+ * to `waitUntil`.
+ */
+export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY">): { db: Database; pool: Pool; close: () => Promise<void> } {
+  const pool = new Pool({
+    connectionString: env.DATABASE_URL,
+    max: MAX_CONNECTIONS,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
+  if (env.NEON_WS_PROXY) {
+    // Local runs only: the driver speaks to a cleartext WebSocket-to-TCP proxy instead of Neon's.
+    // Configured per client (not on the global neonConfig) so two proxies can coexist in one isolate.
+    pool.Client = localClient(env.NEON_WS_PROXY);
+  }
+  pool.on("error", (err: Error) => console.error(JSON.stringify({ level: "error", message: "postgres pool error", error: err.message })));
+  return { db: drizzle(pool, { schema }), pool, close: () => pool.end().catch(() => undefined) };
+}
+
+function localClient(proxy: string): typeof Client {
+  return class LocalProxyClient extends Client {
+    constructor(config?: ConstructorParameters<typeof Client>[0]) {
+      super(config);
+      const cfg = this.neonConfig;
+      cfg.wsProxy = (host, port) => `${proxy}?address=${host}:${port}`;
+      cfg.useSecureWebSocket = false;
+      cfg.pipelineTLS = false;
+      cfg.pipelineConnect = false;
+    }
+  };
+}

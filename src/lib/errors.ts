@@ -1,0 +1,101 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+/** Every error the API answers with, and its HTTP status. */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** A failure the caller should see as-is: code, message, optional details and headers. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+  get status(): ContentfulStatusCode {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** A dependency (Redis, Postgres) could not be reached; answered as 503 `unavailable`. */
+export class DependencyUnavailableError extends ApiError {
+  constructor(dependency: "redis" | "postgres", cause?: unknown) {
+    super("unavailable", `${dependency === "redis" ? "Redis" : "Postgres"} is unavailable; retry shortly`);
+    this.cause = cause;
+  }
+}
+
+export const ErrorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+      details: z.unknown().optional(),
+    }),
+  })
+  .openapi("Error");
+
+export function errorBody(code: ErrorCode, message: string, details?: unknown) {
+  return { error: { code, message, ...(details === undefined ? {} : { details }) } };
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = Object.fromEntries(
+  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]),
+);
+
+/** The one place thrown errors become responses. Unknown errors are logged and never leak a stack. */
+export function handleError(err: Error, c: Context): Response {
+  if (err instanceof ApiError) {
+    if (err.status >= 500) logFailure(c, err);
+    return c.json(errorBody(err.code, err.message, err.details), err.status, err.headers);
+  }
+  if (err instanceof HTTPException) {
+    const code = CODE_BY_STATUS[err.status] ?? (err.status >= 500 ? "internal" : "bad_request");
+    const status = ERROR_STATUS[code];
+    return c.json(errorBody(code, err.message || code.replace("_", " ")), status);
+  }
+  if (isDependencyFailure(err)) {
+    logFailure(c, err);
+    return c.json(errorBody("unavailable", "A backing service is unavailable; retry shortly"), 503);
+  }
+  logFailure(c, err);
+  return c.json(errorBody("internal", "Internal error"), 500);
+}
+
+/** Network-level failures of Postgres (Neon driver) or Redis (Upstash REST) that surfaced unwrapped. */
+export function isDependencyFailure(err: unknown): boolean {
+  const message = err instanceof Error ? `${err.name} ${err.message}` : String(err);
+  return /ECONNREFUSED|ECONNRESET|timeout|WebSocket|Connection terminated|fetch failed|network|socket|UpstashError|Failed to fetch|Network connection lost/i.test(
+    message,
+  );
+}
+
+function logFailure(c: Context, err: Error) {
+  console.error(
+    JSON.stringify({
+      level: "error",
+      requestId: c.get("requestId"),
+      method: c.req.method,
+      path: c.req.path,
+      error: err.name,
+      message: err.message,
+      cause: err.cause instanceof Error ? err.cause.message : undefined,
+    }),
+  );
+}

@@ -1,0 +1,53 @@
+import { OpenAPIHono, type z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "./context";
+import { ApiError, ERROR_STATUS, ErrorBodySchema, type ErrorCode } from "./errors";
+
+/** A field-by-field account of a failed validation, used as `error.details`. */
+export type FieldError = { field: string; message: string };
+
+/**
+ * Validation failures become one 400 naming every bad field; the handler never runs, so bad input
+ * changes nothing.
+ */
+export function validationHook(result: { target: string; success: boolean; error?: z.ZodError }, _c: Context) {
+  if (result.success || !result.error) return;
+  const details: FieldError[] = result.error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.join(".") : result.target,
+    message: issue.message,
+  }));
+  const fields = [...new Set(details.map((d) => d.field))].join(", ");
+  throw new ApiError("bad_request", `Invalid ${fields}`, details);
+}
+
+/** A router whose routes feed the OpenAPI document and share the validation hook. */
+export function newRouter() {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}
+
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { content: { "application/json": { schema } }, description };
+}
+
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { body: { content: { "application/json": { schema } }, required: true } };
+}
+
+const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
+  bad_request: "Invalid input; details name the fields",
+  unauthorized: "Missing, invalid or expired token",
+  forbidden: "Not allowed for this caller",
+  not_found: "No such resource",
+  conflict: "Conflicts with the current state",
+  rate_limited: "Too many requests; see Retry-After",
+  internal: "Unexpected failure",
+  unavailable: "A backing service is unavailable",
+};
+
+/** Documented error responses of a route. */
+export function errorResponses(...codes: ErrorCode[]) {
+  return Object.fromEntries(codes.map((code) => [ERROR_STATUS[code], jsonContent(ErrorBodySchema, ERROR_DESCRIPTIONS[code])]));
+}
+
+/** Marks a route as needing the bearer JWT in the OpenAPI document. */
+export const bearerAuth = [{ bearerAuth: [] }];

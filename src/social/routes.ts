@@ -1,0 +1,124 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate } from "../lib/auth";
+import { IdSchema, idParam } from "../lib/ids";
+import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
+import { PaginationQuery, pageSchema } from "../lib/pagination";
+import { rateLimit } from "../lib/rate-limit";
+import { follow, listFollowEdges, unfollow } from "./follows";
+import { createPost, deletePost, getPost, listPostsByAuthor } from "./posts";
+import { MAX_POST_LENGTH } from "./schema";
+
+const FollowChangeSchema = z
+  .object({ followerId: IdSchema, followeeId: IdSchema, following: z.boolean(), changed: z.boolean() })
+  .openapi("FollowChange");
+const FollowEdgeSchema = z.object({ userId: IdSchema, followedAt: z.string().datetime() }).openapi("FollowEdge");
+const PostSchema = z
+  .object({ id: IdSchema, authorId: IdSchema, text: z.string(), createdAt: z.string().datetime() })
+  .openapi("Post");
+const NewPostSchema = z.object({ text: z.string().trim().min(1).max(MAX_POST_LENGTH) }).openapi("NewPost");
+
+const followRoute = (method: "put" | "delete") =>
+  createRoute({
+    method,
+    path: "/v1/me/following/{userId}",
+    tags: ["Follows"],
+    summary: method === "put" ? "Follow a user (idempotent)" : "Unfollow a user (idempotent)",
+    security: bearerAuth,
+    middleware: [authenticate(), rateLimit()] as const,
+    request: { params: z.object({ userId: idParam("userId") }) },
+    responses: {
+      200: jsonContent(FollowChangeSchema, "The relation after the call; `changed` says whether this call changed it"),
+      ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable"),
+    },
+  });
+
+const listEdgesRoute = (direction: "followers" | "following") =>
+  createRoute({
+    method: "get",
+    path: `/v1/users/{id}/${direction}`,
+    tags: ["Follows"],
+    summary: direction === "followers" ? "Followers of a user, newest first" : "Users a user follows, newest first",
+    request: { params: z.object({ id: idParam("id") }), query: PaginationQuery },
+    responses: {
+      200: jsonContent(pageSchema(FollowEdgeSchema, direction === "followers" ? "FollowersPage" : "FollowingPage"), "One page"),
+      ...errorResponses("bad_request", "unavailable"),
+    },
+  });
+
+export const socialRoutes = newRouter()
+  .openapi(followRoute("put"), async (c) => {
+    const { userId } = c.req.valid("param");
+    return c.json(await follow(c.var.services, c.var.caller.userId, userId), 200);
+  })
+  .openapi(followRoute("delete"), async (c) => {
+    const { userId } = c.req.valid("param");
+    return c.json(await unfollow(c.var.services, c.var.caller.userId, userId), 200);
+  })
+  .openapi(listEdgesRoute("followers"), async (c) => {
+    const { id } = c.req.valid("param");
+    return c.json(await listFollowEdges(c.var.services, "followers", id, c.req.valid("query")), 200);
+  })
+  .openapi(listEdgesRoute("following"), async (c) => {
+    const { id } = c.req.valid("param");
+    return c.json(await listFollowEdges(c.var.services, "following", id, c.req.valid("query")), 200);
+  })
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/posts",
+      tags: ["Posts"],
+      summary: "Create a post by the caller",
+      security: bearerAuth,
+      middleware: [authenticate(), rateLimit()] as const,
+      request: jsonBody(NewPostSchema),
+      responses: {
+        201: jsonContent(PostSchema, "The new post"),
+        ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable"),
+      },
+    }),
+    async (c) => {
+      const { text } = c.req.valid("json");
+      return c.json(await createPost(c.var.services, c.var.caller.userId, text), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/posts/{id}",
+      tags: ["Posts"],
+      summary: "Read a post",
+      request: { params: z.object({ id: idParam("id") }) },
+      responses: { 200: jsonContent(PostSchema, "The post"), ...errorResponses("bad_request", "not_found", "unavailable") },
+    }),
+    async (c) => c.json(await getPost(c.var.services, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/posts/{id}",
+      tags: ["Posts"],
+      summary: "Delete a post (its author or an admin); later reads answer 404",
+      security: bearerAuth,
+      middleware: [authenticate(), rateLimit()] as const,
+      request: { params: z.object({ id: idParam("id") }) },
+      responses: {
+        200: jsonContent(z.object({ id: IdSchema, deleted: z.literal(true) }), "Deleted"),
+        ...errorResponses("bad_request", "unauthorized", "forbidden", "not_found", "rate_limited", "unavailable"),
+      },
+    }),
+    async (c) => c.json(await deletePost(c.var.services, c.var.caller, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/users/{id}/posts",
+      tags: ["Posts"],
+      summary: "Posts of a user, newest first",
+      request: { params: z.object({ id: idParam("id") }), query: PaginationQuery },
+      responses: {
+        200: jsonContent(pageSchema(PostSchema, "PostsPage"), "One page"),
+        ...errorResponses("bad_request", "unavailable"),
+      },
+    }),
+    async (c) => c.json(await listPostsByAuthor(c.var.services, c.req.valid("param").id, c.req.valid("query")), 200),
+  );
