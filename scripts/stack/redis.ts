@@ -4,7 +4,7 @@
  * persistence, so runs never share or leave state.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis as RedisConnection } from "ioredis";
@@ -19,11 +19,19 @@ export interface RedisHandle {
   stop(): Promise<void>;
 }
 
+export const hasRedisServerBinary = () => !spawnSync("redis-server", ["--version"], { stdio: "ignore" }).error;
+
 const INSTALL_HINT =
   "redis-server not found on PATH: install it (apt-get install redis-server / brew install redis) or set REDIS_URL";
 
-export async function startRedis({ log = () => {} }: { log?: (line: string) => void } = {}): Promise<RedisHandle> {
-  const external = process.env.REDIS_URL;
+export interface StartRedisOptions {
+  log?: (line: string) => void;
+  /** Spawn a private redis-server even when REDIS_URL is set (tests that restart it). */
+  ignoreEnv?: boolean;
+}
+
+export async function startRedis({ log = () => {}, ignoreEnv = false }: StartRedisOptions = {}): Promise<RedisHandle> {
+  const external = ignoreEnv ? undefined : process.env.REDIS_URL;
   if (external) {
     log(`redis: using REDIS_URL ${external}`);
     return {
@@ -36,7 +44,7 @@ export async function startRedis({ log = () => {} }: { log?: (line: string) => v
     };
   }
 
-  if (spawnSync("redis-server", ["--version"], { stdio: "ignore" }).error) throw new Error(INSTALL_HINT);
+  if (!hasRedisServerBinary()) throw new Error(INSTALL_HINT);
 
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "ce-redis-"));
@@ -44,6 +52,7 @@ export async function startRedis({ log = () => {} }: { log?: (line: string) => v
   let child: ChildProcess | undefined;
 
   async function launch(): Promise<void> {
+    mkdirSync(dir, { recursive: true }); // restart() after stop() must work too
     child = spawn(
       "redis-server",
       ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],

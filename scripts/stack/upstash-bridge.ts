@@ -114,9 +114,12 @@ export async function startUpstashBridge({
     }
   }
 
+  // Command names are sent upper-case on purpose: ioredis keys its client-side reply
+  // transformers by the exact name (e.g. "hgetall" → object), and the bridge must pass
+  // Redis' raw reply through untouched.
   async function runOne([name, ...args]: Command): Promise<Reply> {
     try {
-      return (await redis.callBuffer(name, ...args.map(toRedisArg))) as Reply;
+      return (await redis.callBuffer(name.toUpperCase(), ...args.map(toRedisArg))) as Reply;
     } catch (error) {
       return replyErrorOrThrow(error);
     }
@@ -124,7 +127,7 @@ export async function startUpstashBridge({
 
   async function runPipeline(commands: Command[]): Promise<Reply[]> {
     const pipeline = redis.pipeline();
-    for (const [name, ...args] of commands) pipeline.callBuffer(name, ...args.map(toRedisArg));
+    for (const [name, ...args] of commands) pipeline.callBuffer(name.toUpperCase(), ...args.map(toRedisArg));
     return settled(await execOrUnavailable(() => pipeline.exec()));
   }
 
@@ -132,7 +135,7 @@ export async function startUpstashBridge({
     // ioredis sends MULTI … EXEC back to back on the one connection, so no
     // other request's commands can land inside the transaction.
     const multi = redis.multi();
-    for (const [name, ...args] of commands) multi.callBuffer(name, ...args.map(toRedisArg));
+    for (const [name, ...args] of commands) multi.callBuffer(name.toUpperCase(), ...args.map(toRedisArg));
     try {
       return settled(await execOrUnavailable(() => multi.exec()));
     } catch (error) {

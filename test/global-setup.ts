@@ -1,0 +1,40 @@
+/**
+ * Starts the local test stack ONCE per `vitest run` and hands its addresses to
+ * both projects. It is listed only in the root config's `globalSetup` (the
+ * projects do not `extends` the root), which vitest 4 runs once, for the root
+ * project, and whose `provide()`d values every project inherits.
+ */
+import { randomBytes } from "node:crypto";
+import type { TestProject } from "vitest/node";
+import { startStack } from "../scripts/stack/index.js";
+
+declare module "vitest" {
+  interface ProvidedContext {
+    /** Fresh per-run database, migrated: `postgres://…/ce_test_<random>`. */
+    databaseUrl: string;
+    /** Raw Redis URL, for node tests that need a bridge of their own. */
+    redisUrl: string;
+    /** Upstash REST URL and token of the shared bridge. */
+    restUrl: string;
+    restToken: string;
+    /** `127.0.0.1:PORT/v1` for `neonConfig.wsProxy`. */
+    wsProxy: string;
+    /** Control server: bridge stats, chaos pairs, Redis restart. */
+    controlUrl: string;
+    /** Random per run; the Worker's `JWT_SECRET`. */
+    jwtSecret: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const verbose = process.env.STACK_LOG === "1";
+  const stack = await startStack({ mode: "test", log: verbose ? (line) => console.log(`[stack] ${line}`) : undefined });
+  project.provide("databaseUrl", stack.databaseUrl);
+  project.provide("redisUrl", stack.redisUrl);
+  project.provide("restUrl", stack.restUrl);
+  project.provide("restToken", stack.restToken);
+  project.provide("wsProxy", stack.wsProxy);
+  project.provide("controlUrl", stack.controlUrl!);
+  project.provide("jwtSecret", randomBytes(32).toString("hex"));
+  return () => stack.stop();
+}

@@ -1,0 +1,69 @@
+/**
+ * Typed client for the test stack's control server, for tests running inside
+ * workerd (they reach the stack only over fetch). The URL comes from the
+ * `STACK_CONTROL_URL` binding that `vitest.config.ts` sets.
+ *
+ * @example
+ * const chaos = await createChaos();
+ * const env2 = { ...env, UPSTASH_REDIS_REST_URL: chaos.restUrl, UPSTASH_REDIS_REST_TOKEN: chaos.restToken };
+ * await chaos.setRedisDown(true);
+ * // … exercise the degraded path …
+ * await chaos.close();
+ */
+import { env } from "cloudflare:test";
+
+export interface BridgeStats {
+  requests: number;
+  commands: number;
+  byPath: { "/": number; "/pipeline": number; "/multi-exec": number };
+}
+
+/** A private Upstash bridge + Neon proxy over the same Redis and Postgres, with outage switches. */
+export interface Chaos {
+  restUrl: string;
+  restToken: string;
+  wsProxy: string;
+  setRedisDown(down: boolean): Promise<void>;
+  setPostgresDown(down: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+function controlUrl(path: string): string {
+  const base = (env as unknown as { STACK_CONTROL_URL?: string }).STACK_CONTROL_URL;
+  if (!base) throw new Error("STACK_CONTROL_URL binding is missing: run tests through vitest.config.ts");
+  return `${base}${path}`;
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(controlUrl(path), {
+    method,
+    headers: body === undefined ? undefined : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`stack control ${method} ${path} → ${res.status} ${await res.text()}`);
+  return (res.status === 204 ? undefined : await res.json()) as T;
+}
+
+/** Counts of what reached the shared bridge since the last reset (one request = one Redis round trip). */
+export function bridgeStats(): Promise<BridgeStats> {
+  return call("GET", "/bridge/stats");
+}
+
+export async function resetBridgeStats(): Promise<void> {
+  await call("POST", "/bridge/stats/reset");
+}
+
+export async function createChaos(): Promise<Chaos> {
+  const { id, restUrl, restToken, wsProxy } = await call<{ id: string; restUrl: string; restToken: string; wsProxy: string }>(
+    "POST",
+    "/chaos",
+  );
+  return {
+    restUrl,
+    restToken,
+    wsProxy,
+    setRedisDown: (down) => call("POST", `/chaos/${id}`, { redisDown: down }),
+    setPostgresDown: (down) => call("POST", `/chaos/${id}`, { postgresDown: down }),
+    close: () => call("DELETE", `/chaos/${id}`),
+  };
+}

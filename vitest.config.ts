@@ -1,0 +1,55 @@
+/**
+ * Two projects share one local stack (started once by `test/global-setup.ts`):
+ *   node    — `test/node/**`: the stack itself, in Node.
+ *   workers — every other `test/**` file, inside workerd with the Worker's bindings
+ *             pointing at the stack.
+ */
+import { defineConfig } from "vitest/config";
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import type {} from "./test/global-setup.js"; // brings the ProvidedContext keys into scope
+
+// No internet here: stop miniflare fetching the `Request.cf` object, and wrangler telemetry.
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+process.env.WRANGLER_SEND_METRICS = "false";
+
+export default defineConfig({
+  test: {
+    // Root-level only: runs once for the whole run. Do not add `extends: true` to the
+    // projects below, or they would inherit it and start one stack each.
+    globalSetup: ["./test/global-setup.ts"],
+    projects: [
+      {
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/node/**/*.test.ts"],
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                UPSTASH_REDIS_REST_URL: inject("restUrl"),
+                UPSTASH_REDIS_REST_TOKEN: inject("restToken"),
+                DATABASE_URL: inject("databaseUrl"),
+                NEON_WS_PROXY: inject("wsProxy"),
+                JWT_SECRET: inject("jwtSecret"),
+                STACK_CONTROL_URL: inject("controlUrl"),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/node/**"],
+          testTimeout: 20_000,
+        },
+      },
+    ],
+  },
+});
