@@ -42,7 +42,7 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const url = process.env.DATABASE_URL;
   if (!url) {
-    console.error("DATABASE_URL is not set");
+    console.error("DATABASE_URL is not set (npm run dev migrates its own database when it starts)");
     process.exit(1);
   }
   await migrate(url, console.log);
