@@ -1,3 +1,4 @@
 // Every table, gathered for drizzle-kit and the typed query builder. Each capability owns its own
 // schema file next to its code.
 export * from "../social/schema";
+export * from "../badges/schema";

@@ -1,0 +1,68 @@
+/**
+ * The one key builder for every Redis key the badges capability owns. Each entry says its shape,
+ * whether it is a CACHE (rebuildable from Postgres) or HOT-ONLY (lost with Redis), and its bound.
+ *
+ * Per-user hashes that are caches carry a sentinel field `_` once built, so "the user follows
+ * nobody" (built, empty) is told apart from "the cache was lost" (key missing → rebuild).
+ */
+
+/** Per-user hashes live 30 days after their last write (writes refresh the TTL). */
+export const USER_TTL_SECONDS = 30 * 24 * 3600;
+/** Sentinel field of rebuildable per-user hashes: present once the hash was built from Postgres. */
+export const BUILT = "_";
+/** Broadcast ids kept in Redis: counts are capped at 999, so older ids are never needed. */
+export const BROADCAST_WINDOW = 1000;
+/** Users remembered as "recently active" for the repair cron (trimmed by the cron, not per call). */
+export const ACTIVE_USERS_CAP = 100_000;
+
+export const badgeKeys = {
+  /** HOT-ONLY hash `type → count` plus `total` (= Σ types). TTL 30 d, refreshed on write. */
+  notifications: (userId: string) => `badge:n:${userId}`,
+  /** HOT-ONLY string "1": an Idempotency-Key already applied to `userId`'s notifications. TTL 24 h. */
+  notificationIdempotency: (userId: string, key: string) => `badge:n:idem:${userId}:${key}`,
+
+  /** CACHE sorted set of broadcast ids (member = score = id), newest BROADCAST_WINDOW only; re-synced by the cron. */
+  broadcastIds: () => "badge:bc:ids",
+  /**
+   * Per-user marker hash: `bc` = last-read broadcast id (never moves backwards; mirrored to
+   * Postgres `broadcast_reads`, which is the truth on cache loss). TTL 30 d, refreshed on write.
+   */
+  markers: (userId: string) => `badge:m:${userId}`,
+
+  /** HOT-ONLY hash `channel → refreshed-at ms`. At most MAX_CHANNELS fields. No TTL (one key). */
+  reddotChannels: () => "badge:rd:ch",
+  /** HOT-ONLY hash `channel → seen-at ms` per user. ≤ MAX_CHANNELS fields; TTL 30 d, refreshed on write. */
+  reddotSeen: (userId: string) => `badge:rd:${userId}`,
+
+  /** CACHE hash `authorId → published post count`, one field per author (bounded by authors). No TTL. */
+  authorPublished: () => "badge:au:pub",
+  /**
+   * CACHE hash `authorId → seen count` of the authors `userId` follows, plus sentinel `_`.
+   * Rebuilt from Postgres `follows` (≤ MAX_FOLLOWED_AUTHORS) when missing. TTL 30 d.
+   */
+  authorSeen: (userId: string) => `badge:au:${userId}`,
+
+  /** HOT-ONLY sorted set of item timestamps of one stream (member = item key, score = ms), newest `cap` only. TTL 30 d. */
+  streamItems: (stream: string) => `badge:st:i:${stream}`,
+  /** HOT-ONLY hash `stream → last item at ms` for every stream: one HMGET answers "anything new?". No TTL (one key). */
+  streamLastItem: () => "badge:st:last",
+  /**
+   * CACHE hash `stream → last access ms` of the streams `userId` is a member of, plus sentinel `_`
+   * (membership = presence). Rebuilt from Postgres `stream_members` + `user_access_log`. TTL 30 d.
+   */
+  streamAccess: (userId: string) => `badge:st:u:${userId}`,
+
+  /** HOT-ONLY hash `peerId → unread count` plus `total` (= Σ peers). TTL 30 d, refreshed on write. */
+  dms: (userId: string) => `badge:dm:${userId}`,
+
+  /** CACHE hash `type → unread count` plus `total` and sentinel `_`, rebuilt from Postgres `inbox_recipients`. TTL 30 d. */
+  inbox: (userId: string) => `badge:ib:${userId}`,
+
+  /** HOT-ONLY sorted set `userId → last badges call ms`; the repair cron reads it and trims it to ACTIVE_USERS_CAP. */
+  activeUsers: () => "badge:active",
+} as const;
+
+/** A stream's name in keys and hash fields: `kind/id`. */
+export function streamName(kind: string, id: string): string {
+  return `${kind}/${id}`;
+}
