@@ -1,0 +1,26 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { CRON_SCHEDULES } from "../../src/cron";
+import { RATE_LIMIT_PERIODS } from "../../src/lib/rate-limit";
+
+const wranglerToml = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
+
+describe("wrangler.toml", () => {
+  it("declares exactly the cron triggers the scheduled handler knows", () => {
+    const crons = wranglerToml.match(/^crons\s*=\s*\[(.*)\]/m)?.[1];
+    const declared = [...(crons ?? "").matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+    expect(declared.sort()).toEqual(Object.values(CRON_SCHEDULES).sort());
+  });
+
+  it("declares every rate limiter with the period the Retry-After header announces", () => {
+    for (const [name, period] of Object.entries(RATE_LIMIT_PERIODS)) {
+      const block = wranglerToml.match(new RegExp(`name = "${name}"[\\s\\S]*?simple = \\{[^}]*period = (\\d+)`));
+      expect(block?.[1], name).toBe(String(period));
+    }
+  });
+
+  it("keeps secrets out of [vars]", () => {
+    const vars = (wranglerToml.split("[vars]")[1]?.split(/^\[/m)[0] ?? "").replace(/#.*$/gm, "");
+    expect(vars).not.toMatch(/JWT_SECRET|TOKEN|DATABASE_URL/);
+  });
+});
