@@ -2,3 +2,4 @@
 // schema file next to its code.
 export * from "../social/schema";
 export * from "../badges/schema";
+export * from "../counters/schema";

@@ -1,0 +1,35 @@
+import type { CounterEntity } from "./registry";
+
+/**
+ * Every Redis key the counters capability owns. Nobody else writes them.
+ *
+ * Eviction must be off for this database (Upstash default "noeviction"): pending deltas and batches
+ * are the only copy of not-yet-flushed increments. Cached values may be dropped at any time.
+ */
+
+/** Absolute values start a 12 h life when warmed; increments do not extend it. */
+export const CACHE_TTL_SECONDS = 12 * 60 * 60;
+/** A retried idempotent increment within 24 h is answered from here. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+export const counterKeys = {
+  /** Hash field → absolute value (pg value + unapplied batches + pending), for one entity. TTL 12 h. */
+  cache: (entity: CounterEntity, id: string) => `ctr:v:${entity}:${id}`,
+  /**
+   * Hash `entity:id:field` → summed delta since the last cut. No TTL: the flush renames it into a
+   * batch every minute, so it holds at most one minute of distinct touched counters.
+   */
+  pending: () => "ctr:pending",
+  /** Field name of one counter inside the pending hash and inside a batch hash. */
+  pendingField: (entity: CounterEntity, id: string, field: string) => `${entity}:${id}:${field}`,
+  /** String: INCR sequence of batch numbers. Never expires (a reset is repaired from Postgres' watermark at the next cut). */
+  batchSeq: () => "ctr:batch:seq",
+  /** Hash like `pending`, frozen by a cut under number n. Deleted once Postgres holds batch n. */
+  batch: (n: number) => `ctr:batch:${n}`,
+  /** Prefix the cut script appends the batch number to (the script builds the name atomically). */
+  batchPrefix: () => "ctr:batch:",
+  /** Sorted set of unapplied batch numbers (score = number). Bounded by the flush draining it. */
+  unappliedBatches: () => "ctr:batches",
+  /** String: fingerprint + "\n" + first answer of an idempotent increment. TTL 24 h. Key ≤ 64 chars. */
+  idempotency: (callerId: string, key: string) => `ctr:idem:${callerId}:${key}`,
+} as const;

@@ -1,0 +1,68 @@
+import { bigint, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { idColumn } from "../db/columns";
+
+/**
+ * Flushed counter values, narrow so adding a field needs no migration. `value` is the stored truth
+ * and is never clamped (a read clamps negatives to 0 for clients).
+ */
+export const counters = pgTable(
+  "counters",
+  {
+    entity: text("entity").notNull(),
+    entityId: idColumn("entity_id").notNull(),
+    field: text("field").notNull(),
+    value: bigint("value", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.entity, t.entityId, t.field] })],
+);
+
+/**
+ * Batches already applied to `counters`. The primary key is what makes a flush exactly-once: the
+ * insert of a batch number and its deltas commit in one statement, and a second attempt (crashed
+ * flush, concurrent flush) inserts nothing and applies nothing. `max(batch)` is the watermark W a
+ * cache warm reads in the same snapshot as the values.
+ */
+export const counterFlushBatches = pgTable("counter_flush_batches", {
+  batch: bigint("batch", { mode: "number" }).primaryKey(),
+  appliedAt: timestamp("applied_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+  deltas: integer("deltas").notNull(),
+});
+
+/**
+ * Entities whose cached values went stale because an increment was applied straight to Postgres
+ * while Redis was unreachable. The next flush deletes their cache keys, then these rows.
+ */
+export const counterStaleCache = pgTable(
+  "counter_stale_cache",
+  {
+    entity: text("entity").notNull(),
+    entityId: idColumn("entity_id").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.entity, t.entityId] })],
+);
+
+/** Who liked which post. One row per pair: concurrent likes by one user collapse to one. */
+export const postLikes = pgTable(
+  "post_likes",
+  {
+    userId: idColumn("user_id").notNull(),
+    postId: idColumn("post_id").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+  },
+  // Keyed by post first: the like/unlike upsert and the reconcile count are by post. (No "likes by
+  // user" list exists yet; add an index on (user_id, created_at) with it.)
+  (t) => [primaryKey({ columns: [t.postId, t.userId] })],
+);
+
+/** Who favourited which post; same shape and guarantees as likes. */
+export const postFavorites = pgTable(
+  "post_favorites",
+  {
+    userId: idColumn("user_id").notNull(),
+    postId: idColumn("post_id").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.userId] })],
+);
+
