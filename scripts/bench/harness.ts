@@ -1,0 +1,228 @@
+/**
+ * Shared benchmark harness: a fresh local stack, the Worker bundled exactly as `wrangler deploy`
+ * would ship it and run in workerd through Miniflare's API (wrangler dev's Node proxy would cap
+ * throughput and measure itself), a closed-loop load generator, and Redis command accounting.
+ *
+ * Benchmarks report ratios against a baseline run side by side in the same process: the machine
+ * is shared and noisy, absolute numbers are only indicative.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { randomBytes } from "node:crypto";
+import { Redis as IORedis } from "ioredis";
+import { Log, LogLevel, Miniflare } from "miniflare";
+import { sign } from "hono/jwt";
+import { startStack, type Stack } from "../stack/index.js";
+
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+process.env.WRANGLER_SEND_METRICS = "false";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+export interface BenchWorker {
+  /** Base URL of the Worker (http://127.0.0.1:PORT). */
+  url: string;
+  stack: Stack;
+  mf: Miniflare;
+  /** A JWT for `sub` with `role`, valid for an hour. */
+  token(sub: string, role?: "user" | "service" | "admin"): Promise<string>;
+  /** Fires a cron job now (same handler the cron trigger runs). */
+  scheduled(cron: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Bundles the Worker with wrangler (as deploy would) into a temp dir. */
+function bundleWorker(): string {
+  const outdir = mkdtempSync(join(tmpdir(), "bench-worker-"));
+  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  return outdir;
+}
+
+/**
+ * Starts a fresh stack and the Worker in workerd. Rate limiters are left unbound (the middleware
+ * fails open) so the load generator measures the handlers, not the limiter.
+ */
+export async function startBenchWorker(options: { vars?: Record<string, string>; log?: (line: string) => void } = {}): Promise<BenchWorker> {
+  const log = options.log ?? (() => {});
+  const stack = await startStack({ mode: "test", log });
+  const outdir = bundleWorker();
+  const jwtSecret = randomBytes(32).toString("hex");
+  const mf = new Miniflare({
+    log: new Log(LogLevel.WARN),
+    modules: true,
+    scriptPath: join(outdir, "index.js"),
+    modulesRoot: outdir,
+    compatibilityDate: "2026-04-20",
+    compatibilityFlags: ["nodejs_compat"],
+    host: "127.0.0.1",
+    port: 0,
+    bindings: {
+      UPSTASH_REDIS_REST_URL: stack.restUrl,
+      UPSTASH_REDIS_REST_TOKEN: stack.restToken,
+      DATABASE_URL: stack.databaseUrl,
+      NEON_WS_PROXY: stack.wsProxy,
+      JWT_SECRET: jwtSecret,
+      ENVIRONMENT: "bench",
+      ...options.vars,
+    },
+    durableObjects: { LIVE_ROOMS: { className: "LiveRoom", useSQLite: true } },
+    // The Worker logs one JSON line per request; drain it so logging costs what it costs in
+    // production without flooding the benchmark's output.
+    handleRuntimeStdio(stdout, stderr) {
+      stdout.resume();
+      stderr.on("data", (chunk: Buffer) => process.env.BENCH_DEBUG && process.stderr.write(chunk));
+    },
+  });
+  const url = (await mf.ready).toString().replace(/\/$/, "");
+  return {
+    url,
+    stack,
+    mf,
+    token: (sub, role = "user") => sign({ sub, role, exp: Math.floor(Date.now() / 1000) + 3600 }, jwtSecret, "HS256"),
+    async scheduled(cron) {
+      const worker = await mf.getWorker();
+      await worker.scheduled({ cron, scheduledTime: new Date() });
+    },
+    async stop() {
+      await mf.dispose();
+      await stack.stop();
+      rmSync(outdir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface LoadRequest {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  /** Status codes of failed requests (non-2xx), for the report. */
+  errorStatuses: Record<string, number>;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  elapsedMs: number;
+}
+
+/**
+ * Closed-loop load: `concurrency` clients each send the next request as soon as the previous one
+ * answered, until `durationMs` passes or `total` requests were sent.
+ */
+export async function runLoad(options: {
+  baseUrl: string;
+  concurrency: number;
+  durationMs?: number;
+  total?: number;
+  request: (i: number) => LoadRequest;
+}): Promise<LoadResult> {
+  const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request } = options;
+  const latencies: number[] = [];
+  const errorStatuses: Record<string, number> = {};
+  let issued = 0;
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + durationMs;
+
+  async function client() {
+    while (issued < total && performance.now() < deadline) {
+      const i = issued++;
+      const req = request(i);
+      const sentAt = performance.now();
+      try {
+        const res = await fetch(baseUrl + req.path, {
+          method: req.method ?? "GET",
+          headers: { ...(req.body === undefined ? {} : { "content-type": "application/json" }), ...req.headers },
+          body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        });
+        await res.arrayBuffer();
+        if (res.status >= 300) {
+          errors++;
+          errorStatuses[res.status] = (errorStatuses[res.status] ?? 0) + 1;
+        }
+      } catch (err) {
+        errors++;
+        errorStatuses.network = (errorStatuses.network ?? 0) + 1;
+      }
+      latencies.push(performance.now() - sentAt);
+    }
+  }
+
+  await Promise.all(Array.from({ length: concurrency }, client));
+  const elapsedMs = performance.now() - started;
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    errors,
+    errorStatuses,
+    rps: latencies.length / (elapsedMs / 1000),
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    elapsedMs,
+  };
+}
+
+export function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/**
+ * Calls per Redis command since server start, from `INFO commandstats` — what Upstash bills
+ * (every command, including those a script runs), counted by Redis itself.
+ */
+export async function redisCommandStats(redisUrl: string): Promise<Map<string, number>> {
+  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    const info = await redis.info("commandstats");
+    const calls = new Map<string, number>();
+    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(match[1]!, Number(match[2]));
+    return calls;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * Billed commands between two `redisCommandStats` snapshots. EVALSHA/EVAL count as one each plus
+ * whatever the script ran; `info` and the stats calls themselves are excluded.
+ */
+export function billedCommandsBetween(before: Map<string, number>, after: Map<string, number>): { total: number; byCommand: Record<string, number> } {
+  const byCommand: Record<string, number> = {};
+  let total = 0;
+  for (const [command, calls] of after) {
+    if (command === "info") continue;
+    const delta = calls - (before.get(command) ?? 0);
+    if (delta > 0) {
+      byCommand[command] = delta;
+      total += delta;
+    }
+  }
+  return { total, byCommand };
+}
+
+/** Prints rows as an aligned text table. */
+export function printTable(rows: Record<string, string | number>[]): void {
+  if (rows.length === 0) return;
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const cell = (v: string | number | undefined) => (typeof v === "number" ? formatNumber(v) : (v ?? ""));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => String(cell(r[c])).length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join("  ");
+  console.log(line(columns));
+  console.log(line(widths.map((w) => "-".repeat(w))));
+  for (const row of rows) console.log(line(columns.map((c) => String(cell(row[c])))));
+}
+
+export function formatNumber(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  if (Number.isInteger(v)) return String(v);
+  return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
+}
