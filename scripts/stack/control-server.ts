@@ -51,10 +51,10 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
       pairs.set(id, pair);
       return [200, { id, restUrl: pair.bridge.url, restToken: pair.bridge.token, wsProxy: pair.proxy.wsProxy }];
     }
-    const chaos = path.match(/^\/chaos\/([0-9a-f]+)$/);
-    if (chaos) {
-      const pair = pairs.get(chaos[1]);
-      if (!pair) return [404, { error: `no chaos pair ${chaos[1]}` }];
+    const chaosId = path.match(/^\/chaos\/([0-9a-f]+)$/)?.[1];
+    if (chaosId) {
+      const pair = pairs.get(chaosId);
+      if (!pair) return [404, { error: `no chaos pair ${chaosId}` }];
       if (method === "POST") {
         const body = (await readJson(req)) as { redisDown?: unknown; postgresDown?: unknown };
         if (typeof body.redisDown === "boolean") pair.bridge.setDown(body.redisDown);
@@ -62,7 +62,7 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
         return [204];
       }
       if (method === "DELETE") {
-        pairs.delete(chaos[1]);
+        pairs.delete(chaosId);
         await closePair(pair);
         return [204];
       }

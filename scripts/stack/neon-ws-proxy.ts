@@ -105,9 +105,9 @@ function parseTarget(req: IncomingMessage): { host: string; port: number } | und
   const url = new URL(req.url ?? "/", "http://proxy");
   if (url.pathname !== "/v1") return undefined;
   const address = url.searchParams.get("address");
-  const match = address?.match(/^\[?([^\]]+?)\]?:(\d+)$/);
-  if (!match) return undefined;
-  return { host: match[1], port: Number(match[2]) };
+  const [, host, port] = address?.match(/^\[?([^\]]+?)\]?:(\d+)$/) ?? [];
+  if (!host || !port) return undefined;
+  return { host, port: Number(port) };
 }
 
 function toBuffer(data: RawData): Buffer {

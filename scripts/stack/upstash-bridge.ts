@@ -140,8 +140,9 @@ export async function startUpstashBridge({
       return settled(await execOrUnavailable(() => multi.exec()));
     } catch (error) {
       if (error instanceof ReplyError) {
-        const previous = (error as ReplyError & { previousErrors?: Error[] }).previousErrors ?? [];
-        return new Error(previous[0]?.message ?? error.message);
+        // EXECABORT; the queue-time error that caused it is the useful message.
+        const { message, previousErrors = [] } = error as Error & { previousErrors?: Error[] };
+        return new Error(previousErrors[0]?.message ?? message);
       }
       throw error;
     }
@@ -218,7 +219,7 @@ async function execOrUnavailable<T>(exec: () => Promise<T>): Promise<T> {
 }
 
 function replyErrorOrThrow(error: unknown): Error {
-  if (error instanceof ReplyError) return error;
+  if (error instanceof ReplyError) return error as Error;
   throw new RedisUnavailableError(`redis unavailable: ${(error as Error).message}`);
 }
 
@@ -227,7 +228,7 @@ function settled(results: [Error | null, unknown][] | null): Reply[] {
   if (!results) throw new RedisUnavailableError("redis unavailable: transaction aborted");
   return results.map(([error, reply]) => {
     if (!error) return reply as Reply;
-    if (error instanceof ReplyError) return error;
+    if (error instanceof ReplyError) return error as Error;
     throw new RedisUnavailableError(`redis unavailable: ${error.message}`);
   });
 }

@@ -138,7 +138,7 @@ describe("scripts", () => {
       body: JSON.stringify(["EVALSHA", "0".repeat(40), 0]),
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatch(/^NOSCRIPT/);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^NOSCRIPT/);
   });
 });
 
@@ -161,7 +161,7 @@ describe("errors", () => {
       body: JSON.stringify(["INCR", h]),
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatch(/^WRONGTYPE/);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^WRONGTYPE/);
   });
 
   it("stats count every request and command that arrives", async () => {
