@@ -9,6 +9,7 @@ import { validationHook } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import type { CronTask } from "./scheduled";
 import { socialRoutes } from "./social/routes";
+import { liveRoutes } from "./live/routes";
 
 /** Capabilities that react to relation changes (counters, badges, feeds). */
 export const subscribers: readonly Subscriber[] = [];
@@ -28,6 +29,7 @@ export function newApp() {
 
   app.route("/", healthRoutes);
   app.route("/", socialRoutes);
+  app.route("/", liveRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   app.doc31("/openapi.json", {

@@ -12,6 +12,8 @@ export interface Env {
   /** HS256 secret that signs caller JWTs. */
   JWT_SECRET: string;
   ENVIRONMENT?: string;
+  /** Benchmarks only: "1" mounts the naive live-room baseline route. */
+  BENCH_NAIVE_ROUTES?: string;
   LIVE_ROOMS: DurableObjectNamespace<LiveRoom>;
   WRITE_LIMITER?: RateLimit;
   VIEW_LIMITER?: RateLimit;

@@ -1,0 +1,268 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Env } from "../env";
+import type { Caller } from "../lib/auth";
+import { ApiError } from "../lib/errors";
+import { encodeCursor, decodeCursor } from "../lib/pagination";
+import type { Services } from "../lib/services";
+import { follows } from "../social/schema";
+import type { Counts, SessionDescriptor, SocketMode } from "./room";
+
+export const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Shards of a big room; 1 is an ordinary room. One object takes about 1,000 requests/s. */
+export const MAX_SHARDS = 64;
+/** The last N sessions a loyalty question may span (N compound SELECTs, bound parameters ≤ 100). */
+export const MAX_LOYAL_SESSIONS = 30;
+/** How long an isolate trusts its copy of a room's session before asking the primary again. */
+const SESSION_CACHE_MS = 5_000;
+
+/** The object holding shard `shard` of `roomId`; shard 0 is the primary (sessions, watchers). */
+export function roomStub(env: Pick<Env, "LIVE_ROOMS">, roomId: string, shard = 0) {
+  const name = shard === 0 ? roomId : `${roomId}/shard/${shard}`;
+  return env.LIVE_ROOMS.get(env.LIVE_ROOMS.idFromName(name));
+}
+
+/** Which shard owns `userId`: FNV-1a of the id, so every Worker agrees without a lookup. */
+export function shardOf(userId: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < userId.length; i++) {
+    h ^= userId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % shards;
+}
+
+const sessionCache = new Map<string, { session: SessionDescriptor | null; until: number }>();
+
+/** The room's current session, from this isolate's short cache or the primary. */
+async function currentSession(env: Env, roomId: string, fresh = false): Promise<SessionDescriptor | null> {
+  const cached = sessionCache.get(roomId);
+  if (!fresh && cached && cached.until > Date.now()) return cached.session;
+  const session = await roomStub(env, roomId).current();
+  if (sessionCache.size > 10_000) sessionCache.clear();
+  sessionCache.set(roomId, { session, until: Date.now() + SESSION_CACHE_MS });
+  return session;
+}
+
+async function liveSession(env: Env, roomId: string, fresh = false): Promise<SessionDescriptor> {
+  const session = await currentSession(env, roomId, fresh);
+  if (!session || session.endedAt !== null) throw new ApiError("conflict", `Room ${roomId} has no live session`);
+  return session;
+}
+
+/** Whether `userId` follows `hostId`: one primary-key lookup on `follows`. */
+export async function isFanOf(services: Services, userId: string, hostId: string): Promise<boolean> {
+  if (userId === hostId) return false;
+  const rows = await services.db
+    .select({ one: sql<number>`1` })
+    .from(follows)
+    .where(and(eq(follows.followerId, userId), eq(follows.followeeId, hostId)))
+    .limit(1);
+  return rows.length > 0;
+}
+
+function forShard(session: SessionDescriptor, shard: number): SessionDescriptor {
+  return { ...session, shard };
+}
+
+// ------------------------------------------------------------------ sessions
+
+export type SessionView = { roomId: string; sessionId: string; hostId: string; shards: number; startedAt: string; endedAt: string | null };
+
+function sessionView(s: SessionDescriptor): SessionView {
+  return {
+    roomId: s.roomId,
+    sessionId: s.sessionId,
+    hostId: s.hostId,
+    shards: s.shards,
+    startedAt: new Date(s.startedAt).toISOString(),
+    endedAt: s.endedAt === null ? null : new Date(s.endedAt).toISOString(),
+  };
+}
+
+/** Starts a session for `hostId` (the host themself or a service); a live one ends first. */
+export async function startSession(services: Services, caller: Caller, roomId: string, input: { hostId: string; shards: number }) {
+  if (caller.role !== "service" && caller.role !== "admin" && caller.userId !== input.hostId) {
+    throw new ApiError("forbidden", "Only the host or a service may start a session for this host");
+  }
+  const { session, previous } = await roomStub(services.env, roomId).startSession({ roomId, ...input });
+  if (previous) await endOnShards(services.env, previous);
+  sessionCache.set(roomId, { session, until: Date.now() + SESSION_CACHE_MS });
+  return sessionView(session);
+}
+
+/** Ends the live session (the host, a service or an admin): everyone leaves, on every shard. */
+export async function endSession(services: Services, caller: Caller, roomId: string) {
+  const session = await liveSession(services.env, roomId, true);
+  if (caller.role !== "service" && caller.role !== "admin" && caller.userId !== session.hostId) {
+    throw new ApiError("forbidden", "Only the host, a service or an admin may end the session");
+  }
+  await roomStub(services.env, roomId).endSession(session.sessionId);
+  await endOnShards(services.env, session);
+  sessionCache.delete(roomId);
+  return { ...sessionView(session), endedAt: new Date().toISOString() };
+}
+
+async function endOnShards(env: Env, session: SessionDescriptor) {
+  await Promise.all(
+    Array.from({ length: session.shards - 1 }, (_, i) => roomStub(env, session.roomId, i + 1).endSession(session.sessionId)),
+  );
+}
+
+// ------------------------------------------------------------------ presence
+
+/**
+ * Enters (or refreshes) `userId` from one HTTP device. The fan lookup runs once per call; a stale
+ * session copy (another isolate started a new session) is retried once against the primary.
+ */
+export async function enterRoom(services: Services, roomId: string, userId: string, device: string) {
+  for (const fresh of [false, true]) {
+    const session = await liveSession(services.env, roomId, fresh);
+    const isFan = await isFanOf(services, userId, session.hostId);
+    const shard = shardOf(userId, session.shards);
+    const result = await roomStub(services.env, roomId, shard).enter(forShard(session, shard), userId, isFan, `http:${device}`, "http");
+    if (result.status === "ok") return { roomId, sessionId: session.sessionId, userId, online: true, isFan, joined: result.joined };
+  }
+  throw new ApiError("conflict", `Room ${roomId} changed sessions; retry`);
+}
+
+/** Leaves from one HTTP device; idempotent. */
+export async function leaveRoom(services: Services, roomId: string, userId: string, device: string) {
+  const session = await currentSession(services.env, roomId);
+  if (!session) return { roomId, userId, online: false, left: false };
+  const result = await roomStub(services.env, roomId, shardOf(userId, session.shards)).leave(userId, `http:${device}`);
+  const still = result.left ? false : (await roomStub(services.env, roomId, shardOf(userId, session.shards)).viewer(userId)).online;
+  return { roomId, userId, online: still, left: result.left };
+}
+
+/**
+ * Forwards a WebSocket upgrade to the object that will hold the socket: the viewer's shard, or the
+ * primary for watchers (the host always watches; counts are pushed there).
+ */
+export async function connectSocket(services: Services, request: Request, caller: Caller, roomId: string, requested: SocketMode, protocol: string | null) {
+  for (const fresh of [false, true]) {
+    const session = await liveSession(services.env, roomId, fresh);
+    const mode: SocketMode = caller.userId === session.hostId ? "watch" : requested;
+    const shard = mode === "watch" ? 0 : shardOf(caller.userId, session.shards);
+    const isFan = mode === "view" ? await isFanOf(services, caller.userId, session.hostId) : false;
+    const headers = new Headers(request.headers);
+    headers.set("X-Live-Session", JSON.stringify(forShard(session, shard)));
+    headers.set("X-Live-User", caller.userId);
+    headers.set("X-Live-Fan", isFan ? "1" : "0");
+    headers.set("X-Live-Mode", mode);
+    if (protocol) headers.set("X-Live-Protocol", protocol);
+    const response = await roomStub(services.env, roomId, shard).fetch(new Request(request.url, { headers }));
+    if (response.status !== 409) return response;
+  }
+  throw new ApiError("conflict", `Room ${roomId} changed sessions; retry`);
+}
+
+// ------------------------------------------------------------------ reads
+
+function shardsOf(env: Env, session: SessionDescriptor | null, roomId: string) {
+  return Array.from({ length: session?.shards ?? 1 }, (_, i) => roomStub(env, roomId, i));
+}
+
+/** `{viewers, onlineFans}` of the live session, summed over the shards in parallel. */
+export async function roomCounts(env: Env, roomId: string): Promise<Counts & { roomId: string; sessionId: string | null; live: boolean }> {
+  const session = await currentSession(env, roomId);
+  if (!session || session.endedAt !== null) return { roomId, viewers: 0, onlineFans: 0, sessionId: session?.sessionId ?? null, live: false };
+  const parts = await Promise.all(shardsOf(env, session, roomId).map((stub) => stub.getCounts(session.sessionId)));
+  return {
+    roomId,
+    viewers: parts.reduce((sum, p) => sum + p.viewers, 0),
+    onlineFans: parts.reduce((sum, p) => sum + p.onlineFans, 0),
+    sessionId: session.sessionId,
+    live: true,
+  };
+}
+
+/** Counts of many rooms at once (service dashboards): one parallel call per room object. */
+export async function manyRoomCounts(env: Env, roomIds: string[]) {
+  return { items: await Promise.all(roomIds.map((roomId) => roomCounts(env, roomId))) };
+}
+
+function requireHostOrAdmin(caller: Caller, session: SessionDescriptor | null, what: string) {
+  if (caller.role === "admin" || (session !== null && caller.userId === session.hostId)) return;
+  throw new ApiError("forbidden", `Only the host or an admin may list ${what}`);
+}
+
+/** Online fans, a page in user-id order merged over the shards (host and admins only). */
+export async function listOnlineFans(env: Env, caller: Caller, roomId: string, page: { limit: number; cursor?: string }) {
+  const session = await currentSession(env, roomId);
+  requireHostOrAdmin(caller, session, "the fans in this room");
+  const after = page.cursor ? decodeCursor(page.cursor, 1)[0]! : "";
+  if (!session || session.endedAt !== null) return { items: [], nextCursor: null };
+  const parts = await Promise.all(shardsOf(env, session, roomId).map((stub) => stub.listFans(after, page.limit + 1)));
+  return mergePage(parts.flat(), page.limit, (userId) => ({ userId }));
+}
+
+function mergePage<T>(ids: string[], limit: number, item: (id: string) => T) {
+  const sorted = ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const more = sorted.length > limit;
+  const pageIds = sorted.slice(0, limit);
+  return { items: pageIds.map(item), nextCursor: more ? encodeCursor([pageIds[pageIds.length - 1]!]) : null };
+}
+
+/** Whether `userId` is in the room now, and as a fan. */
+export async function viewerStatus(env: Env, roomId: string, userId: string) {
+  const session = await currentSession(env, roomId);
+  const live = session !== null && session.endedAt === null;
+  const status = live ? await roomStub(env, roomId, shardOf(userId, session.shards)).viewer(userId) : { online: false, isFan: false, joinedAt: null };
+  return {
+    roomId,
+    userId,
+    online: status.online,
+    isFan: status.isFan,
+    joinedAt: status.joinedAt === null ? null : new Date(status.joinedAt).toISOString(),
+  };
+}
+
+/** Distinct fans who joined in [from, to), summed over the shards (users are split by shard). */
+export async function joinedFans(env: Env, roomId: string, from: Date, to: Date) {
+  const session = await currentSession(env, roomId);
+  const parts = await Promise.all(shardsOf(env, session, roomId).map((stub) => stub.joinedFans(from.getTime(), to.getTime())));
+  return { roomId, from: from.toISOString(), to: to.toISOString(), fans: parts.reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * Fans who attended all (INTERSECT) or any (UNION) of the last `sessions` sessions. Everyone gets
+ * the count; the host and admins also get a page of ids.
+ */
+export async function loyalFans(
+  env: Env,
+  caller: Caller,
+  roomId: string,
+  query: { sessions: number; mode: "all" | "any"; limit: number; cursor?: string },
+) {
+  const session = await currentSession(env, roomId);
+  const sessionIds = await roomStub(env, roomId).lastSessions(query.sessions);
+  const mayList = caller.role === "admin" || (session !== null && caller.userId === session.hostId);
+  const after = query.cursor ? decodeCursor(query.cursor, 1)[0]! : "";
+  const limit = mayList ? query.limit + 1 : 0;
+  const parts = await Promise.all(shardsOf(env, session, roomId).map((stub) => stub.loyalFans(sessionIds, query.mode, after, limit)));
+  const count = parts.reduce((sum, p) => sum + p.count, 0);
+  const page = mayList ? mergePage(parts.flatMap((p) => p.ids), query.limit, (userId) => ({ userId })) : { items: null, nextCursor: null };
+  return { roomId, mode: query.mode, sessionIds, count, ...page };
+}
+
+// ------------------------------------------------------------------ benchmark baseline
+
+/**
+ * The naive online-fan count the rooms replace: fetch every online id and join it against `follows`
+ * in Postgres on each request. Only mounted when BENCH_NAIVE_ROUTES=1.
+ */
+export async function naiveOnlineFans(services: Services, roomId: string) {
+  const session = await liveSession(services.env, roomId);
+  const ids = (await Promise.all(shardsOf(services.env, session, roomId).map((stub) => stub.viewerIds()))).flat();
+  let onlineFans = 0;
+  // Chunks keep each statement's parameter list bounded.
+  for (let i = 0; i < ids.length; i += 5_000) {
+    const chunk = ids.slice(i, i + 5_000);
+    const [row] = await services.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(follows)
+      .where(and(eq(follows.followeeId, session.hostId), inArray(follows.followerId, chunk)));
+    onlineFans += row?.n ?? 0;
+  }
+  return { roomId, viewers: ids.length, onlineFans, sessionId: session.sessionId };
+}
