@@ -1,0 +1,69 @@
+import { env, SELF } from "cloudflare:test";
+import { expect } from "vitest";
+import type { Env } from "../../src/env";
+import { roomStub } from "../../src/live/rooms";
+import { api, newId, show, tokenFor } from "../support/api";
+
+export const liveEnv = env as unknown as Env;
+
+/** A fresh room id nobody else uses. */
+export function newRoom(): string {
+  return `room-${newId()}`;
+}
+
+/** Starts a session in `roomId` for `hostId` (as the host) and returns its body. */
+export async function startSession(roomId: string, hostId: string, shards?: number) {
+  const res = await api("POST", `/v1/live/${roomId}/sessions`, { as: { userId: hostId }, body: shards ? { hostId, shards } : { hostId } });
+  expect(res.status, show(res)).toBe(201);
+  return res.body as { sessionId: string; shards: number };
+}
+
+export async function enter(roomId: string, userId: string, device?: string) {
+  const res = await api("POST", `/v1/live/${roomId}/presence${device ? `?device=${device}` : ""}`, { as: { userId } });
+  expect(res.status, show(res)).toBe(200);
+  return res.body;
+}
+
+export async function leave(roomId: string, userId: string, device?: string) {
+  const res = await api("DELETE", `/v1/live/${roomId}/presence${device ? `?device=${device}` : ""}`, { as: { userId } });
+  expect(res.status, show(res)).toBe(200);
+  return res.body;
+}
+
+export async function counts(roomId: string, as = newId()) {
+  const res = await api("GET", `/v1/live/${roomId}/online`, { as: { userId: as } });
+  expect(res.status, show(res)).toBe(200);
+  return res.body as { viewers: number; onlineFans: number; sessionId: string | null; live: boolean };
+}
+
+export async function follow(followerId: string, followeeId: string) {
+  const res = await api("PUT", `/v1/me/following/${followeeId}`, { as: { userId: followerId } });
+  expect(res.status, show(res)).toBe(200);
+}
+
+/** Opens a WebSocket to the room as `userId` through the Worker, the way a browser would. */
+export async function openSocket(roomId: string, userId: string, query = "") {
+  const token = await tokenFor(userId);
+  const res = await SELF.fetch(`http://edge.test/v1/live/${roomId}/ws?token=${token}${query}`, { headers: { Upgrade: "websocket" } });
+  expect(res.status, `${res.status} ${res.status === 101 ? "" : await res.text()}`).toBe(101);
+  const ws = res.webSocket!;
+  const messages: any[] = [];
+  ws.addEventListener("message", (event) => {
+    messages.push(typeof event.data === "string" && event.data.startsWith("{") ? JSON.parse(event.data) : event.data);
+  });
+  ws.accept();
+  return { ws, messages };
+}
+
+/** Polls `read` until `done` holds or `ms` passes; returns the last value. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 3_000): Promise<T> {
+  const until = Date.now() + ms;
+  let value = await read();
+  while (!done(value) && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+  }
+  return value;
+}
+
+export const primary = (roomId: string) => roomStub(liveEnv, roomId);
