@@ -47,7 +47,8 @@ export default defineConfig({
           name: "workers",
           include: ["test/**/*.test.ts"],
           exclude: ["test/node/**"],
-          testTimeout: 20_000,
+          // Generous: some app tests drive hundreds of requests through workerd, and CI has 2 cores.
+          testTimeout: 60_000,
         },
       },
     ],
