@@ -9,15 +9,18 @@ import { validationHook } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import type { CronTask } from "./scheduled";
 import { socialRoutes } from "./social/routes";
+import { countersRoutes } from "./counters/routes";
+import { countersSubscriber } from "./counters/subscriber";
+import { flushCountersTask, reconcileCountersTask } from "./counters/tasks";
 import { liveRoutes } from "./live/routes";
 
 /** Capabilities that react to relation changes (counters, badges, feeds). */
-export const subscribers: readonly Subscriber[] = [];
+export const subscribers: readonly Subscriber[] = [countersSubscriber];
 
 /** Scheduled work by cron job. */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
-  flush: [],
-  reconcile: [],
+  flush: [flushCountersTask],
+  reconcile: [reconcileCountersTask],
 };
 
 export const events = createEventBus(subscribers);
@@ -29,6 +32,7 @@ export function newApp() {
 
   app.route("/", healthRoutes);
   app.route("/", socialRoutes);
+  app.route("/", countersRoutes);
   app.route("/", liveRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });

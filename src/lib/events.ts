@@ -9,7 +9,11 @@ export type DomainEvent =
   | { type: "follow.created"; followerId: string; followeeId: string; at: number }
   | { type: "follow.deleted"; followerId: string; followeeId: string; at: number }
   | { type: "post.created"; postId: string; authorId: string; at: number }
-  | { type: "post.deleted"; postId: string; authorId: string; at: number };
+  | { type: "post.deleted"; postId: string; authorId: string; at: number }
+  | { type: "like.created"; userId: string; postId: string; authorId: string; at: number }
+  | { type: "like.deleted"; userId: string; postId: string; authorId: string; at: number }
+  | { type: "favorite.created"; userId: string; postId: string; authorId: string; at: number }
+  | { type: "favorite.deleted"; userId: string; postId: string; authorId: string; at: number };
 
 export type DomainEventType = DomainEvent["type"];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

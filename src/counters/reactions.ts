@@ -1,0 +1,59 @@
+import { ApiError } from "../lib/errors";
+import type { Services } from "../lib/services";
+import { incrementCounters } from "./counters";
+import { queryRows } from "./store";
+
+export type Reaction = "like" | "favorite";
+export type ReactionChange = { postId: string; userId: string; liked?: boolean; favorited?: boolean; changed: boolean };
+
+const TABLE: Record<Reaction, string> = { like: "post_likes", favorite: "post_favorites" };
+
+/**
+ * Likes or favourites a live post; idempotent. The existence check and the insert are one
+ * statement, and ON CONFLICT DO NOTHING makes N concurrent calls by one user insert one row: only
+ * the call that inserted reports (and emits) a change, so the counter moves exactly once.
+ */
+export async function addReaction(services: Services, kind: Reaction, userId: string, postId: string): Promise<ReactionChange> {
+  const [row] = await queryRows<{ author_id: string; changed: boolean }>(
+    services.db,
+    `WITH p AS (SELECT id, author_id FROM posts WHERE id = $1 AND deleted_at IS NULL),
+          ins AS (INSERT INTO ${TABLE[kind]} (user_id, post_id) SELECT $2, id FROM p ON CONFLICT DO NOTHING RETURNING 1)
+     SELECT author_id::text AS author_id, EXISTS (SELECT 1 FROM ins) AS changed FROM p`,
+    [postId, userId],
+  );
+  if (!row) throw new ApiError("not_found", `Post ${postId} not found`);
+  if (row.changed) {
+    await services.events.emit({ type: `${kind}.created`, userId, postId, authorId: row.author_id, at: Date.now() }, services);
+  }
+  return result(kind, postId, userId, true, row.changed);
+}
+
+/** Removes a like or favourite; idempotent, and only the delete that removed the row emits. */
+export async function removeReaction(services: Services, kind: Reaction, userId: string, postId: string): Promise<ReactionChange> {
+  const [row] = await queryRows<{ author_id: string; changed: boolean }>(
+    services.db,
+    `WITH p AS (SELECT id, author_id FROM posts WHERE id = $1 AND deleted_at IS NULL),
+          del AS (DELETE FROM ${TABLE[kind]} AS r USING p WHERE r.post_id = p.id AND r.user_id = $2 RETURNING 1)
+     SELECT author_id::text AS author_id, EXISTS (SELECT 1 FROM del) AS changed FROM p`,
+    [postId, userId],
+  );
+  if (!row) throw new ApiError("not_found", `Post ${postId} not found`);
+  if (row.changed) {
+    await services.events.emit({ type: `${kind}.deleted`, userId, postId, authorId: row.author_id, at: Date.now() }, services);
+  }
+  return result(kind, postId, userId, false, row.changed);
+}
+
+function result(kind: Reaction, postId: string, userId: string, on: boolean, changed: boolean): ReactionChange {
+  return kind === "like" ? { postId, userId, liked: on, changed } : { postId, userId, favorited: on, changed };
+}
+
+/**
+ * Counts one view: one script call, no Postgres (the per-user VIEW_LIMITER in front keeps a loop from
+ * inflating it). The post is not checked for existence — that would cost a query per view; views of
+ * an id that is no post only move a counter nobody reads.
+ */
+export async function recordView(services: Services, postId: string): Promise<{ postId: string; counted: true }> {
+  await incrementCounters(services, [{ entity: "post", id: postId, field: "views", delta: 1 }]);
+  return { postId, counted: true };
+}

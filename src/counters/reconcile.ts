@@ -1,0 +1,116 @@
+import type { Services } from "../lib/services";
+import { completeFromSnapshot, incrementCounters } from "./counters";
+import { type CounterDelta, type CounterEntity, fieldsOf } from "./registry";
+import { queryRows } from "./store";
+
+/**
+ * Counters that are pure functions of relation tables, and how to recompute them. Each source
+ * lists the ids that may carry the counter (keyset-paged, DISTINCT over an index) and counts per id.
+ */
+const DERIVED: Partial<Record<CounterEntity, { fields: string[]; ids: string[]; counts: string[] }>> = {
+  user: {
+    fields: ["followers", "following", "posts"],
+    ids: [
+      "SELECT DISTINCT followee_id AS id FROM follows WHERE followee_id > $1 ORDER BY 1 LIMIT $2",
+      "SELECT DISTINCT follower_id AS id FROM follows WHERE follower_id > $1 ORDER BY 1 LIMIT $2",
+      "SELECT DISTINCT author_id AS id FROM posts WHERE deleted_at IS NULL AND author_id > $1 ORDER BY 1 LIMIT $2",
+    ],
+    counts: [
+      "(SELECT count(*) FROM follows WHERE followee_id = ids.id)",
+      "(SELECT count(*) FROM follows WHERE follower_id = ids.id)",
+      "(SELECT count(*) FROM posts WHERE author_id = ids.id AND deleted_at IS NULL)",
+    ],
+  },
+  post: {
+    fields: ["likes", "favorites"],
+    ids: [
+      "SELECT DISTINCT post_id AS id FROM post_likes WHERE post_id > $1 ORDER BY 1 LIMIT $2",
+      "SELECT DISTINCT post_id AS id FROM post_favorites WHERE post_id > $1 ORDER BY 1 LIMIT $2",
+    ],
+    counts: ["(SELECT count(*) FROM post_likes WHERE post_id = ids.id)", "(SELECT count(*) FROM post_favorites WHERE post_id = ids.id)"],
+  },
+};
+
+export const RECONCILE_BATCH = 1_000;
+const DEFAULT_BUDGET_MS = 20_000;
+/** Drift entries listed in a report (the count covers all). */
+const MAX_REPORTED_DRIFT = 100;
+
+export type Drift = { entity: CounterEntity; id: string; field: string; counted: number; expected: number };
+export type ReconcileReport = {
+  scanned: number;
+  drifted: number;
+  drift: Drift[];
+  /** Where to continue when the budget ran out; null when every entity was covered. */
+  next: { entity: CounterEntity; after: string } | null;
+};
+
+/**
+ * Recomputes relation-derived counters from Postgres in keyset batches of 1,000 ids (one statement
+ * per batch: the ids and their counts), compares with the counter's true value (Postgres + unflushed
+ * batches + pending, read consistently) and applies the DIFFERENCE as an ordinary increment — so it
+ * flows through pending → flush exactly once and keeps cached values right.
+ *
+ * Live traffic: a follow committed between the count and the counter read is seen by one side only,
+ * so that id is off by the race; the next reconcile sees it settled and corrects it. No drift lasts.
+ * Counters of ids with no relation rows left (and no flushed counter row) are not revisited.
+ */
+export async function reconcileCounters(
+  services: Pick<Services, "redis" | "db">,
+  options: { start?: { entity: CounterEntity; after: string }; budgetMs?: number; batchSize?: number; entities?: CounterEntity[] } = {},
+): Promise<ReconcileReport> {
+  const { budgetMs = DEFAULT_BUDGET_MS, batchSize = RECONCILE_BATCH } = options;
+  const started = Date.now();
+  const entities = (options.entities ?? (Object.keys(DERIVED) as CounterEntity[])).filter((e) => DERIVED[e]);
+  const report: ReconcileReport = { scanned: 0, drifted: 0, drift: [], next: null };
+  let index = options.start ? Math.max(0, entities.indexOf(options.start.entity)) : 0;
+  let after = options.start?.after ?? "0";
+  while (index < entities.length) {
+    if (Date.now() - started > budgetMs) {
+      report.next = { entity: entities[index]!, after };
+      return report;
+    }
+    const entity = entities[index]!;
+    const { ids, expected } = await countBatch(services, entity, after, batchSize);
+    if (ids.length === 0) {
+      index += 1;
+      after = "0";
+      continue;
+    }
+    const derived = DERIVED[entity]!;
+    const fields = fieldsOf(entity);
+    const current = await completeFromSnapshot(services, entity, ids, "peek");
+    const deltas: CounterDelta[] = [];
+    ids.forEach((id, i) => {
+      const values = current.get(id) ?? [];
+      derived.fields.forEach((field, f) => {
+        const counted = values[fields.indexOf(field)] ?? 0;
+        const want = expected[i]![f]!;
+        if (counted === want) return;
+        deltas.push({ entity, id, field, delta: want - counted });
+        report.drifted += 1;
+        if (report.drift.length < MAX_REPORTED_DRIFT) report.drift.push({ entity, id, field, counted, expected: want });
+      });
+    });
+    if (deltas.length > 0) await incrementCounters(services, deltas);
+    report.scanned += ids.length;
+    after = ids[ids.length - 1]!;
+  }
+  return report;
+}
+
+/** The next ≤ batchSize ids above `after` that carry derived counters, with their true counts. One statement. */
+async function countBatch(services: Pick<Services, "db">, entity: CounterEntity, after: string, batchSize: number) {
+  const derived = DERIVED[entity]!;
+  const sources = [
+    ...derived.ids.map((q) => `(${q})`),
+    `(SELECT DISTINCT entity_id AS id FROM counters WHERE entity = $3 AND field = ANY($4::text[]) AND entity_id > $1 ORDER BY 1 LIMIT $2)`,
+  ];
+  const rows = await queryRows<{ id: string; counts: string[] }>(
+    services.db,
+    `WITH ids AS (SELECT id FROM (${sources.join(" UNION ")}) AS u ORDER BY id LIMIT $2)
+     SELECT id::text AS id, ARRAY[${derived.counts.join(", ")}]::text[] AS counts FROM ids ORDER BY id`,
+    [after, batchSize, entity, derived.fields],
+  );
+  return { ids: rows.map((r) => r.id), expected: rows.map((r) => r.counts.map(Number)) };
+}

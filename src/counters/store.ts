@@ -1,0 +1,131 @@
+import type { Pool } from "@neondatabase/serverless";
+import type { Database } from "../lib/db";
+import type { CounterDelta, CounterEntity } from "./registry";
+
+/**
+ * The Postgres statements of the counters, as raw SQL over arrays: each is ONE statement whatever
+ * the number of counters it touches (drizzle's `sql` would expand a JS array into a parameter list).
+ */
+
+async function query<Row>(db: Database, text: string, params: unknown[]): Promise<Row[]> {
+  // drizzle() sets $client (the Pool) at runtime; NeonDatabase's type does not declare it.
+  const result = await (db as unknown as { $client: Pool }).$client.query(text, params);
+  return result.rows as Row[];
+}
+
+/** Merged per (entity, id, field), since one upsert statement may not touch a row twice. */
+export function mergeDeltas(deltas: readonly CounterDelta[]): CounterDelta[] {
+  const merged = new Map<string, CounterDelta>();
+  for (const d of deltas) {
+    const key = `${d.entity}:${d.id}:${d.field}`;
+    const prev = merged.get(key);
+    merged.set(key, prev ? { ...prev, delta: prev.delta + d.delta } : { ...d });
+  }
+  return [...merged.values()];
+}
+
+function columns(deltas: readonly CounterDelta[]) {
+  return [deltas.map((d) => d.entity), deltas.map((d) => d.id), deltas.map((d) => d.field), deltas.map((d) => String(d.delta))];
+}
+
+const UPSERT_FROM_ARRAYS = `
+  INSERT INTO counters (entity, entity_id, field, value)
+  SELECT e, i, f, d FROM unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[]) AS t(e, i, f, d)`;
+const ADD_ON_CONFLICT = `ON CONFLICT (entity, entity_id, field) DO UPDATE SET value = counters.value + excluded.value`;
+
+/**
+ * Applies batch `batch` exactly once, in one statement (so one implicit transaction): the batch
+ * number is inserted into `counter_flush_batches`, and the deltas are upserted only if that insert
+ * happened. A second attempt — after a crash between commit and cleanup, or a concurrent flush,
+ * which blocks on the primary key until the first commits — inserts nothing and applies nothing.
+ */
+export async function applyBatch(db: Database, batch: number, deltas: readonly CounterDelta[]): Promise<{ applied: boolean }> {
+  const [row] = await query<{ inserted: string }>(
+    db,
+    `WITH b AS (
+       INSERT INTO counter_flush_batches (batch, deltas) VALUES ($5, $6) ON CONFLICT (batch) DO NOTHING RETURNING batch
+     ), u AS (
+       ${UPSERT_FROM_ARRAYS} WHERE EXISTS (SELECT 1 FROM b)
+       ${ADD_ON_CONFLICT}
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM b) AS inserted, (SELECT count(*) FROM u) AS upserted`,
+    [...columns(deltas), batch, deltas.length],
+  );
+  return { applied: Number(row?.inserted ?? 0) === 1 };
+}
+
+/**
+ * Redis unreachable: applies increments straight to Postgres and marks their entities so the next
+ * flush deletes their (now stale) cache entries — one statement, so the marks commit with the values.
+ */
+export async function applyDirect(db: Database, deltas: readonly CounterDelta[]): Promise<void> {
+  const merged = mergeDeltas(deltas);
+  await query(
+    db,
+    `WITH u AS (
+       ${UPSERT_FROM_ARRAYS}
+       ${ADD_ON_CONFLICT}
+       RETURNING entity, entity_id
+     )
+     INSERT INTO counter_stale_cache (entity, entity_id)
+     SELECT DISTINCT entity, entity_id FROM u
+     ON CONFLICT (entity, entity_id) DO UPDATE SET created_at = now()`,
+    columns(merged),
+  );
+}
+
+/**
+ * Postgres values of some entities AND the flush watermark W, in one statement (one snapshot):
+ * the two must agree for a cache warm to add exactly the batches Postgres does not hold yet.
+ */
+export async function readSnapshot(
+  db: Database,
+  entity: CounterEntity,
+  ids: readonly string[],
+): Promise<{ watermark: number; values: Map<string, Map<string, number>> }> {
+  const rows = await query<{ w: string; id: string | null; field: string | null; value: string | null }>(
+    db,
+    `SELECT w.w::text AS w, c.entity_id::text AS id, c.field, c.value::text AS value
+       FROM (SELECT coalesce(max(batch), 0) AS w FROM counter_flush_batches) AS w
+       LEFT JOIN counters AS c ON c.entity = $1 AND c.entity_id = ANY($2::bigint[])`,
+    [entity, ids],
+  );
+  const values = new Map<string, Map<string, number>>();
+  for (const row of rows) {
+    if (row.id === null || row.field === null) continue;
+    let fields = values.get(row.id);
+    if (!fields) values.set(row.id, (fields = new Map()));
+    fields.set(row.field, Number(row.value));
+  }
+  return { watermark: Number(rows[0]?.w ?? 0), values };
+}
+
+/** The watermark and up to `limit` stale-cache marks, in one statement (the flush's first step). */
+export async function readFlushStart(
+  db: Database,
+  limit: number,
+): Promise<{ watermark: number; stale: { entity: CounterEntity; id: string; markedAt: string }[] }> {
+  const [row] = await query<{ w: string; stale: { entity: CounterEntity; id: string; markedAt: string }[] }>(
+    db,
+    `SELECT (SELECT coalesce(max(batch), 0) FROM counter_flush_batches)::text AS w,
+            (SELECT coalesce(json_agg(json_build_object('entity', entity, 'id', entity_id::text, 'markedAt', created_at::text)), '[]'::json)
+               FROM (SELECT entity, entity_id, created_at FROM counter_stale_cache ORDER BY created_at LIMIT $1) AS s) AS stale`,
+    [limit],
+  );
+  return { watermark: Number(row?.w ?? 0), stale: row?.stale ?? [] };
+}
+
+/** Forgets stale-cache marks whose cache entries were deleted; a mark renewed since then survives. */
+export async function clearStaleMarks(db: Database, marks: readonly { entity: string; id: string; markedAt: string }[]): Promise<void> {
+  if (marks.length === 0) return;
+  await query(
+    db,
+    `DELETE FROM counter_stale_cache AS s
+      USING unnest($1::text[], $2::bigint[], $3::timestamptz[]) AS m(e, i, at)
+      WHERE s.entity = m.e AND s.entity_id = m.i AND s.created_at = m.at`,
+    [marks.map((m) => m.entity), marks.map((m) => m.id), marks.map((m) => m.markedAt)],
+  );
+}
+
+export { query as queryRows };
