@@ -78,13 +78,25 @@ export function handleError(err: Error, c: Context): Response {
   return c.json(errorBody("internal", "Internal error"), 500);
 }
 
-/** Network-level failures of Postgres (Neon driver) or Redis (Upstash REST) that surfaced unwrapped. */
+/**
+ * Network-level failures of Postgres (Neon driver) or Redis (Upstash REST), however wrapped
+ * (drizzle wraps driver errors as "Failed query" with the driver's error as `cause`).
+ */
 export function isDependencyFailure(err: unknown): boolean {
-  const message = err instanceof Error ? `${err.name} ${err.message}` : String(err);
-  return /ECONNREFUSED|ECONNRESET|timeout|WebSocket|Connection terminated|fetch failed|network|socket|UpstashError|Failed to fetch|Network connection lost/i.test(
-    message,
-  );
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    // The Neon driver rejects with the WebSocket's error Event when it cannot reach the server.
+    if (typeof Event !== "undefined" && e instanceof Event) return true;
+    const code = (e as { code?: unknown }).code;
+    // SQLSTATE class 08 (connection exception), 57P0x (server shutting down), 53300 (too many connections).
+    if (typeof code === "string" && /^(08|57P0|53300)/.test(code)) return true;
+    const text = e instanceof Error ? `${e.name} ${e.message}` : typeof e === "object" ? `${(e as { type?: string }).type ?? ""} ${(e as { message?: string }).message ?? ""}` : String(e);
+    if (CONNECTION_FAILURE.test(text)) return true;
+  }
+  return false;
 }
+
+const CONNECTION_FAILURE =
+  /ECONNREFUSED|ECONNRESET|timed? ?out|WebSocket|Connection terminated|connection (closed|refused|error)|fetch failed|network|socket|UpstashError|Failed to fetch|Network connection lost/i;
 
 function logFailure(c: Context, err: Error) {
   console.error(
@@ -95,7 +107,18 @@ function logFailure(c: Context, err: Error) {
       path: c.req.path,
       error: err.name,
       message: err.message,
-      cause: err.cause instanceof Error ? err.cause.message : undefined,
+      cause: describeCause(err.cause),
     }),
   );
+}
+
+function describeCause(cause: unknown): string | undefined {
+  if (cause === undefined) return undefined;
+  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  if (typeof Event !== "undefined" && cause instanceof Event) return `${cause.constructor.name} ${cause.type}`;
+  try {
+    return JSON.stringify(cause);
+  } catch {
+    return String(cause);
+  }
 }

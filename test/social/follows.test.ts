@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { api, newId, show } from "../support/api";
+import { api, newId, show, type ApiResponse } from "../support/api";
 
 async function pageThrough(path: string, limit: number) {
   const seen: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res = await api("GET", `${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+    const res: ApiResponse = await api("GET", `${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
     expect(res.status, show(res)).toBe(200);
     expect(res.body.items.length).toBeLessThanOrEqual(limit);
     seen.push(...res.body.items.map((i: { userId: string }) => i.userId));

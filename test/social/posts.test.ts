@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { api, newId, show } from "../support/api";
+import { api, newId, show, type ApiResponse } from "../support/api";
 
 describe("POST /v1/posts", () => {
   it("creates a post by the caller and reads it back", async () => {
@@ -61,7 +61,7 @@ describe("GET /v1/users/{id}/posts", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await api("GET", `/v1/users/${author}/posts?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+      const res: ApiResponse = await api("GET", `/v1/users/${author}/posts?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
       seen.push(...res.body.items.map((p: { id: string }) => p.id));
       cursor = res.body.nextCursor;
     } while (cursor);
