@@ -531,10 +531,11 @@ export class LiveRoom extends DurableObject<Env> {
     if (session && (session.endedAt === null || session.endedAt + EXPIRE_AFTER_MS > now)) return false;
     let budget = EXPIRE_CHUNK_ROWS;
     for (const [table, key] of EXPIRING_TABLES) {
-      if (budget === 0) break;
-      budget -= this.sql.exec(`DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} LIMIT ?)`, budget).rowsWritten;
+      if (budget <= 0) break;
+      // RETURNING counts rows exactly (rowsWritten also counts index writes).
+      budget -= this.sql.exec(`DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} LIMIT ?) RETURNING 1`, budget).toArray().length;
     }
-    if (budget === 0) {
+    if (budget <= 0) {
       this.schedule("expire", now, "replace");
       return false;
     }
