@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { EXPIRE_AFTER_MS, EXPIRE_CHUNK_ROWS, type LiveRoom } from "../../src/live/room";
 import { roomStub, shardOf } from "../../src/live/rooms";
-import { api, newId, show } from "../support/api";
+import { api, newId, show, type ApiResponse } from "../support/api";
 import { counts, enter, follow, liveEnv, newRoom, openSocket, primary, startSession } from "./helpers";
 
 async function endSession(roomId: string, as: string) {
@@ -66,7 +66,7 @@ describe("GET /v1/live/{roomId}/online?list=fans", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await api("GET", `/v1/live/${room}/online?list=fans&limit=2${cursor ? `&cursor=${cursor}` : ""}`, { as: { userId: host } });
+      const res: ApiResponse = await api("GET", `/v1/live/${room}/online?list=fans&limit=2${cursor ? `&cursor=${cursor}` : ""}`, { as: { userId: host } });
       expect(res.status, show(res)).toBe(200);
       seen.push(...res.body.items.map((i: { userId: string }) => i.userId));
       cursor = res.body.nextCursor;
