@@ -9,17 +9,20 @@ import { validationHook } from "./lib/openapi";
 import { requestContext } from "./lib/request-context";
 import type { CronTask } from "./scheduled";
 import { socialRoutes } from "./social/routes";
+import { badgesRepairTask } from "./badges/repair";
+import { badgesRoutes } from "./badges/routes";
+import { badgesSubscriber } from "./badges/subscriber";
 import { countersRoutes } from "./counters/routes";
 import { countersSubscriber } from "./counters/subscriber";
 import { flushCountersTask, reconcileCountersTask } from "./counters/tasks";
 import { liveRoutes } from "./live/routes";
 
 /** Capabilities that react to relation changes (counters, badges, feeds). */
-export const subscribers: readonly Subscriber[] = [countersSubscriber];
+export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSubscriber];
 
 /** Scheduled work by cron job. */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
-  flush: [flushCountersTask],
+  flush: [flushCountersTask, badgesRepairTask],
   reconcile: [reconcileCountersTask],
 };
 
@@ -32,6 +35,7 @@ export function newApp() {
 
   app.route("/", healthRoutes);
   app.route("/", socialRoutes);
+  app.route("/", badgesRoutes);
   app.route("/", countersRoutes);
   app.route("/", liveRoutes);
 

@@ -1,0 +1,107 @@
+/**
+ * Per-author unread scripts. One hash holds every author's published count; each user keeps a
+ * hash of followed author → seen count (+ sentinel "_"). Unread = Σ max(0, published − seen),
+ * read with HGETALL + chunked HMGET: a handful of commands for 2,000 authors, not 2,000.
+ */
+
+/** HMGET accepts at most this many fields per call here (Lua's unpack limit is ~8,000). */
+export const HMGET_CHUNK = 1000;
+
+/** Shared Lua: defines \`authorsMissing\`, \`authorsTotal\` (stops past \`limit\`) and, when \`wantList\`, \`authorsList\`. */
+export const AUTHORS_UNREAD_SNIPPET = `
+local authorsMissing, authorsTotal, authorsList = false, 0, {}
+local seenFlat = redis.call('HGETALL', auSeen)
+if #seenFlat == 0 then
+  authorsMissing = true
+else
+  local ids, seen = {}, {}
+  for i = 1, #seenFlat, 2 do
+    if seenFlat[i] ~= '_' then ids[#ids + 1] = seenFlat[i]; seen[#seen + 1] = tonumber(seenFlat[i + 1]) end
+  end
+  local from = 1
+  while from <= #ids and (wantList or authorsTotal <= limit) do
+    local to = math.min(from + ${HMGET_CHUNK} - 1, #ids)
+    local published = redis.call('HMGET', auPub, unpack(ids, from, to))
+    for j = 1, #published do
+      local d = tonumber(published[j] or '0') - seen[from + j - 1]
+      if d > 0 then
+        authorsTotal = authorsTotal + d
+        if wantList then authorsList[#authorsList + 1] = { ids[from + j - 1], d } end
+      end
+    end
+    from = to + 1
+  end
+end
+`;
+
+/** Per-author unread of one user (the list endpoint), or missing when the follow cache is lost. */
+export const LIST_AUTHOR_UNREAD = `
+local auSeen = KEYS[1]  -- badge:au:{user}
+local auPub = KEYS[2]   -- badge:au:pub
+local wantList, limit = true, 0
+${AUTHORS_UNREAD_SNIPPET}
+return cjson.encode({ missing = authorsMissing, total = authorsTotal, list = authorsList })
+`;
+
+/** Builds the user's follow cache from Postgres' followee ids, each starting at its current count. */
+export const WARM_AUTHOR_SEEN = `
+local auSeen = KEYS[1]          -- badge:au:{user}
+local auPub = KEYS[2]           -- badge:au:pub
+local ttl = tonumber(ARGV[1])   -- per-user TTL; ARGV[2..] = followee ids
+if redis.call('EXISTS', auSeen) == 1 then return 0 end
+redis.call('HSET', auSeen, '_', '1')
+for from = 2, #ARGV, ${HMGET_CHUNK} do
+  local to = math.min(from + ${HMGET_CHUNK} - 1, #ARGV)
+  local published = redis.call('HMGET', auPub, unpack(ARGV, from, to))
+  local kv = {}
+  for j = 1, #published do kv[#kv + 1] = ARGV[from + j - 1]; kv[#kv + 1] = published[j] or '0' end
+  redis.call('HSET', auSeen, unpack(kv))
+end
+redis.call('EXPIRE', auSeen, ttl)
+return 1
+`;
+
+/** Follow: start the followee at their current count (no flood of old posts). Only into a built cache. */
+export const FOLLOW_AUTHOR = `
+local auSeen = KEYS[1]   -- badge:au:{user}
+local auPub = KEYS[2]    -- badge:au:pub
+local author = ARGV[1]
+local ttl = tonumber(ARGV[2])
+if redis.call('HEXISTS', auSeen, '_') == 0 then return 0 end
+redis.call('HSET', auSeen, author, redis.call('HGET', auPub, author) or '0')
+redis.call('EXPIRE', auSeen, ttl)
+return 1
+`;
+
+/** Catch up on one followed author: seen := published. Answers -1 when the cache is missing, 0 when not followed. */
+export const SEE_AUTHOR = `
+local auSeen = KEYS[1]   -- badge:au:{user}
+local auPub = KEYS[2]    -- badge:au:pub
+local author = ARGV[1]
+local ttl = tonumber(ARGV[2])
+if redis.call('HEXISTS', auSeen, '_') == 0 then return -1 end
+if redis.call('HEXISTS', auSeen, author) == 0 then return 0 end
+redis.call('HSET', auSeen, author, redis.call('HGET', auPub, author) or '0')
+redis.call('EXPIRE', auSeen, ttl)
+return 1
+`;
+
+/** A post was deleted: one less published, never below zero. */
+export const UNPUBLISH = `
+local auPub = KEYS[1]  -- badge:au:pub
+local author = ARGV[1]
+if tonumber(redis.call('HGET', auPub, author) or '0') > 0 then return redis.call('HINCRBY', auPub, author, -1) end
+return 0
+`;
+
+/** A post was published: one more for its author. */
+export const PUBLISH = `
+local auPub = KEYS[1]  -- badge:au:pub
+return redis.call('HINCRBY', auPub, ARGV[1], 1)
+`;
+
+/** Unfollow: the author no longer counts. */
+export const UNFOLLOW_AUTHOR = `
+local auSeen = KEYS[1]  -- badge:au:{user}
+return redis.call('HDEL', auSeen, ARGV[1])
+`;

@@ -1,0 +1,56 @@
+import { AUTHORS_UNREAD_SNIPPET } from "./authors.lua";
+import { BROADCAST_UNREAD_SNIPPET } from "./broadcasts.lua";
+import { INBOX_SNIPPET } from "./inbox.lua";
+import { REDDOTS_SNIPPET } from "./reddots.lua";
+import { STREAMS_UNREAD_SNIPPET } from "./streams.lua";
+
+/**
+ * Every badge of one user in one EVALSHA. Billed commands stay flat in the backlog: HGETALL per
+ * small hash, ZCOUNT (O(log n)) for broadcasts, HGETALL + ⌈authors/1000⌉ HMGET for authors, one
+ * HMGET for the last item of every stream plus one ZCOUNT per stream that has news, stopping once a
+ * total passes `cap`. Missing caches are reported (`*Missing`) so the caller rebuilds them.
+ */
+export const GET_BADGES = `
+local notifications = KEYS[1]  -- badge:n:{user}
+local markers = KEYS[2]        -- badge:m:{user}
+local bcIds = KEYS[3]          -- badge:bc:ids
+local rdChannels = KEYS[4]     -- badge:rd:ch
+local rdSeen = KEYS[5]         -- badge:rd:{user}
+local auSeen = KEYS[6]         -- badge:au:{user}
+local auPub = KEYS[7]          -- badge:au:pub
+local stAccess = KEYS[8]       -- badge:st:u:{user}
+local stLast = KEYS[9]         -- badge:st:last
+local dms = KEYS[10]           -- badge:dm:{user}
+local inbox = KEYS[11]         -- badge:ib:{user}
+local active = KEYS[12]        -- badge:active
+local limit = tonumber(ARGV[1])  -- cap: totals stop counting once above it
+local userId = ARGV[2]
+local now = ARGV[3]              -- ms, for the active-users set
+local ttl = tonumber(ARGV[4])    -- per-user TTL (first-seen marker)
+local itemPrefix = ARGV[5]       -- key prefix of stream item sets
+local wantList = false
+local lastReadId = false
+
+local nFlat = redis.call('HGETALL', notifications)
+local nBy, nTotal = {}, 0
+for i = 1, #nFlat, 2 do
+  if nFlat[i] == 'total' then nTotal = tonumber(nFlat[i + 1]) else nBy[nFlat[i]] = tonumber(nFlat[i + 1]) end
+end
+${BROADCAST_UNREAD_SNIPPET}
+${REDDOTS_SNIPPET}
+${AUTHORS_UNREAD_SNIPPET}
+${STREAMS_UNREAD_SNIPPET}
+local dmTotal = tonumber(redis.call('HGET', dms, 'total') or '0')
+${INBOX_SNIPPET}
+redis.call('ZADD', active, now, userId)
+
+return cjson.encode({
+  notifications = { byType = nBy, total = nTotal },
+  broadcasts = { missing = bcMissing, firstSeen = bcFirstSeen, unread = bcUnread },
+  reddots = dots,
+  authors = { missing = authorsMissing, total = authorsTotal },
+  streams = { missing = streamsMissing, total = streamsTotal, byStream = streamsBy },
+  dms = { total = dmTotal },
+  inbox = { missing = inboxMissing, byType = inboxBy, total = inboxTotal },
+})
+`;

@@ -1,0 +1,110 @@
+import { badgeKeys, USER_TTL_SECONDS } from "./keys";
+import { GET_BADGES } from "./badges.lua";
+import { persistFirstSeen, syncBroadcastIds, unreadBroadcastsFromPostgres } from "./broadcasts";
+import { warmAuthorSeen } from "./authors";
+import { inboxFromPostgres, warmInbox } from "./inbox";
+import { warmStreamAccess } from "./streams";
+import { capped, isRedisUnavailable, runScript, type Capped } from "./shared";
+import type { Services } from "../lib/services";
+
+type Raw = {
+  notifications: { byType: Record<string, number> | unknown[]; total: number };
+  broadcasts: { missing: boolean; firstSeen: string | false; unread: number };
+  reddots: Record<string, boolean> | unknown[];
+  authors: { missing: boolean; total: number };
+  streams: { missing: boolean; total: number; byStream: Record<string, number> | unknown[] };
+  dms: { total: number };
+  inbox: { missing: boolean; byType: Record<string, number> | unknown[]; total: number };
+};
+
+export type Badges = {
+  cap: number;
+  degraded: boolean;
+  notifications: { byType: Record<string, Capped>; total: Capped };
+  broadcasts: Capped;
+  reddots: Record<string, boolean>;
+  authors: Capped;
+  streams: { total: Capped; byStream: Record<string, Capped> };
+  dms: Capped;
+  inbox: { byType: Record<string, Capped>; total: Capped };
+};
+
+const obj = <T>(v: Record<string, T> | unknown[]): Record<string, T> => (Array.isArray(v) ? {} : v);
+const capAll = (m: Record<string, number>, cap: number) => Object.fromEntries(Object.entries(m).map(([k, n]) => [k, capped(n, cap)]));
+
+function runBadges(services: Services, userId: string, cap: number) {
+  return runScript<Raw>(
+    services.redis,
+    GET_BADGES,
+    [
+      badgeKeys.notifications(userId),
+      badgeKeys.markers(userId),
+      badgeKeys.broadcastIds(),
+      badgeKeys.reddotChannels(),
+      badgeKeys.reddotSeen(userId),
+      badgeKeys.authorSeen(userId),
+      badgeKeys.authorPublished(),
+      badgeKeys.streamAccess(userId),
+      badgeKeys.streamLastItem(),
+      badgeKeys.dms(userId),
+      badgeKeys.inbox(userId),
+      badgeKeys.activeUsers(),
+    ],
+    [cap, userId, Date.now(), USER_TTL_SECONDS, badgeKeys.streamItems("")],
+  );
+}
+
+/**
+ * Every badge of the home screen in ONE Redis round trip. Only when a cache is missing (new user,
+ * cache loss) does it rebuild that cache from Postgres and ask again. Redis down: 200 with
+ * `degraded` and Postgres-backed values (broadcasts, inbox) where Postgres answers, zeros otherwise.
+ */
+export async function getBadges(services: Services, userId: string, cap: number): Promise<Badges> {
+  let raw: Raw;
+  try {
+    raw = await runBadges(services, userId, cap);
+    const rebuilds: Promise<unknown>[] = [];
+    if (raw.broadcasts.missing) rebuilds.push(syncBroadcastIds(services));
+    if (raw.authors.missing) rebuilds.push(warmAuthorSeen(services, userId));
+    if (raw.streams.missing) rebuilds.push(warmStreamAccess(services, userId));
+    if (raw.inbox.missing) rebuilds.push(warmInbox(services, userId));
+    if (rebuilds.length > 0) {
+      await Promise.all(rebuilds);
+      raw = await runBadges(services, userId, cap);
+    }
+  } catch (err) {
+    if (!isRedisUnavailable(err)) throw err;
+    return degradedBadges(services, userId, cap);
+  }
+  if (raw.broadcasts.firstSeen) services.waitUntil(persistFirstSeen(services, userId, raw.broadcasts.firstSeen).catch(() => undefined));
+  return {
+    cap,
+    degraded: false,
+    notifications: { byType: capAll(obj(raw.notifications.byType), cap), total: capped(raw.notifications.total, cap) },
+    broadcasts: capped(raw.broadcasts.unread, cap),
+    reddots: obj(raw.reddots),
+    authors: capped(raw.authors.total, cap),
+    streams: { total: capped(raw.streams.total, cap), byStream: capAll(obj(raw.streams.byStream), cap) },
+    dms: capped(raw.dms.total, cap),
+    inbox: { byType: capAll(obj(raw.inbox.byType), cap), total: capped(raw.inbox.total, cap) },
+  };
+}
+
+async function degradedBadges(services: Services, userId: string, cap: number): Promise<Badges> {
+  const zero = capped(0, cap);
+  const [broadcasts, inbox] = await Promise.all([
+    unreadBroadcastsFromPostgres(services, userId, cap).catch(() => 0),
+    inboxFromPostgres(services, userId).catch(() => ({ byType: {}, total: 0 })),
+  ]);
+  return {
+    cap,
+    degraded: true,
+    notifications: { byType: {}, total: zero },
+    broadcasts: capped(broadcasts, cap),
+    reddots: {},
+    authors: zero,
+    streams: { total: zero, byStream: {} },
+    dms: zero,
+    inbox: { byType: capAll(inbox.byType, cap), total: capped(inbox.total, cap) },
+  };
+}

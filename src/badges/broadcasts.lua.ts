@@ -1,0 +1,69 @@
+/**
+ * Broadcast scripts. The id set holds a sentinel member "0" (score 0) once built, so a lost set
+ * (cache loss) is told apart from "no broadcasts yet" and is never mistaken for "nothing unread".
+ */
+
+/** Adds one broadcast id (or many, from the cron's resync) and trims the set to the newest window. */
+export const ADD_BROADCAST_IDS = `
+local ids = KEYS[1]               -- badge:bc:ids
+local window = tonumber(ARGV[1])  -- BROADCAST_WINDOW
+redis.call('ZADD', ids, 0, '0')
+for i = 2, #ARGV do redis.call('ZADD', ids, ARGV[i], ARGV[i]) end
+-- rank 0 is the sentinel (score 0, below every id): keep it and the newest \`window\` ids
+redis.call('ZREMRANGEBYRANK', ids, 1, -(window + 1))
+return cjson.encode({ size = redis.call('ZCARD', ids) - 1 })
+`;
+
+/** Raises the user's last-read id to ARGV[1] (never lowers it). */
+export const RAISE_BROADCAST_MARKER = `
+local markers = KEYS[1]          -- badge:m:{user}
+local upTo = tonumber(ARGV[1])   -- new last-read id
+local ttl = tonumber(ARGV[2])
+local current = tonumber(redis.call('HGET', markers, 'bc') or '0')
+if upTo > current then redis.call('HSET', markers, 'bc', ARGV[1]); current = upTo end
+redis.call('EXPIRE', markers, ttl)
+return cjson.encode({ lastReadId = tostring(current) })
+`;
+
+/**
+ * Puts back the Postgres marker after a cache loss: only if the marker still holds the first-seen
+ * value this request wrote (compare-and-set), so a newer read is never undone.
+ */
+export const RESTORE_BROADCAST_MARKER = `
+local markers = KEYS[1]  -- badge:m:{user}
+local expected = ARGV[1] -- first-seen id written by the badges script
+local restored = ARGV[2] -- last-read id from Postgres
+if redis.call('HGET', markers, 'bc') == expected then redis.call('HSET', markers, 'bc', restored) return 1 end
+return 0
+`;
+
+/**
+ * Shared Lua: the user's last-read id, set to the newest broadcast on first sight (a new user counts
+ * only broadcasts from then on). Defines locals bcMissing, bcFirstSeen, bcUnread.
+ */
+export const BROADCAST_UNREAD_SNIPPET = `
+local bcMissing, bcFirstSeen, bcUnread = false, false, 0
+if redis.call('EXISTS', bcIds) == 0 then
+  bcMissing = true
+else
+  local lastRead = redis.call('HGET', markers, 'bc')
+  if not lastRead then
+    lastRead = redis.call('ZREVRANGE', bcIds, 0, 0)[1]
+    redis.call('HSET', markers, 'bc', lastRead)
+    redis.call('EXPIRE', markers, ttl)
+    bcFirstSeen = lastRead
+  end
+  bcUnread = redis.call('ZCOUNT', bcIds, '(' .. lastRead, '+inf')
+  lastReadId = lastRead
+end
+`;
+
+/** The user's last-read id (first-seen on first sight) and unread count. */
+export const GET_BROADCAST_STATE = `
+local markers = KEYS[1]        -- badge:m:{user}
+local bcIds = KEYS[2]          -- badge:bc:ids
+local ttl = tonumber(ARGV[1])  -- per-user TTL
+local lastReadId = false
+${BROADCAST_UNREAD_SNIPPET}
+return cjson.encode({ missing = bcMissing, firstSeen = bcFirstSeen, unread = bcUnread, lastReadId = lastReadId })
+`;

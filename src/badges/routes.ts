@@ -1,0 +1,430 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate } from "../lib/auth";
+import { IdSchema, idParam } from "../lib/ids";
+import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
+import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pagination";
+import { rateLimit } from "../lib/rate-limit";
+import { listUnreadAuthors, seeAuthor } from "./authors";
+import { getBadges } from "./badges";
+import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
+import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
+import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
+import { addNotifications, getNotifications, MAX_NOTIFICATION_COUNT, NOTIFICATION_TYPES, readAllNotifications, readNotificationType } from "./notifications";
+import { ChannelSchema, getRedDots, refreshChannel, seeChannel } from "./reddots";
+import { MAX_BROADCAST_BODY, MAX_BROADCAST_TITLE, MAX_MESSAGE_CONTENT, MAX_MESSAGE_TITLE } from "./schema";
+import { CapQuery, CappedSchema, MAX_CAP } from "./shared";
+import { addStreamItem, DEFAULT_STREAM_CAP, joinStream, leaveStream, listStreamUnread, readStream, StreamKindSchema } from "./streams";
+
+const user = { security: bearerAuth, middleware: [authenticate()] };
+const userWrite = { security: bearerAuth, middleware: [authenticate(), rateLimit()] };
+const asRole = (role: "service" | "admin") => ({ security: bearerAuth, middleware: [authenticate({ roles: [role] }), rateLimit()] });
+const Degraded = z.boolean().describe("true when Redis was unavailable: Postgres kept the change, the cache is repaired later");
+
+const NotificationTypeSchema = z.enum(NOTIFICATION_TYPES);
+const CountMap = z.record(z.string(), z.number().int());
+const CappedMap = z.record(z.string(), CappedSchema);
+
+// ── Notifications ────────────────────────────────────────────────────────────
+const notificationRoutes = newRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/users/{id}/notifications",
+      tags: ["Badges: notifications"],
+      summary: "Add notifications of one type for a user (type and total in one atomic step)",
+      ...asRole("service"),
+      request: {
+        params: z.object({ id: idParam("id") }),
+        headers: z.object({
+          "idempotency-key": z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -").optional()
+            .openapi({ description: "Applies the call at most once per key and user (remembered 24 h)" }),
+        }),
+        ...jsonBody(z.object({ type: NotificationTypeSchema, count: z.number().int().min(1).max(MAX_NOTIFICATION_COUNT).default(1) }).openapi("NewNotifications")),
+      },
+      responses: {
+        200: jsonContent(z.object({ userId: IdSchema, type: z.string(), count: z.number().int(), total: z.number().int(), applied: z.boolean() }), "Counts after the call; `applied` is false for a repeated Idempotency-Key"),
+        ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable"),
+      },
+    }),
+    async (c) => {
+      const { type, count } = c.req.valid("json");
+      return c.json(await addNotifications(c.var.services.redis, c.req.valid("param").id, type, count, c.req.valid("header")["idempotency-key"]), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/notifications",
+      tags: ["Badges: notifications"],
+      summary: "Unread notifications by type and in total (uncapped)",
+      ...user,
+      responses: { 200: jsonContent(z.object({ byType: CountMap, total: z.number().int() }), "Counts"), ...errorResponses("unauthorized", "unavailable") },
+    }),
+    async (c) => c.json(await getNotifications(c.var.services.redis, c.var.caller.userId), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/me/notifications/{type}/read",
+      tags: ["Badges: notifications"],
+      summary: "Mark one type read (the total drops by exactly its count)",
+      ...userWrite,
+      request: { params: z.object({ type: NotificationTypeSchema.openapi({ param: { name: "type", in: "path" } }) }) },
+      responses: { 200: jsonContent(z.object({ type: z.string(), cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await readNotificationType(c.var.services.redis, c.var.caller.userId, c.req.valid("param").type), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/me/notifications/read",
+      tags: ["Badges: notifications"],
+      summary: "Mark every notification read",
+      ...userWrite,
+      responses: { 200: jsonContent(z.object({ cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("unauthorized", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await readAllNotifications(c.var.services.redis, c.var.caller.userId), 200),
+  );
+
+// ── Broadcasts ───────────────────────────────────────────────────────────────
+const BroadcastSchema = z.object({ id: IdSchema, title: z.string(), body: z.string(), createdAt: z.string().datetime() });
+const broadcastRoutes = newRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/broadcasts",
+      tags: ["Badges: broadcasts"],
+      summary: "Publish a system broadcast (nothing is written per user)",
+      ...asRole("admin"),
+      request: jsonBody(z.object({ title: z.string().trim().min(1).max(MAX_BROADCAST_TITLE), body: z.string().trim().min(1).max(MAX_BROADCAST_BODY) }).openapi("NewBroadcast")),
+      responses: { 201: jsonContent(BroadcastSchema.extend({ degraded: Degraded }).openapi("Broadcast"), "The broadcast"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
+    }),
+    async (c) => {
+      const { title, body } = c.req.valid("json");
+      return c.json(await createBroadcast(c.var.services, title, body), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/broadcasts",
+      tags: ["Badges: broadcasts"],
+      summary: "Broadcasts newest first with a read flag, and the unread count",
+      ...user,
+      request: { query: PaginationQuery },
+      responses: {
+        200: jsonContent(
+          z.object({ unread: z.number().int(), lastReadId: z.string(), items: z.array(BroadcastSchema.extend({ read: z.boolean() })), nextCursor: z.string().nullable() }).openapi("BroadcastsPage"),
+          "One page",
+        ),
+        ...errorResponses("bad_request", "unauthorized", "unavailable"),
+      },
+    }),
+    async (c) => c.json(await listBroadcasts(c.var.services, c.var.caller.userId, c.req.valid("query")), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/me/broadcasts/read",
+      tags: ["Badges: broadcasts"],
+      summary: "Move the last-read marker up to `upTo` (default: newest); never backwards",
+      ...userWrite,
+      request: { body: { content: { "application/json": { schema: z.object({ upTo: IdSchema.optional() }).openapi("ReadBroadcasts") } }, required: false } },
+      responses: { 200: jsonContent(z.object({ lastReadId: z.string(), degraded: Degraded }), "The marker after the call"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await readBroadcasts(c.var.services, c.var.caller.userId, (c.req.valid("json") ?? {}).upTo), 200),
+  );
+
+// ── Red dots ─────────────────────────────────────────────────────────────────
+const reddotRoutes = newRouter()
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/reddots/{channel}",
+      tags: ["Badges: red dots"],
+      summary: "Stamp a channel as refreshed now (creates it; at most 200 channels)",
+      ...asRole("admin"),
+      request: { params: z.object({ channel: ChannelSchema }) },
+      responses: { 200: jsonContent(z.object({ channel: z.string(), refreshedAt: z.string() }), "Stamped"), ...errorResponses("bad_request", "unauthorized", "forbidden", "conflict", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await refreshChannel(c.var.services.redis, c.req.valid("param").channel), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/me/reddots/{channel}/seen",
+      tags: ["Badges: red dots"],
+      summary: "Stamp the caller as having seen a channel now",
+      ...userWrite,
+      request: { params: z.object({ channel: ChannelSchema }) },
+      responses: { 200: jsonContent(z.object({ channel: z.string(), seenAt: z.string() }), "Stamped"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await seeChannel(c.var.services.redis, c.var.caller.userId, c.req.valid("param").channel), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/reddots",
+      tags: ["Badges: red dots"],
+      summary: "Whether each channel shows a dot for the caller",
+      ...user,
+      responses: { 200: jsonContent(z.object({ dots: z.record(z.string(), z.boolean()) }), "Dots"), ...errorResponses("unauthorized", "unavailable") },
+    }),
+    async (c) => c.json({ dots: await getRedDots(c.var.services.redis, c.var.caller.userId) }, 200),
+  );
+
+// ── Authors ──────────────────────────────────────────────────────────────────
+const authorRoutes = newRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/unread/authors",
+      tags: ["Badges: authors"],
+      summary: "New posts per followed author, largest first",
+      ...user,
+      request: { query: PaginationQuery },
+      responses: {
+        200: jsonContent(
+          z.object({ total: z.number().int(), items: z.array(z.object({ authorId: IdSchema, unread: z.number().int() })), nextCursor: z.string().nullable() }).openapi("UnreadAuthorsPage"),
+          "One page and the total over every followed author",
+        ),
+        ...errorResponses("bad_request", "unauthorized", "unavailable"),
+      },
+    }),
+    async (c) => c.json(await listUnreadAuthors(c.var.services, c.var.caller.userId, c.req.valid("query")), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/me/authors/{id}/seen",
+      tags: ["Badges: authors"],
+      summary: "Catch up on one followed author",
+      ...userWrite,
+      request: { params: z.object({ id: idParam("id") }) },
+      responses: { 200: jsonContent(z.object({ authorId: IdSchema, unread: z.number().int() }), "Caught up"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await seeAuthor(c.var.services, c.var.caller.userId, c.req.valid("param").id), 200),
+  );
+
+// ── Streams ──────────────────────────────────────────────────────────────────
+const StreamParams = z.object({ kind: StreamKindSchema, id: idParam("id") });
+const MemberChange = z.object({ stream: z.string(), userId: IdSchema, member: z.boolean(), changed: z.boolean(), degraded: Degraded });
+const memberRoute = (method: "put" | "delete") =>
+  createRoute({
+    method,
+    path: "/v1/streams/{kind}/{id}/members/{userId}",
+    tags: ["Badges: streams"],
+    summary: method === "put" ? "Add a member (their unread starts now); idempotent" : "Remove a member; idempotent",
+    ...asRole("service"),
+    request: { params: StreamParams.extend({ userId: idParam("userId") }) },
+    responses: { 200: jsonContent(MemberChange, "Membership after the call"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
+  });
+const streamRoutes = newRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/streams/{kind}/{id}/items",
+      tags: ["Badges: streams"],
+      summary: "Record that an item was posted in a stream (keeps the newest `cap` timestamps)",
+      ...asRole("service"),
+      request: {
+        params: StreamParams,
+        ...jsonBody(
+          z.object({
+            at: z.number().int().min(0).max(8.64e15).optional().describe("Item time in ms since the epoch; default now"),
+            itemId: IdSchema.optional().describe("Item id: repeating it records the item once"),
+            cap: z.number().int().min(1).max(MAX_CAP).default(DEFAULT_STREAM_CAP),
+          }).openapi("NewStreamItem"),
+        ),
+      },
+      responses: { 200: jsonContent(z.object({ stream: z.string(), kept: z.number().int() }), "Recorded"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
+    }),
+    async (c) => {
+      const { kind, id } = c.req.valid("param");
+      const body = c.req.valid("json");
+      return c.json(await addStreamItem(c.var.services.redis, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap }), 200);
+    },
+  )
+  .openapi(memberRoute("put"), async (c) => {
+    const { kind, id, userId } = c.req.valid("param");
+    return c.json(await joinStream(c.var.services, userId, kind, id), 200);
+  })
+  .openapi(memberRoute("delete"), async (c) => {
+    const { kind, id, userId } = c.req.valid("param");
+    return c.json(await leaveStream(c.var.services, userId, kind, id), 200);
+  })
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/me/streams/{kind}/{id}/read",
+      tags: ["Badges: streams"],
+      summary: "Stamp the caller's last access to a stream now (auto mark on open)",
+      ...userWrite,
+      request: { params: StreamParams },
+      responses: { 200: jsonContent(z.object({ stream: z.string(), lastAccessAt: z.string(), degraded: Degraded }), "Stamped"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
+    }),
+    async (c) => {
+      const { kind, id } = c.req.valid("param");
+      return c.json(await readStream(c.var.services, c.var.caller.userId, kind, id), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/streams",
+      tags: ["Badges: streams"],
+      summary: "Unread per stream (streams with news only) and the total; counting stops past `cap`",
+      ...user,
+      request: { query: z.object({ cap: CapQuery }) },
+      responses: { 200: jsonContent(z.object({ total: z.number().int(), byStream: CountMap }), "Unread"), ...errorResponses("bad_request", "unauthorized", "unavailable") },
+    }),
+    async (c) => c.json(await listStreamUnread(c.var.services, c.var.caller.userId, c.req.valid("query").cap), 200),
+  );
+
+// ── Direct messages ──────────────────────────────────────────────────────────
+const dmRoutes = newRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/dms/{toUserId}",
+      tags: ["Badges: direct messages"],
+      summary: "Count new direct messages from a peer (peer and total in one atomic step)",
+      ...asRole("service"),
+      request: {
+        params: z.object({ toUserId: idParam("toUserId") }),
+        ...jsonBody(z.object({ from: IdSchema, count: z.number().int().min(1).max(MAX_DM_COUNT).default(1) }).openapi("NewDirectMessages")),
+      },
+      responses: { 200: jsonContent(z.object({ userId: IdSchema, peerId: IdSchema, count: z.number().int(), total: z.number().int() }), "Counts after the call"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
+    }),
+    async (c) => {
+      const { from, count } = c.req.valid("json");
+      return c.json(await addDirectMessages(c.var.services.redis, c.req.valid("param").toUserId, from, count), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/me/dms/{peerId}/read",
+      tags: ["Badges: direct messages"],
+      summary: "Mark the messages from one peer read",
+      ...userWrite,
+      request: { params: z.object({ peerId: idParam("peerId") }) },
+      responses: { 200: jsonContent(z.object({ peerId: IdSchema, cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await readDirectMessages(c.var.services.redis, c.var.caller.userId, c.req.valid("param").peerId), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/dms",
+      tags: ["Badges: direct messages"],
+      summary: "Unread direct messages by peer and in total",
+      ...user,
+      responses: { 200: jsonContent(z.object({ byPeer: CountMap, total: z.number().int() }), "Counts"), ...errorResponses("unauthorized", "unavailable") },
+    }),
+    async (c) => c.json(await getDirectMessages(c.var.services.redis, c.var.caller.userId), 200),
+  );
+
+// ── Inbox ────────────────────────────────────────────────────────────────────
+const InboxMessageSchema = z.object({ id: IdSchema, type: z.string(), title: z.string(), content: z.string(), createdAt: z.string().datetime(), read: z.boolean() }).openapi("InboxMessage");
+const TypeQuery = MessageTypeSchema.optional().openapi({ param: { name: "type", in: "query" } });
+const inboxRoutes = newRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/messages",
+      tags: ["Badges: inbox"],
+      summary: "Send one inbox message to up to 1,000 users",
+      ...asRole("service"),
+      request: jsonBody(
+        z.object({
+          to: z.array(IdSchema).min(1).max(MAX_RECIPIENTS),
+          type: MessageTypeSchema,
+          title: z.string().trim().min(1).max(MAX_MESSAGE_TITLE),
+          content: z.string().min(1).max(MAX_MESSAGE_CONTENT),
+        }).openapi("NewInboxMessage"),
+      ),
+      responses: { 201: jsonContent(z.object({ id: IdSchema, recipients: z.number().int(), degraded: Degraded }), "Stored"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await sendMessage(c.var.services, c.req.valid("json")), 201),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/messages",
+      tags: ["Badges: inbox"],
+      summary: "The caller's inbox, newest first",
+      ...user,
+      request: {
+        query: z.object({
+          type: TypeQuery,
+          unread: z.enum(["true", "false"]).optional().transform((v) => (v === undefined ? undefined : v === "true")).openapi({ param: { name: "unread", in: "query" } }),
+          limit: LimitQuery,
+          cursor: CursorQuery,
+        }),
+      },
+      responses: { 200: jsonContent(pageSchema(InboxMessageSchema, "InboxPage"), "One page"), ...errorResponses("bad_request", "unauthorized", "unavailable") },
+    }),
+    async (c) => c.json(await listMessages(c.var.services, c.var.caller.userId, c.req.valid("query")), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/me/messages/read",
+      tags: ["Badges: inbox"],
+      summary: "Mark every unread message (of one type) read; idempotent",
+      ...userWrite,
+      request: { query: z.object({ type: TypeQuery }) },
+      responses: { 200: jsonContent(z.object({ marked: z.number().int(), degraded: Degraded }), "How many turned read"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await readAllMessages(c.var.services, c.var.caller.userId, c.req.valid("query").type), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/me/messages/{id}/read",
+      tags: ["Badges: inbox"],
+      summary: "Mark one message read; idempotent",
+      ...userWrite,
+      request: { params: z.object({ id: idParam("id") }) },
+      responses: { 200: jsonContent(z.object({ id: IdSchema, read: z.boolean(), changed: z.boolean(), degraded: Degraded }), "Read"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await readMessage(c.var.services, c.var.caller.userId, c.req.valid("param").id), 200),
+  );
+
+// ── Home screen ──────────────────────────────────────────────────────────────
+const BadgesSchema = z
+  .object({
+    cap: z.number().int(),
+    degraded: z.boolean().describe("true when Redis was unavailable: zeros, or Postgres-backed values (broadcasts, inbox)"),
+    notifications: z.object({ byType: CappedMap, total: CappedSchema }),
+    broadcasts: CappedSchema,
+    reddots: z.record(z.string(), z.boolean()),
+    authors: CappedSchema,
+    streams: z.object({ total: CappedSchema, byStream: CappedMap }),
+    dms: CappedSchema,
+    inbox: z.object({ byType: CappedMap, total: CappedSchema }),
+  })
+  .openapi("Badges");
+const homeRoutes = newRouter().openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/me/badges",
+    tags: ["Badges"],
+    summary: "Every badge of the home screen in one Redis round trip, each capped",
+    ...user,
+    request: { query: z.object({ cap: CapQuery }) },
+    responses: { 200: jsonContent(BadgesSchema, "Badges (200 with `degraded` when Redis is down)"), ...errorResponses("bad_request", "unauthorized") },
+  }),
+  async (c) => c.json(await getBadges(c.var.services, c.var.caller.userId, c.req.valid("query").cap), 200),
+);
+
+export const badgesRoutes = newRouter()
+  .route("/", notificationRoutes)
+  .route("/", broadcastRoutes)
+  .route("/", reddotRoutes)
+  .route("/", authorRoutes)
+  .route("/", streamRoutes)
+  .route("/", dmRoutes)
+  .route("/", inboxRoutes)
+  .route("/", homeRoutes);

@@ -1,0 +1,48 @@
+import { z } from "@hono/zod-openapi";
+import type { Redis } from "../lib/redis";
+import { DependencyUnavailableError, isDependencyFailure } from "../lib/errors";
+
+/** What badge code needs from the Redis client: scripts only (every badge operation is one EVALSHA). */
+export type ScriptRedis = Pick<Redis, "createScript">;
+
+/** Default and maximum of `?cap=`: clients show `99+`, so counting further is wasted work. */
+export const DEFAULT_CAP = 99;
+export const MAX_CAP = 999;
+
+export const CapQuery = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_CAP)
+  .default(DEFAULT_CAP)
+  .openapi({ param: { name: "cap", in: "query" }, example: DEFAULT_CAP, description: `Stop counting at this number (1..${MAX_CAP})` });
+
+/** A capped count as every badge reports it. */
+export type Capped = { count: number; capped: boolean };
+export const CappedSchema = z.object({ count: z.number().int().min(0), capped: z.boolean() }).openapi("CappedCount");
+
+/** Scripts count up to `cap + 1` and stop; anything above `cap` is reported as `cap` with `capped`. */
+export function capped(n: number, cap: number): Capped {
+  return n > cap ? { count: cap, capped: true } : { count: n, capped: false };
+}
+
+/**
+ * Runs one Lua script (EVALSHA, EVAL on NOSCRIPT). Scripts answer `cjson.encode(...)`, so the
+ * client hands back the decoded value. A Redis failure becomes a 503 the caller can retry, because
+ * every caller of this helper is a Redis-only write or needs the answer.
+ */
+export async function runScript<T>(redis: ScriptRedis, source: string, keys: string[], args: (string | number)[]): Promise<T> {
+  let raw: unknown;
+  try {
+    raw = await redis.createScript(source).exec(keys, args.map(String));
+  } catch (err) {
+    if (isDependencyFailure(err)) throw new DependencyUnavailableError("redis", err);
+    throw err;
+  }
+  return (typeof raw === "string" ? JSON.parse(raw) : raw) as T;
+}
+
+/** True when `err` says Redis (not our code) failed, so a read may degrade instead of failing. */
+export function isRedisUnavailable(err: unknown): boolean {
+  return err instanceof DependencyUnavailableError || isDependencyFailure(err);
+}

@@ -1,0 +1,115 @@
+import { z } from "@hono/zod-openapi";
+import { and, eq, sql } from "drizzle-orm";
+import type { Services } from "../lib/services";
+import { badgeKeys, streamName, USER_TTL_SECONDS } from "./keys";
+import { streamMembers, userAccessLog } from "./schema";
+import { isRedisUnavailable, runScript, type ScriptRedis } from "./shared";
+import { ADD_STREAM_ITEM, LEAVE_STREAM, LIST_STREAM_UNREAD, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
+
+/** Items kept per stream by default: a badge never shows more than 99+. */
+export const DEFAULT_STREAM_CAP = 99;
+/** Streams per user read back from Postgres on a rebuild. */
+export const MAX_STREAMS_PER_USER = 1000;
+
+export const StreamKindSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,31}$/, "must be 1-32 of a-z 0-9 _ - starting with a letter")
+  .openapi({ param: { name: "kind", in: "path" }, example: "chat" });
+
+/** Records an item posted in a stream at `at` (ms). Redis only: a failure is a 503 to retry. */
+export async function addStreamItem(redis: ScriptRedis, kind: string, id: string, item: { at: number; itemId?: string; cap: number }) {
+  const stream = streamName(kind, id);
+  const member = item.itemId ?? `${item.at}:${crypto.randomUUID()}`;
+  const r = await runScript<{ kept: number }>(redis, ADD_STREAM_ITEM, [badgeKeys.streamItems(stream), badgeKeys.streamLastItem()], [
+    stream,
+    item.at,
+    member,
+    item.cap,
+    USER_TTL_SECONDS,
+  ]);
+  return { stream, kept: r.kept };
+}
+
+/** Write to Redis after Postgres; a Redis outage leaves the cache for the cron to repair. */
+async function bestEffort(run: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await run();
+    return false;
+  } catch (err) {
+    if (isRedisUnavailable(err)) return true;
+    throw err;
+  }
+}
+
+const upsertAccess = (services: Services, userId: string, kind: string, id: string, at: Date) =>
+  services.db
+    .insert(userAccessLog)
+    .values({ userId, viewCode: kind, viewId: id, lastAccessAt: at.toISOString() })
+    .onConflictDoUpdate({
+      target: [userAccessLog.userId, userAccessLog.viewCode, userAccessLog.viewId],
+      set: { lastAccessAt: sql`greatest(${userAccessLog.lastAccessAt}, excluded.last_access_at)` },
+    });
+
+/** Makes `userId` a member of the stream; their unread starts now (old items do not count). */
+export async function joinStream(services: Services, userId: string, kind: string, id: string) {
+  const now = new Date();
+  const inserted = await services.db.insert(streamMembers).values({ userId, viewCode: kind, viewId: id }).onConflictDoNothing().returning();
+  if (inserted.length > 0) await upsertAccess(services, userId, kind, id, now);
+  const degraded = await bestEffort(() =>
+    runScript(services.redis, TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "1"]),
+  );
+  return { stream: streamName(kind, id), userId, member: true, changed: inserted.length > 0, degraded };
+}
+
+export async function leaveStream(services: Services, userId: string, kind: string, id: string) {
+  const deleted = await services.db
+    .delete(streamMembers)
+    .where(and(eq(streamMembers.userId, userId), eq(streamMembers.viewCode, kind), eq(streamMembers.viewId, id)))
+    .returning();
+  const degraded = await bestEffort(() => runScript(services.redis, LEAVE_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id)]));
+  return { stream: streamName(kind, id), userId, member: false, changed: deleted.length > 0, degraded };
+}
+
+/** Stamps the caller's access to a stream now (auto mark on open): Postgres log, then the cache. */
+export async function readStream(services: Services, userId: string, kind: string, id: string) {
+  const now = new Date();
+  await upsertAccess(services, userId, kind, id, now);
+  const degraded = await bestEffort(() =>
+    runScript(services.redis, TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "0"]),
+  );
+  return { stream: streamName(kind, id), lastAccessAt: now.toISOString(), degraded };
+}
+
+/**
+ * Builds the user's stream cache from Postgres (membership + last access, or join time). With
+ * `repair`, overwrites an existing cache's membership, keeping the later access of the two.
+ */
+export async function warmStreamAccess(services: Pick<Services, "db" | "redis">, userId: string, repair = false) {
+  const rows = await services.db.execute<{ view_code: string; view_id: string; at_ms: string }>(sql`
+    select m.view_code, m.view_id::text as view_id,
+           (extract(epoch from coalesce(a.last_access_at, m.joined_at)) * 1000)::bigint::text as at_ms
+    from ${streamMembers} m
+    left join ${userAccessLog} a on a.user_id = m.user_id and a.view_code = m.view_code and a.view_id = m.view_id
+    where m.user_id = ${userId}
+    order by coalesce(a.last_access_at, m.joined_at) desc
+    limit ${MAX_STREAMS_PER_USER}`);
+  const args = rows.rows.flatMap((r) => [streamName(r.view_code, r.view_id), r.at_ms]);
+  return runScript<number>(services.redis, WARM_STREAM_ACCESS, [badgeKeys.streamAccess(userId)], [USER_TTL_SECONDS, repair ? "1" : "0", ...args]);
+}
+
+type StreamUnread = { missing: boolean; total: number; byStream: Record<string, number> | unknown[] };
+
+/** Unread per stream (only streams with unread items) and the total, counting stops past `cap`. */
+export async function listStreamUnread(services: Services, userId: string, cap: number) {
+  const run = () =>
+    runScript<StreamUnread>(services.redis, LIST_STREAM_UNREAD, [badgeKeys.streamAccess(userId), badgeKeys.streamLastItem()], [
+      badgeKeys.streamItems(""),
+      cap,
+    ]);
+  let r = await run();
+  if (r.missing) {
+    await warmStreamAccess(services, userId);
+    r = await run();
+  }
+  return { total: r.total, byStream: Array.isArray(r.byStream) ? {} : r.byStream };
+}
