@@ -7,6 +7,7 @@
  *   POST   /bridge/stats/reset      → 204
  *   POST   /chaos                   → { id, restUrl, restToken, wsProxy } (a private bridge+proxy pair)
  *   POST   /chaos/:id               ← { redisDown?: boolean, postgresDown?: boolean } → 204
+ *   GET    /chaos/:id               → BridgeStats of the pair's own bridge (no noise from other tests)
  *   DELETE /chaos/:id               → 204
  *   POST   /redis-server/restart    → 204, or 409 when the stack does not own redis-server
  */

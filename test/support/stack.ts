@@ -25,6 +25,8 @@ export interface Chaos {
   wsProxy: string;
   setRedisDown(down: boolean): Promise<void>;
   setPostgresDown(down: boolean): Promise<void>;
+  /** What reached this pair's own bridge (one request = one Redis round trip). */
+  stats(): Promise<BridgeStats>;
   close(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export async function createChaos(): Promise<Chaos> {
     wsProxy,
     setRedisDown: (down) => call("POST", `/chaos/${id}`, { redisDown: down }),
     setPostgresDown: (down) => call("POST", `/chaos/${id}`, { postgresDown: down }),
+    stats: () => call("GET", `/chaos/${id}`),
     close: () => call("DELETE", `/chaos/${id}`),
   };
 }
