@@ -139,20 +139,34 @@ export async function completeFromSnapshot(
   ids: readonly string[],
   mode: "warm" | "peek",
 ): Promise<Map<string, number[]>> {
-  const fields = fieldsOf(entity);
   for (let attempt = 0; attempt < WARM_ATTEMPTS; attempt++) {
-    const snapshot = await readSnapshot(deps.db, entity, ids);
-    const keys = [counterKeys.pending(), counterKeys.unappliedBatches(), counterKeys.batchSeq(), ...ids.map((id) => counterKeys.cache(entity, id))];
-    const args: (string | number)[] = [snapshot.watermark, CACHE_TTL_SECONDS, mode, counterKeys.batchPrefix(), fields.length, ...fields];
-    for (const id of ids) {
-      const pg = snapshot.values.get(id);
-      args.push(counterKeys.pendingField(entity, id, ""), ...fields.map((f) => pg?.get(f) ?? 0));
-    }
-    const result = await deps.redis.createScript<[number, ...unknown[][]]>(WARM_COUNTERS).exec(keys, args.map(String));
-    if (result[0] !== 1) continue; // a flush committed a batch after our snapshot: read again
-    return new Map(ids.map((id, i) => [id, ((result[i + 1] ?? []) as unknown[]).map(Number)]));
+    const completed = await completeSnapshot(deps, entity, ids, await readSnapshot(deps.db, entity, ids), mode);
+    if (completed) return completed; // else a flush committed a batch after our snapshot: read again
   }
   throw new ApiError("unavailable", "Counters are being flushed; retry shortly");
+}
+
+/**
+ * The script half of `completeFromSnapshot`: null when the snapshot is stale (a batch above its
+ * watermark was applied and dropped since), in which case nothing was cached.
+ */
+export async function completeSnapshot(
+  deps: Pick<Services, "redis">,
+  entity: CounterEntity,
+  ids: readonly string[],
+  snapshot: Awaited<ReturnType<typeof readSnapshot>>,
+  mode: "warm" | "peek",
+): Promise<Map<string, number[]> | null> {
+  const fields = fieldsOf(entity);
+  const keys = [counterKeys.pending(), counterKeys.unappliedBatches(), counterKeys.batchSeq(), ...ids.map((id) => counterKeys.cache(entity, id))];
+  const args: (string | number)[] = [snapshot.watermark, CACHE_TTL_SECONDS, mode, counterKeys.batchPrefix(), fields.length, ...fields];
+  for (const id of ids) {
+    const pg = snapshot.values.get(id);
+    args.push(counterKeys.pendingField(entity, id, ""), ...fields.map((f) => pg?.get(f) ?? 0));
+  }
+  const result = await deps.redis.createScript<[number, ...unknown[][]]>(WARM_COUNTERS).exec(keys, args.map(String));
+  if (result[0] !== 1) return null;
+  return new Map(ids.map((id, i) => [id, ((result[i + 1] ?? []) as unknown[]).map(Number)]));
 }
 
 /** Postgres values only (Redis down): misses whatever Redis still buffers, hence `stale`. */
