@@ -55,9 +55,12 @@ export async function joinStream(services: Services, userId: string, kind: strin
   const now = new Date();
   const inserted = await services.db.insert(streamMembers).values({ userId, viewCode: kind, viewId: id }).onConflictDoNothing().returning();
   if (inserted.length > 0) await upsertAccess(services, userId, kind, id, now);
-  const degraded = await bestEffort(() =>
-    runScript(services.redis, TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "1"]),
-  );
+  const degraded = await bestEffort(async () => {
+    const touched = await runScript<number>(services.redis, TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "1"]);
+    // No cache yet: build it from Postgres now (membership is committed), so items posted before the
+    // user's first read are counted from the join, not from a later rebuild.
+    if (touched === 0) await warmStreamAccess(services, userId);
+  });
   return { stream: streamName(kind, id), userId, member: true, changed: inserted.length > 0, degraded };
 }
 

@@ -1,5 +1,5 @@
 import type { Subscriber } from "../lib/events";
-import { followAuthor, publishPost, unfollowAuthor, unpublishPost } from "./authors";
+import { followAuthor, publishPost, unfollowAuthor, unpublishPost, warmAuthorSeen } from "./authors";
 import { addNotifications } from "./notifications";
 
 /**
@@ -10,7 +10,10 @@ export const badgesSubscriber: Subscriber = {
   name: "badges",
   on: {
     "follow.created": async (e, s) => {
-      await Promise.all([addNotifications(s.redis, e.followeeId, "follow", 1), followAuthor(s.redis, e.followerId, e.followeeId)]);
+      const [, added] = await Promise.all([addNotifications(s.redis, e.followeeId, "follow", 1), followAuthor(s.redis, e.followerId, e.followeeId)]);
+      // No cache yet: build it now from Postgres (the new follow is committed), so posts published
+      // between this follow and the first read are counted instead of absorbed by a later rebuild.
+      if (added === 0) await warmAuthorSeen(s, e.followerId);
     },
     "follow.deleted": async (e, s) => {
       await unfollowAuthor(s.redis, e.followerId, e.followeeId);

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { api, newId, show } from "../support/api";
+
+const service = { userId: "1", role: "service" as const };
+const join = (kind: string, id: string, userId: string) => api("PUT", `/v1/streams/${kind}/${id}/members/${userId}`, { as: service });
+const item = (kind: string, id: string, body: Record<string, unknown> = {}) => api("POST", `/v1/streams/${kind}/${id}/items`, { as: service, body });
+const unread = async (userId: string, cap = 99) => (await api("GET", `/v1/me/streams?cap=${cap}`, { as: { userId } })).body;
+
+describe("POST /v1/streams/{kind}/{id}/items", () => {
+  it("counts items after the member's last access, per stream and in total", async () => {
+    const [me, c1, c2] = [newId(), newId(), newId()];
+    expect((await join("chat", c1, me)).status).toBe(200);
+    await join("group", c2, me);
+    const now = Date.now();
+    await item("chat", c1, { at: now + 10 });
+    await item("chat", c1, { at: now + 20 });
+    await item("group", c2, { at: now + 30 });
+    expect(await unread(me)).toEqual({ total: 3, byStream: { [`chat/${c1}`]: 2, [`group/${c2}`]: 1 } });
+  });
+
+  it("keeps only the newest `cap` items of a stream", async () => {
+    const [me, c] = [newId(), newId()];
+    await join("chat", c, me);
+    const now = Date.now();
+    for (let i = 1; i <= 5; i++) {
+      const res = await item("chat", c, { at: now + i, cap: 3 });
+      expect(res.status, show(res)).toBe(200);
+    }
+    expect((await unread(me)).total).toBe(3);
+  });
+
+  it("records a repeated itemId once", async () => {
+    const [me, c, itemId] = [newId(), newId(), newId()];
+    await join("chat", c, me);
+    await item("chat", c, { at: Date.now() + 5, itemId });
+    await item("chat", c, { at: Date.now() + 5, itemId });
+    expect((await unread(me)).total).toBe(1);
+  });
+
+  it("does not count items posted before a member joined", async () => {
+    const [me, c] = [newId(), newId()];
+    await item("chat", c, { at: Date.now() - 1000 });
+    await join("chat", c, me);
+    expect((await unread(me)).total).toBe(0);
+  });
+
+  it("rejects a bad kind and a non-service caller", async () => {
+    expect((await item("Chat!", newId())).status).toBe(400);
+    const asUser = await api("POST", `/v1/streams/chat/${newId()}/items`, { as: { userId: newId() }, body: {} });
+    expect(asUser.status, show(asUser)).toBe(403);
+  });
+});
+
+describe("POST /v1/me/streams/{kind}/{id}/read", () => {
+  it("stamps the access so earlier items stop counting, and never moves it back", async () => {
+    const [me, c] = [newId(), newId()];
+    await join("chat", c, me);
+    await item("chat", c, { at: Date.now() + 1 });
+    const read = await api("POST", `/v1/me/streams/chat/${c}/read`, { as: { userId: me } });
+    expect(read.status, show(read)).toBe(200);
+    expect((await unread(me)).total).toBe(0);
+    await item("chat", c, { at: Date.now() - 60_000 }); // an item stamped before the access
+    expect((await unread(me)).total).toBe(0);
+  });
+});
+
+describe("DELETE /v1/streams/{kind}/{id}/members/{userId}", () => {
+  it("drops the stream from the member's total", async () => {
+    const [me, c] = [newId(), newId()];
+    await join("chat", c, me);
+    await item("chat", c, { at: Date.now() + 1 });
+    expect((await unread(me)).total).toBe(1);
+    const res = await api("DELETE", `/v1/streams/chat/${c}/members/${me}`, { as: service });
+    expect(res.body, show(res)).toMatchObject({ member: false, changed: true });
+    expect((await unread(me)).total).toBe(0);
+  });
+});
+
+describe("GET /v1/me/streams", () => {
+  it("stops counting past the cap", async () => {
+    const me = newId();
+    const now = Date.now();
+    for (let s = 0; s < 3; s++) {
+      const c = newId();
+      await join("chat", c, me);
+      for (let i = 1; i <= 3; i++) await item("chat", c, { at: now + 60_000 + i });
+    }
+    const body = await unread(me, 4);
+    expect(body.total, JSON.stringify(body)).toBeGreaterThan(4);
+    expect(body.total).toBeLessThan(9);
+  });
+});
