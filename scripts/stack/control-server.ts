@@ -62,6 +62,7 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
         if (typeof body.postgresDown === "boolean") pair.proxy.setDown(body.postgresDown);
         return [204];
       }
+      if (method === "GET") return [200, pair.bridge.stats];
       if (method === "DELETE") {
         pairs.delete(chaosId);
         await closePair(pair);

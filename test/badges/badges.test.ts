@@ -1,0 +1,146 @@
+import { env } from "cloudflare:test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { badgeKeys } from "../../src/badges/keys";
+import { repairBadges } from "../../src/badges/repair";
+import type { Env } from "../../src/env";
+import { openDatabase } from "../../src/lib/db";
+import { createRedis } from "../../src/lib/redis";
+import { api, newId, show } from "../support/api";
+import { createChaos, type Chaos } from "../support/stack";
+
+const admin = { userId: "1", role: "admin" as const };
+const service = { userId: "1", role: "service" as const };
+const redis = createRedis(env as unknown as Env);
+const badges = async (userId: string, q = "", overrides?: Partial<Env>) => api("GET", `/v1/me/badges${q}`, { as: { userId }, env: overrides });
+
+/** A user with something unread of every kind (broadcasts aside: other files publish them). */
+async function busyUser() {
+  const [me, author, chat, peer, ch] = [newId(), newId(), newId(), newId(), `home-${newId()}`];
+  await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "reply", count: 2 } });
+  await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "like", count: 3 } });
+  await api("PUT", `/v1/me/following/${author}`, { as: { userId: me } });
+  for (let i = 0; i < 2; i++) await api("POST", "/v1/posts", { as: { userId: author }, body: { text: `p${i}` } });
+  await api("PUT", `/v1/streams/chat/${chat}/members/${me}`, { as: service });
+  for (let i = 1; i <= 4; i++) await api("POST", `/v1/streams/chat/${chat}/items`, { as: service, body: { at: Date.now() + 60_000 + i } });
+  await api("POST", `/v1/dms/${me}`, { as: service, body: { from: peer, count: 5 } });
+  await api("POST", "/v1/messages", { as: service, body: { to: [me], type: "system", title: "t", content: "c" } });
+  await api("PUT", `/v1/reddots/${ch}`, { as: admin });
+  return { me, author, chat, peer, ch };
+}
+
+describe("GET /v1/me/badges", () => {
+  let chaos: Chaos;
+  let viaChaos: Partial<Env>;
+  beforeAll(async () => {
+    chaos = await createChaos();
+    viaChaos = { UPSTASH_REDIS_REST_URL: chaos.restUrl, UPSTASH_REDIS_REST_TOKEN: chaos.restToken };
+  });
+  afterAll(async () => {
+    await chaos.setRedisDown(false);
+    await chaos.close();
+  });
+
+  it("returns every kind, equal to the per-kind endpoints", async () => {
+    const { me, chat, ch } = await busyUser();
+    const res = await badges(me);
+    expect(res.status, show(res)).toBe(200);
+    const b = res.body;
+    const as = { as: { userId: me } };
+    const notifications = (await api("GET", "/v1/me/notifications", as)).body;
+    const authors = (await api("GET", "/v1/me/unread/authors", as)).body;
+    const streams = (await api("GET", "/v1/me/streams", as)).body;
+    const dms = (await api("GET", "/v1/me/dms", as)).body;
+    const messages = (await api("GET", "/v1/me/messages?unread=true", as)).body;
+    const dots = (await api("GET", "/v1/me/reddots", as)).body.dots;
+    expect(b.degraded).toBe(false);
+    expect(b.notifications.total.count).toBe(notifications.total);
+    expect(b.notifications.total.count).toBe(5);
+    expect(b.authors.count).toBe(authors.items.reduce((s: number, a: { unread: number }) => s + a.unread, 0));
+    expect(b.authors.count).toBe(2);
+    expect(b.streams.total.count).toBe(streams.total);
+    expect(b.streams.byStream[`chat/${chat}`]).toEqual({ count: 4, capped: false });
+    expect(b.dms.count).toBe(dms.total);
+    expect(b.dms.count).toBe(5);
+    expect(b.inbox.total.count).toBe(messages.items.length);
+    expect(b.inbox.total.count).toBe(1);
+    expect(b.reddots[ch]).toBe(dots[ch]);
+    expect(b.reddots[ch]).toBe(true);
+  });
+
+  it("caps every number and flags it", async () => {
+    const me = newId();
+    await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "like", count: 150 } });
+    const b = (await badges(me)).body;
+    expect(b.notifications.total).toEqual({ count: 99, capped: true });
+    expect(b.notifications.byType.like).toEqual({ count: 99, capped: true });
+    expect((await badges(me, "?cap=200")).body.notifications.total).toEqual({ count: 150, capped: false });
+  });
+
+  it("rejects a cap outside 1..999", async () => {
+    for (const cap of ["0", "1000", "x"]) {
+      const res = await badges(newId(), `?cap=${cap}`);
+      expect(res.status, show(res)).toBe(400);
+      expect(JSON.stringify(res.body)).toContain("cap");
+    }
+  });
+
+  it("costs exactly one Redis round trip for a known user", async () => {
+    const { me } = await busyUser();
+    await badges(me, "", viaChaos); // first sight builds caches
+    const before = await chaos.stats();
+    const res = await badges(me, "", viaChaos);
+    const after = await chaos.stats();
+    expect(res.status, show(res)).toBe(200);
+    expect(after.requests - before.requests).toBe(1);
+  });
+
+  it("rebuilds lost caches from Postgres", async () => {
+    const { me } = await busyUser();
+    const before = (await badges(me)).body;
+    await redis.del(badgeKeys.authorSeen(me), badgeKeys.streamAccess(me), badgeKeys.inbox(me));
+    const after = (await badges(me)).body;
+    expect(after.inbox).toEqual(before.inbox);
+    expect(after.streams).toEqual(before.streams);
+    expect(after.authors.count, "a rebuilt follow cache starts at the current counts").toBe(0);
+  });
+
+  it("answers 200 degraded when Redis is down; Postgres-backed writes are kept, Redis-only ones are 503", async () => {
+    const me = newId();
+    await api("POST", "/v1/messages", { as: service, body: { to: [me], type: "system", title: "t", content: "c" } });
+    await chaos.setRedisDown(true);
+    try {
+      const res = await badges(me, "", viaChaos);
+      expect(res.status, show(res)).toBe(200);
+      expect(res.body.degraded).toBe(true);
+      expect(res.body.inbox.total.count, "inbox comes from Postgres").toBe(1);
+      expect(res.body.notifications.total.count).toBe(0);
+      const kept = await api("POST", "/v1/messages", { as: service, body: { to: [me], type: "system", title: "t", content: "c" }, env: viaChaos });
+      expect(kept.status, show(kept)).toBe(201);
+      expect(kept.body.degraded).toBe(true);
+      const failed = await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "like" }, env: viaChaos });
+      expect(failed.status, show(failed)).toBe(503);
+    } finally {
+      await chaos.setRedisDown(false);
+    }
+    expect((await badges(me)).body.inbox.total.count, "the cache was built after the outage from Postgres").toBe(2);
+  });
+});
+
+describe("badges.repair (per-minute cron)", () => {
+  it("repairs drifted inbox counts and stream markers of active users from Postgres", async () => {
+    const { me, chat } = await busyUser();
+    await badges(me);
+    await redis.hset(badgeKeys.inbox(me), { system: 7, total: 7 });
+    await redis.hdel(badgeKeys.streamAccess(me), `chat/${chat}`);
+    const { db, close } = openDatabase(env as unknown as Env);
+    try {
+      const result = await repairBadges({ db, redis });
+      expect(result.users).toBeGreaterThan(0);
+    } finally {
+      await close();
+    }
+    const b = (await badges(me)).body;
+    expect(b.inbox.total.count).toBe(1);
+    expect(b.streams.total.count).toBe(4);
+  });
+});
