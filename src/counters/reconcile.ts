@@ -1,6 +1,7 @@
 import type { Services } from "../lib/services";
 import { completeFromSnapshot, incrementCounters } from "./counters";
 import { type CounterDelta, type CounterEntity, fieldsOf } from "./registry";
+import { counterKeys } from "./keys";
 import { queryRows } from "./store";
 
 /**
@@ -57,60 +58,97 @@ export type ReconcileReport = {
  */
 export async function reconcileCounters(
   services: Pick<Services, "redis" | "db">,
-  options: { start?: { entity: CounterEntity; after: string }; budgetMs?: number; batchSize?: number; entities?: CounterEntity[] } = {},
+  options: { start?: { entity: CounterEntity; after: string }; budgetMs?: number; batchSize?: number; maxBatches?: number; entities?: CounterEntity[] } = {},
 ): Promise<ReconcileReport> {
-  const { budgetMs = DEFAULT_BUDGET_MS, batchSize = RECONCILE_BATCH } = options;
+  const { budgetMs = DEFAULT_BUDGET_MS, batchSize = RECONCILE_BATCH, maxBatches = Infinity } = options;
+  let batches = 0;
   const started = Date.now();
   const entities = (options.entities ?? (Object.keys(DERIVED) as CounterEntity[])).filter((e) => DERIVED[e]);
   const report: ReconcileReport = { scanned: 0, drifted: 0, drift: [], next: null };
   let index = options.start ? Math.max(0, entities.indexOf(options.start.entity)) : 0;
   let after = options.start?.after ?? "0";
   while (index < entities.length) {
-    if (Date.now() - started > budgetMs) {
+    if (Date.now() - started > budgetMs || batches >= maxBatches) {
       report.next = { entity: entities[index]!, after };
       return report;
     }
     const entity = entities[index]!;
-    const { ids, expected } = await countBatch(services, entity, after, batchSize);
+    const { ids, expected } = await countBatch(services, entity, { after, batchSize });
     if (ids.length === 0) {
       index += 1;
       after = "0";
       continue;
     }
-    const derived = DERIVED[entity]!;
-    const fields = fieldsOf(entity);
-    const current = await completeFromSnapshot(services, entity, ids, "peek");
-    const deltas: CounterDelta[] = [];
-    ids.forEach((id, i) => {
-      const values = current.get(id) ?? [];
-      derived.fields.forEach((field, f) => {
-        const counted = values[fields.indexOf(field)] ?? 0;
-        const want = expected[i]![f]!;
-        if (counted === want) return;
-        deltas.push({ entity, id, field, delta: want - counted });
-        report.drifted += 1;
-        if (report.drift.length < MAX_REPORTED_DRIFT) report.drift.push({ entity, id, field, counted, expected: want });
-      });
-    });
-    if (deltas.length > 0) await incrementCounters(services, deltas);
-    report.scanned += ids.length;
+    await repair(services, entity, ids, expected, report);
+    batches += 1;
     after = ids[ids.length - 1]!;
   }
   return report;
 }
 
+/** Reconciles the given ids only (an operator repairing known entities; tests). */
+export async function reconcileIds(services: Pick<Services, "redis" | "db">, entity: CounterEntity, ids: readonly string[]): Promise<ReconcileReport> {
+  const report: ReconcileReport = { scanned: 0, drifted: 0, drift: [], next: null };
+  if (!DERIVED[entity] || ids.length === 0) return report;
+  const counted = await countBatch(services, entity, { ids });
+  await repair(services, entity, counted.ids, counted.expected, report);
+  return report;
+}
+
+/**
+ * Compares recomputed counts with the counters' true values and applies the differences as
+ * increments. The drifted entities' cache entries are then deleted: a cache that disagreed with
+ * Postgres (a hand edit) must not be shifted by the difference; the next read re-warms it from
+ * Postgres + batches + pending, which now hold the repaired value.
+ */
+async function repair(
+  services: Pick<Services, "redis" | "db">,
+  entity: CounterEntity,
+  ids: readonly string[],
+  expected: number[][],
+  report: ReconcileReport,
+) {
+  const derived = DERIVED[entity]!;
+  const fields = fieldsOf(entity);
+  const current = await completeFromSnapshot(services, entity, ids, "peek");
+  const deltas: CounterDelta[] = [];
+  const drifted = new Set<string>();
+  ids.forEach((id, i) => {
+    const values = current.get(id) ?? [];
+    derived.fields.forEach((field, f) => {
+      const counted = values[fields.indexOf(field)] ?? 0;
+      const want = expected[i]![f]!;
+      if (counted === want) return;
+      deltas.push({ entity, id, field, delta: want - counted });
+      drifted.add(id);
+      report.drifted += 1;
+      if (report.drift.length < MAX_REPORTED_DRIFT) report.drift.push({ entity, id, field, counted, expected: want });
+    });
+  });
+  if (deltas.length > 0) {
+    await incrementCounters(services, deltas);
+    await services.redis.del(...[...drifted].map((id) => counterKeys.cache(entity, id)));
+  }
+  report.scanned += ids.length;
+}
+
 /** The next ≤ batchSize ids above `after` that carry derived counters, with their true counts. One statement. */
-async function countBatch(services: Pick<Services, "db">, entity: CounterEntity, after: string, batchSize: number) {
+async function countBatch(
+  services: Pick<Services, "db">,
+  entity: CounterEntity,
+  scope: { after: string; batchSize: number } | { ids: readonly string[] },
+) {
   const derived = DERIVED[entity]!;
   const sources = [
     ...derived.ids.map((q) => `(${q})`),
     `(SELECT DISTINCT entity_id AS id FROM counters WHERE entity = $3 AND field = ANY($4::text[]) AND entity_id > $1 ORDER BY 1 LIMIT $2)`,
   ];
+  const idsQuery = "ids" in scope ? "SELECT DISTINCT unnest($1::bigint[]) AS id" : `SELECT id FROM (${sources.join(" UNION ")}) AS u ORDER BY id LIMIT $2`;
   const rows = await queryRows<{ id: string; counts: string[] }>(
     services.db,
-    `WITH ids AS (SELECT id FROM (${sources.join(" UNION ")}) AS u ORDER BY id LIMIT $2)
+    `WITH ids AS (${idsQuery})
      SELECT id::text AS id, ARRAY[${derived.counts.join(", ")}]::text[] AS counts FROM ids ORDER BY id`,
-    [after, batchSize, entity, derived.fields],
+    "ids" in scope ? [scope.ids] : [scope.after, scope.batchSize, entity, derived.fields],
   );
   return { ids: rows.map((r) => r.id), expected: rows.map((r) => r.counts.map(Number)) };
 }

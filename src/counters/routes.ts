@@ -6,7 +6,7 @@ import { bearerAuth, errorResponses, jsonContent, newRouter } from "../lib/opena
 import { rateLimit } from "../lib/rate-limit";
 import { incrementCounters, readCounters, validateDeltas } from "./counters";
 import { addReaction, type Reaction, recordView, removeReaction } from "./reactions";
-import { reconcileCounters } from "./reconcile";
+import { reconcileCounters, reconcileIds } from "./reconcile";
 import { COUNTER_ENTITIES, COUNTER_REGISTRY, MAX_ABS_DELTA } from "./registry";
 import { queryRows } from "./store";
 
@@ -161,6 +161,9 @@ export const countersRoutes = newRouter()
         query: z.object({
           entity: z.enum(COUNTER_ENTITIES).optional().openapi({ param: { name: "entity", in: "query" }, description: "Continue from a previous report's next.entity" }),
           after: IdSchema.optional().openapi({ param: { name: "after", in: "query" }, description: "Continue after this id (next.after)" }),
+          ids: idListQuery(MAX_READ_IDS)
+            .optional()
+            .openapi({ param: { name: "ids", in: "query" }, description: "Reconcile only these ids of `entity` (at most 100)" }),
         }),
       },
       responses: {
@@ -169,7 +172,11 @@ export const countersRoutes = newRouter()
       },
     }),
     async (c) => {
-      const { entity, after } = c.req.valid("query");
+      const { entity, after, ids } = c.req.valid("query");
+      if (ids) {
+        if (!entity) throw new ApiError("bad_request", "Invalid entity", [{ field: "entity", message: "is required with ids" }]);
+        return c.json(await reconcileIds(c.var.services, entity, ids), 200);
+      }
       return c.json(await reconcileCounters(c.var.services, entity ? { start: { entity, after: after ?? "0" } } : {}), 200);
     },
   );

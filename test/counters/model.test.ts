@@ -29,6 +29,9 @@ function prng(seed: number) {
 const { services, close } = servicesFor();
 afterAll(close);
 
+/** Fields no relation derives, so a reconcile running in another test file leaves them alone. */
+const MODEL_FIELDS: Record<CounterEntity, string[]> = { user: ["comments", "coins", "groups"], post: ["views", "comments", "forwards"], group: ["subscribers", "posts", "featured"] };
+
 const STEPS: FlushStep[] = ["invalidate", "cut", "commit", "drop"];
 
 async function runSeed(seed: number, steps: number) {
@@ -52,9 +55,9 @@ async function runSeed(seed: number, steps: number) {
   function randomDeltas() {
     const entity = rnd.pick(entities);
     const id = rnd.pick(ids[entity]);
-    const fields = fieldsOf(entity);
+    const fields = MODEL_FIELDS[entity];
     const n = rnd.int(1, 2);
-    return Array.from({ length: n }, () => ({ entity, id, field: rnd.pick(fields.slice(0, 3)), delta: rnd.int(-3, 5) || 1 }));
+    return Array.from({ length: n }, () => ({ entity, id, field: rnd.pick(fields), delta: rnd.int(-3, 5) || 1 }));
   }
   function applyToModel(deltas: { entity: CounterEntity; id: string; field: string; delta: number }[]) {
     for (const d of deltas) model.set(`${d.entity}:${d.id}:${d.field}`, value(d.entity, d.id, d.field) + d.delta);
@@ -94,7 +97,7 @@ async function runSeed(seed: number, steps: number) {
       const entity = rnd.pick(entities);
       await services.redis.del(...ids[entity].map((id) => counterKeys.cache(entity, id)));
       const snapshot = await readSnapshot(services.db, entity, ids[entity]);
-      const deltas = randomDeltas().map((d) => ({ ...d, entity, id: rnd.pick(ids[entity]), field: fieldsOf(entity)[0]! }));
+      const deltas = randomDeltas().map((d) => ({ ...d, entity, id: rnd.pick(ids[entity]), field: MODEL_FIELDS[entity][0]! }));
       await incrementCounters(services, deltas);
       applyToModel(deltas);
       await flushAll(services);
