@@ -29,7 +29,7 @@ export type SessionDescriptor = {
 
 export type Counts = { viewers: number; onlineFans: number };
 export type ConnectionKind = "http" | "ws";
-export type EnterResult = ({ status: "ok"; joined: boolean; isFan: boolean } & Counts) | { status: "stale" };
+export type EnterResult = ({ status: "ok"; joined: boolean; isFan: boolean } & Counts) | { status: "stale" } | { status: "need_fan" };
 export type SocketMode = "view" | "watch";
 
 type SocketAttachment = { connId: string; userId: string; mode: SocketMode; connectedAt: number; lastSeenAt: number };
@@ -214,13 +214,33 @@ export class LiveRoom extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- presence
 
-  /** Enters or refreshes one connection of `userId`. Entering twice is one viewer. */
-  async enter(d: SessionDescriptor, userId: string, isFan: boolean, connId: string, kind: ConnectionKind): Promise<EnterResult> {
+  /**
+   * Enters or refreshes one connection of `userId`. Entering twice is one viewer. With `isFan` null
+   * (a refresh, the common case) the status recorded at join is reused; a user not in the room yet
+   * answers `need_fan` and the Worker calls again with the looked-up status, so Postgres is asked
+   * once per join, not once per refresh.
+   */
+  async enter(d: SessionDescriptor, userId: string, isFan: boolean | null, connId: string, kind: ConnectionKind): Promise<EnterResult> {
     this.ready();
     if (!this.checkSession(d)) return { status: "stale" };
+    if (isFan === null) {
+      const known = this.sql.exec<{ is_fan: number }>(`SELECT is_fan FROM viewers WHERE user_id = ?`, userId).toArray()[0];
+      if (!known) return { status: "need_fan" };
+      isFan = known.is_fan === 1;
+    }
     const joined = this.enterLocally(userId, isFan, connId, kind, this.now());
     await this.rearm();
     return { status: "ok", joined, isFan, ...this.counts };
+  }
+
+  /** Many joins in one call with known fan status (benchmark seeding). */
+  async enterMany(d: SessionDescriptor, users: [userId: string, isFan: boolean][], connId: string): Promise<Counts | null> {
+    this.ready();
+    if (!this.checkSession(d)) return null;
+    const now = this.now();
+    for (const [userId, isFan] of users) this.enterLocally(userId, isFan, connId, "http", now);
+    await this.rearm();
+    return { ...this.counts };
   }
 
   private enterLocally(userId: string, isFan: boolean, connId: string, kind: ConnectionKind, now: number): boolean {

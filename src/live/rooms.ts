@@ -111,16 +111,21 @@ async function endOnShards(env: Env, session: SessionDescriptor) {
 // ------------------------------------------------------------------ presence
 
 /**
- * Enters (or refreshes) `userId` from one HTTP device. The fan lookup runs once per call; a stale
+ * Enters (or refreshes) `userId` from one HTTP device. The fan lookup runs once per join (a refresh
+ * reuses the status the room recorded; following the host mid-session counts from the next join); a stale
  * session copy (another isolate started a new session) is retried once against the primary.
  */
 export async function enterRoom(services: Services, roomId: string, userId: string, device: string) {
   for (const fresh of [false, true]) {
     const session = await liveSession(services.env, roomId, fresh);
-    const isFan = await isFanOf(services, userId, session.hostId);
     const shard = shardOf(userId, session.shards);
-    const result = await roomStub(services.env, roomId, shard).enter(forShard(session, shard), userId, isFan, `http:${device}`, "http");
-    if (result.status === "ok") return { roomId, sessionId: session.sessionId, userId, online: true, isFan, joined: result.joined };
+    const stub = roomStub(services.env, roomId, shard);
+    const descriptor = forShard(session, shard);
+    let result = await stub.enter(descriptor, userId, null, `http:${device}`, "http");
+    if (result.status === "need_fan") {
+      result = await stub.enter(descriptor, userId, await isFanOf(services, userId, session.hostId), `http:${device}`, "http");
+    }
+    if (result.status === "ok") return { roomId, sessionId: session.sessionId, userId, online: true, isFan: result.isFan, joined: result.joined };
   }
   throw new ApiError("conflict", `Room ${roomId} changed sessions; retry`);
 }
@@ -265,4 +270,19 @@ export async function naiveOnlineFans(services: Services, roomId: string) {
     onlineFans += row?.n ?? 0;
   }
   return { roomId, viewers: ids.length, onlineFans, sessionId: session.sessionId };
+}
+
+/** Benchmark seeding only: `count` users from `from`, fans resolved in ONE query, entered in one object call. */
+export async function seedViewers(services: Services, roomId: string, userIds: string[]) {
+  const session = await liveSession(services.env, roomId, true);
+  if (session.shards !== 1) throw new ApiError("bad_request", "Seeding supports unsharded rooms only");
+  const fans = new Set(
+    (
+      await services.db
+        .select({ id: follows.followerId })
+        .from(follows)
+        .where(and(eq(follows.followeeId, session.hostId), inArray(follows.followerId, userIds)))
+    ).map((r) => r.id),
+  );
+  return roomStub(services.env, roomId).enterMany(forShard(session, 0), userIds.map((id) => [id, fans.has(id)] as [string, boolean]), "http:default");
 }

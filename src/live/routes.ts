@@ -19,6 +19,8 @@ import {
   naiveOnlineFans,
   ROOM_ID_PATTERN,
   roomCounts,
+  roomStub,
+  seedViewers,
   startSession,
   viewerStatus,
 } from "./rooms";
@@ -305,4 +307,15 @@ export const liveRoutes = newRouter()
     const roomId = c.req.param("roomId");
     if (!ROOM_ID_PATTERN.test(roomId)) throw new ApiError("bad_request", "Invalid roomId", [{ field: "roomId", message: "is not a room id" }]);
     return c.json(await naiveOnlineFans(c.var.services, roomId), 200);
+  })
+  .post("/v1/live/:roomId/bench-seed", authenticate({ roles: ["service"] }), async (c) => {
+    if (c.env.BENCH_NAIVE_ROUTES !== "1") throw new ApiError("not_found", `No route for POST ${c.req.path}`);
+    const { userIds } = await c.req.json<{ userIds: string[] }>();
+    return c.json({ counts: await seedViewers(c.var.services, c.req.param("roomId"), userIds.slice(0, 5_000)) }, 200);
+  })
+  .get("/v1/live/:roomId/bench-storage", authenticate(), async (c) => {
+    if (c.env.BENCH_NAIVE_ROUTES !== "1") throw new ApiError("not_found", `No route for GET ${c.req.path}`);
+    const roomId = c.req.param("roomId");
+    if (!ROOM_ID_PATTERN.test(roomId)) throw new ApiError("bad_request", "Invalid roomId", [{ field: "roomId", message: "is not a room id" }]);
+    return c.json({ roomId, sqliteBytes: await roomStub(c.env, roomId).storageBytes() }, 200);
   });
