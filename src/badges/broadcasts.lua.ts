@@ -11,7 +11,7 @@ redis.call('ZADD', ids, 0, '0')
 for i = 2, #ARGV do redis.call('ZADD', ids, ARGV[i], ARGV[i]) end
 -- rank 0 is the sentinel (score 0, below every id): keep it and the newest \`window\` ids
 redis.call('ZREMRANGEBYRANK', ids, 1, -(window + 1))
-return cjson.encode({ size = redis.call('ZCARD', ids) - 1 })
+return cjson.encode({ added = #ARGV - 1 })
 `;
 
 /** Raises the user's last-read id to ARGV[1] (never lowers it). */

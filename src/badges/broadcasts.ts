@@ -29,7 +29,7 @@ export async function createBroadcast(services: Services, title: string, body: s
 /** Re-adds the newest BROADCAST_WINDOW ids from Postgres (cache loss, or a write Redis missed). */
 export async function syncBroadcastIds(services: Pick<Services, "db" | "redis">) {
   const rows = await services.db.select({ id: broadcasts.id }).from(broadcasts).orderBy(desc(broadcasts.id)).limit(BROADCAST_WINDOW);
-  return runScript<{ size: number }>(services.redis, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, ...rows.map((r) => r.id.toString())]);
+  return runScript<{ added: number }>(services.redis, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, ...rows.map((r) => r.id.toString())]);
 }
 
 type BroadcastState = { missing: boolean; firstSeen: string | false; unread: number; lastReadId: string | false };

@@ -24,7 +24,7 @@ export const REPAIR_BATCH = 50;
  * active users. Caches that are missing are left to the lazy rebuild of the next read.
  */
 export async function repairBadges(services: Pick<Services, "db" | "redis">) {
-  const { size } = await syncBroadcastIds(services);
+  const { added } = await syncBroadcastIds(services);
   // Through a script so ids come back as JSON strings (the client would turn them into lossy numbers).
   const users = await runScript<string[] | Record<string, never>>(services.redis, TAKE_ACTIVE_USERS, [badgeKeys.activeUsers()], [REPAIR_BATCH, ACTIVE_USERS_CAP]).then(
     (r) => (Array.isArray(r) ? r : []),
@@ -34,7 +34,7 @@ export async function repairBadges(services: Pick<Services, "db" | "redis">) {
     const [inbox, streams] = await Promise.all([warmInbox(services, userId, true), warmStreamAccess(services, userId, true)]);
     repaired += Number(inbox) + Number(streams);
   }
-  return { broadcastIds: size, users: users.length, cachesRepaired: repaired };
+  return { broadcastIds: added, users: users.length, cachesRepaired: repaired };
 }
 
 /** Attached to the per-minute `flush` job: drift is repaired within a minute, no extra schedule. */

@@ -6,6 +6,8 @@ import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pag
 import { rateLimit } from "../lib/rate-limit";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
+import { naiveBadges } from "./naive";
+import { ApiError } from "../lib/errors";
 import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
 import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
 import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
@@ -419,6 +421,13 @@ const homeRoutes = newRouter().openapi(
   async (c) => c.json(await getBadges(c.var.services, c.var.caller.userId, c.req.valid("query").cap), 200),
 );
 
+// Benchmark baseline only (BENCH_NAIVE_ROUTES=1); not part of the API, so not in the OpenAPI document.
+const naiveRoutes = newRouter().get("/v1/bench/naive-badges", authenticate(), async (c) => {
+  if (c.env.BENCH_NAIVE_ROUTES !== "1") throw new ApiError("not_found", `No route for GET ${c.req.path}`);
+  const cap = Number(c.req.query("cap") ?? 99);
+  return c.json(await naiveBadges(c.var.services, c.var.caller.userId, Number.isInteger(cap) && cap >= 1 && cap <= MAX_CAP ? cap : 99), 200);
+});
+
 export const badgesRoutes = newRouter()
   .route("/", notificationRoutes)
   .route("/", broadcastRoutes)
@@ -427,4 +436,5 @@ export const badgesRoutes = newRouter()
   .route("/", streamRoutes)
   .route("/", dmRoutes)
   .route("/", inboxRoutes)
-  .route("/", homeRoutes);
+  .route("/", homeRoutes)
+  .route("/", naiveRoutes);

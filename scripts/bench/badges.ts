@@ -1,0 +1,188 @@
+/**
+ * `npm run bench:badges` — unread badges in workerd (Miniflare API, fresh local stack):
+ *   1. a system broadcast reaching 1,000,000 users: ours (one Postgres row + a few Redis commands on
+ *      a shared id set, whatever the audience) against the naive write diffusion (one Redis write
+ *      per recipient), run at 100,000 users over direct TCP pipelines (kinder to the naive design
+ *      than Upstash REST would be) and extrapolated to 1,000,000;
+ *   2. `GET /v1/me/badges` for a user following 2,000 authors in 500 streams: requests/s and
+ *      p50/p99 against the same badges computed in Postgres (`/v1/bench/naive-badges`), side by
+ *      side; Redis round trips per call (bridge requests) and billed commands per call
+ *      (`INFO commandstats` deltas: EVALSHA + every command the script runs);
+ *   3. Redis bytes per user for the markers (`MEMORY USAGE` of the per-user marker keys).
+ */
+import { performance } from "node:perf_hooks";
+import { Redis as IORedis } from "ioredis";
+import pg from "pg";
+import { badgeKeys, BUILT, streamName } from "../../src/badges/keys.js";
+import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWorker } from "./harness.js";
+
+const NAIVE_USERS = 100_000;
+const TARGET_USERS = 1_000_000;
+const BROADCASTS = 20;
+const AUTHORS = 2_000;
+const STREAMS = 500;
+const STREAMS_WITH_NEWS = 10;
+const UNREAD_AUTHOR_EVERY = 100; // 20 authors with one new post: both HMGET chunks are read
+const LOAD_MS = 4_000;
+const CONCURRENCY = 16;
+const SAMPLE_CALLS = 20;
+
+const ME = "7000000000001";
+const LIGHT = "7000000000002";
+const author = (i: number) => String(8_000_000_000_000 + i);
+const stream = (j: number) => ({ kind: "chat", id: String(9_000_000_000_000 + j) });
+
+async function main() {
+  const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
+  const bench = await startBenchWorker({ vars: { BENCH_NAIVE_ROUTES: "1" }, log });
+  const redis = new IORedis(bench.stack.redisUrl);
+  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
+  await db.connect();
+  const auth = async (sub: string, role?: "user" | "service" | "admin") => ({ Authorization: `Bearer ${await bench.token(sub, role)}` });
+  const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+    const res = await fetch(bench.url + path, { method, headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
+    return res.json() as Promise<any>;
+  };
+  try {
+    const rows: Record<string, string | number>[] = [];
+
+    // ── 1. Broadcast to 1,000,000 users ─────────────────────────────────────
+    const admin = await auth("1", "admin");
+    let before = await redisCommandStats(bench.stack.redisUrl);
+    let started = performance.now();
+    for (let i = 0; i < BROADCASTS; i++) await call("POST", "/v1/broadcasts", admin, { title: `Broadcast ${i}`, body: "Scheduled maintenance" });
+    const oursMs = (performance.now() - started) / BROADCASTS;
+    const oursBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl));
+    const broadcastWrites = oursBilled.total / BROADCASTS;
+
+    started = performance.now();
+    for (let from = 0; from < NAIVE_USERS; from += 10_000) {
+      const p = redis.pipeline();
+      for (let u = from; u < from + 10_000; u++) p.hincrby(`bench:naive:n:${6_000_000_000_000 + u}`, "broadcast", 1);
+      await p.exec();
+    }
+    const naiveMs = performance.now() - started;
+    const naiveWritesAt1M = TARGET_USERS; // one write per recipient, by construction
+    rows.push(
+      { scenario: "broadcast → 1M users", design: "ours (read diffusion)", users: TARGET_USERS, "redis cmds/broadcast": broadcastWrites, "pg rows": 1, "ms/broadcast": oursMs, note: "independent of audience" },
+      { scenario: "broadcast → 1M users", design: "naive (1 write/user)", users: NAIVE_USERS, "redis cmds/broadcast": NAIVE_USERS, "pg rows": 0, "ms/broadcast": naiveMs, note: "measured" },
+      { scenario: "broadcast → 1M users", design: "naive (1 write/user)", users: TARGET_USERS, "redis cmds/broadcast": naiveWritesAt1M, "pg rows": 0, "ms/broadcast": naiveMs * (TARGET_USERS / NAIVE_USERS), note: "extrapolated ×10" },
+    );
+
+    // ── 2. Seed a user following 2,000 authors in 500 streams ───────────────
+    const now = Date.now();
+    await db.query(`INSERT INTO follows (follower_id, followee_id, created_at) SELECT $1::bigint, 8000000000000 + i, now() - interval '1 day' FROM generate_series(0, $2 - 1) i`, [ME, AUTHORS]);
+    // 5 posts per author, all before the follow except one for every 100th author; plus noise.
+    await db.query(`INSERT INTO posts (author_id, text, created_at) SELECT 8000000000000 + i / 5, 'old', now() - interval '2 days' FROM generate_series(0, $1 * 5 - 1) i WHERE NOT ((i / 5) % $2 = 0 AND i % 5 = 4)`, [AUTHORS, UNREAD_AUTHOR_EVERY]);
+    await db.query(`INSERT INTO posts (author_id, text) SELECT 8000000000000 + i, 'new' FROM generate_series(0, $1 - 1, $2) i`, [AUTHORS, UNREAD_AUTHOR_EVERY]);
+    await db.query(`INSERT INTO posts (author_id, text, created_at) SELECT 5000000000000 + i % 5000, 'noise', now() - interval '3 days' FROM generate_series(1, 100000) i`);
+    const pub: string[] = [];
+    const seen: string[] = [BUILT, "1"];
+    for (let i = 0; i < AUTHORS; i++) {
+      pub.push(author(i), "5");
+      seen.push(author(i), i % UNREAD_AUTHOR_EVERY === 0 ? "4" : "5");
+    }
+    await redis.hset(badgeKeys.authorPublished(), ...pub);
+    await redis.hset(badgeKeys.authorSeen(ME), ...seen);
+    await redis.expire(badgeKeys.authorSeen(ME), 30 * 24 * 3600);
+    // Streams: access an hour ago; most streams quiet since, a few with 5 new items of 99 kept.
+    const access: string[] = [BUILT, "1"];
+    const last: string[] = [];
+    const accessAt = now - 3_600_000;
+    const items = redis.pipeline();
+    for (let j = 0; j < STREAMS; j++) {
+      const s = stream(j);
+      const name = streamName(s.kind, s.id);
+      access.push(name, String(accessAt));
+      const news = j < STREAMS_WITH_NEWS;
+      const newest = news ? now - 60_000 : now - 7_200_000;
+      last.push(name, String(newest));
+      const z: (string | number)[] = [];
+      for (let k = 0; k < 99; k++) z.push(newest - k * (news ? 1000 : 60_000), `${j}:${k}`);
+      // newest 5 of a stream with news fall after the access; the rest are older than it
+      if (news) for (let k = 5; k < 99; k++) z[k * 2] = accessAt - k * 1000;
+      items.zadd(badgeKeys.streamItems(name), ...z);
+    }
+    await items.exec();
+    await redis.hset(badgeKeys.streamAccess(ME), ...access);
+    await redis.hset(badgeKeys.streamLastItem(), ...last);
+    await db.query(`INSERT INTO stream_members (user_id, view_code, view_id) SELECT $1::bigint, 'chat', 9000000000000 + j FROM generate_series(0, $2 - 1) j`, [ME, STREAMS]);
+    await db.query(
+      `INSERT INTO user_access_log (user_id, view_code, view_id, last_access_at) SELECT $1::bigint, 'chat', 9000000000000 + j, to_timestamp($3::bigint / 1000.0) FROM generate_series(0, $2 - 1) j`,
+      [ME, STREAMS, accessAt],
+    );
+    // Broadcasts: the user read up to the 10th newest; notifications, DMs, inbox, red dots.
+    const { rows: bc } = await db.query(`SELECT id::text FROM broadcasts ORDER BY id DESC OFFSET 10 LIMIT 1`);
+    await db.query(`INSERT INTO broadcast_reads (user_id, last_read_id) VALUES ($1, $2)`, [ME, bc[0].id]);
+    await redis.hset(badgeKeys.markers(ME), "bc", bc[0].id);
+    await redis.hset(badgeKeys.notifications(ME), "reply", 3, "like", 10, "total", 13);
+    await redis.hset(badgeKeys.dms(ME), "42", 2, "total", 2);
+    const service = await auth("1", "service");
+    for (let i = 0; i < 3; i++) await call("POST", "/v1/messages", service, { to: [ME, LIGHT], type: i ? "system" : "promo", title: "t", content: "c" });
+    for (let c = 0; c < 10; c++) await call("PUT", `/v1/reddots/channel-${c}`, admin);
+    const me = await auth(ME);
+    for (let c = 0; c < 5; c++) await call("POST", `/v1/me/reddots/channel-${c}/seen`, me);
+    await db.query("ANALYZE");
+
+    const first = await call("GET", "/v1/me/badges", me); // builds the inbox cache
+    const naiveBody = await call("GET", "/v1/bench/naive-badges", me);
+    if (process.env.BENCH_DEBUG) console.error(JSON.stringify({ first, naiveBody }));
+
+    bench.stack.bridge.resetStats();
+    before = await redisCommandStats(bench.stack.redisUrl);
+    for (let i = 0; i < SAMPLE_CALLS; i++) await call("GET", "/v1/me/badges", me);
+    const billed = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl));
+    const roundTrips = bench.stack.bridge.stats.requests / SAMPLE_CALLS;
+    const billedPerCall = billed.total / SAMPLE_CALLS;
+    const byCommand = Object.entries(billed.byCommand)
+      .map(([c, n]) => `${c}=${n / SAMPLE_CALLS}`)
+      .join(" ");
+
+    const ours = await runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: () => ({ path: "/v1/me/badges?cap=99", headers: me }) });
+    const naive = await runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: () => ({ path: "/v1/bench/naive-badges?cap=99", headers: me }) });
+    const speedup = ours.rps / naive.rps;
+    rows.push(
+      { scenario: "GET /v1/me/badges (2,000 authors, 500 streams)", design: "ours (1 EVALSHA)", "req/s": ours.rps, "p50 ms": ours.p50Ms, "p99 ms": ours.p99Ms, errors: ours.errors, "round trips/call": roundTrips, "billed cmds/call": billedPerCall, note: byCommand },
+      { scenario: "GET /v1/me/badges (2,000 authors, 500 streams)", design: "naive (Postgres per request)", "req/s": naive.rps, "p50 ms": naive.p50Ms, "p99 ms": naive.p99Ms, errors: naive.errors, "round trips/call": 0, "billed cmds/call": 0, note: "4 queries; skips Redis-only kinds" },
+    );
+
+    // ── 3. Marker bytes per user ────────────────────────────────────────────
+    const light = await auth(LIGHT);
+    for (let i = 0; i < 50; i++) await call("PUT", `/v1/me/following/${author(i)}`, light);
+    for (let j = 0; j < 10; j++) await call("PUT", `/v1/streams/chat/${stream(j).id}/members/${LIGHT}`, service);
+    for (let c = 0; c < 3; c++) await call("POST", `/v1/me/reddots/channel-${c}/seen`, light);
+    await call("GET", "/v1/me/badges", light);
+    const markerKeys = (u: string) => [badgeKeys.markers(u), badgeKeys.reddotSeen(u), badgeKeys.authorSeen(u), badgeKeys.streamAccess(u)];
+    const bytes = async (u: string) => {
+      let total = 0;
+      const parts: string[] = [];
+      for (const key of markerKeys(u)) {
+        const n = Number((await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) ?? 0);
+        total += n;
+        parts.push(`${key.split(":").slice(0, -1).join(":")}=${n}`);
+      }
+      return { total, parts: parts.join(" ") };
+    };
+    const heavy = await bytes(ME);
+    const lightBytes = await bytes(LIGHT);
+    rows.push(
+      { scenario: "marker bytes/user", design: "2,000 authors, 500 streams, 5 dots", bytes: heavy.total, note: heavy.parts },
+      { scenario: "marker bytes/user", design: "50 authors, 10 streams, 3 dots", bytes: lightBytes.total, note: lightBytes.parts },
+    );
+
+    printTable(rows);
+    console.log(
+      `RESULT broadcast_writes=${broadcastWrites} naive_broadcast_writes=${naiveWritesAt1M} badges_round_trips=${roundTrips} badges_billed_commands=${billedPerCall} badges_speedup=${speedup.toFixed(2)} badges_p99_ms=${ours.p99Ms.toFixed(1)} marker_bytes_per_user=${heavy.total}`,
+    );
+  } finally {
+    redis.disconnect();
+    await db.end();
+    await bench.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
