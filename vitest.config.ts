@@ -12,6 +12,9 @@ import type {} from "./test/global-setup.js"; // brings the ProvidedContext keys
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
 
+/** Writes per user per minute in tests; test/platform/conventions.test.ts relies on it. */
+export const TEST_WRITE_LIMIT = 150;
+
 export default defineConfig({
   test: {
     // Root-level only: runs once for the whole run. Do not add `extends: true` to the
@@ -32,6 +35,9 @@ export default defineConfig({
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
+              // A lower write limit than production (wrangler.toml) so the 429 test reaches it
+              // well inside the limiter's 60 s window even on a loaded machine.
+              ratelimits: { WRITE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_WRITE_LIMIT, period: 60 } } },
               bindings: {
                 UPSTASH_REDIS_REST_URL: inject("restUrl"),
                 UPSTASH_REDIS_REST_TOKEN: inject("restToken"),

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { IdempotencyKeyHeaders } from "../lib/idempotency";
 import { authenticate } from "../lib/auth";
 import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
@@ -37,10 +38,7 @@ const notificationRoutes = newRouter()
       ...asRole("service"),
       request: {
         params: z.object({ id: idParam("id") }),
-        headers: z.object({
-          "idempotency-key": z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1-128 of A-Z a-z 0-9 _ . : -").optional()
-            .openapi({ description: "Applies the call at most once per key and user (remembered 24 h)" }),
-        }),
+        headers: IdempotencyKeyHeaders,
         ...jsonBody(z.object({ type: NotificationTypeSchema, count: z.number().int().min(1).max(MAX_NOTIFICATION_COUNT).default(1) }).openapi("NewNotifications")),
       },
       responses: {

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { IdempotencyKeyHeaders } from "../lib/idempotency";
 import { authenticate } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { IdSchema, idListQuery, idParam } from "../lib/ids";
@@ -12,7 +13,6 @@ import { queryRows } from "./store";
 
 /** At most this many ids per read: one script call and one batched query stay small. */
 export const MAX_READ_IDS = 100;
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,64}$/;
 
 const EntityParam = z.enum(COUNTER_ENTITIES).openapi({ param: { name: "entity", in: "path" }, example: "post" });
 const CountersSchema = z
@@ -95,13 +95,7 @@ export const countersRoutes = newRouter()
       middleware: [authenticate({ roles: ["service"] }), rateLimit()] as const,
       request: {
         params: z.object({ entity: EntityParam, id: idParam("id") }),
-        headers: z.object({
-          "idempotency-key": z
-            .string()
-            .regex(IDEMPOTENCY_KEY, "must be 1–64 characters of A-Z a-z 0-9 . _ : -")
-            .optional()
-            .openapi({ param: { name: "Idempotency-Key", in: "header" }, description: "Retries with the same key within 24 h are applied once and answered the same" }),
-        }),
+        headers: IdempotencyKeyHeaders,
         body: { content: { "application/json": { schema: DeltasSchema } }, required: true },
       },
       responses: {

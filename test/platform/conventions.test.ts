@@ -124,17 +124,23 @@ describe("request ids and logs", () => {
 });
 
 describe("rate limiting", () => {
+  it("does not limit trusted backends (role service) per user", async () => {
+    const backend = newId();
+    const results = await Promise.all(Array.from({ length: 40 }, () => api("DELETE", `/v1/me/following/${newId()}`, { as: { userId: backend, role: "service" } })));
+    expect(results.filter((res) => res.status !== 200).map(show)).toEqual([]);
+  });
+
   it("answers 429 with Retry-After once a user exceeds the write limit, and other users are unaffected", { timeout: 60_000 }, async () => {
     const busy = newId();
     let limited: Awaited<ReturnType<typeof api>> | undefined;
-    // The limit is 300 writes a minute (wrangler.toml); send cheap writes (unfollowing strangers
-    // changes nothing) in parallel waves to get there fast.
-    for (let wave = 0; wave < 8 && !limited; wave++) {
-      const results = await Promise.all(Array.from({ length: 50 }, () => api("DELETE", `/v1/me/following/${newId()}`, { as: { userId: busy } })));
+    // Tests run with 150 writes a minute (vitest.config.ts); send cheap writes (unfollowing
+    // strangers changes nothing) in parallel waves to get there fast.
+    for (let wave = 0; wave < 5 && !limited; wave++) {
+      const results = await Promise.all(Array.from({ length: 40 }, () => api("DELETE", `/v1/me/following/${newId()}`, { as: { userId: busy } })));
       for (const res of results) expect([200, 429], show(res)).toContain(res.status);
       limited = results.find((res) => res.status === 429);
     }
-    expect(limited, "no 429 within 400 writes").toBeDefined();
+    expect(limited, "no 429 within 200 writes").toBeDefined();
     expectErrorShape(limited!.body, "rate_limited");
     expect(Number(limited!.headers.get("Retry-After"))).toBeGreaterThan(0);
     const other = await api("PUT", `/v1/me/following/${newId()}`, { as: { userId: newId() } });
