@@ -51,6 +51,8 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
+          // The Worker logs one JSON line per request: show them only for failing tests.
+          silent: "passed-only",
           include: ["test/**/*.test.ts"],
           exclude: ["test/node/**"],
           // Generous: some app tests drive hundreds of requests through workerd, and CI has 2 cores.
