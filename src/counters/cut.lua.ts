@@ -4,19 +4,26 @@
  * fresh pending hash), never in both or neither. Returns `{n or 0, unapplied batch numbers
  * ascending (at most `limit`)}`.
  *
- * `seq` is raised to the Postgres watermark first: if Redis lost the sequence, new batches must not
- * reuse numbers Postgres already marks applied (they would be skipped as duplicates).
+ * If Redis lost the sequence (a restart without persistence), new batches must not reuse numbers
+ * Postgres already marks applied (they would be skipped as duplicates): without the watermark the
+ * script then answers `{-1}` and the caller retries with it, and `seq` is raised to it first.
  */
 export const CUT_PENDING = `
 local pending = KEYS[1]            -- ctr:pending
 local seqKey = KEYS[2]             -- ctr:batch:seq
 local unapplied = KEYS[3]          -- ctr:batches
-local W = tonumber(ARGV[1])        -- max batch number Postgres has applied
+local W = tonumber(ARGV[1])        -- max batch number Postgres has applied, or nil when not read
 local batchPrefix = ARGV[2]        -- ctr:batch: (the new batch is prefix .. n)
 local limit = tonumber(ARGV[3])    -- how many unapplied numbers to return
 local n = 0
 if redis.call('EXISTS', pending) == 1 then
-  if tonumber(redis.call('GET', seqKey) or '0') < W then redis.call('SET', seqKey, W) end
+  local seq = redis.call('GET', seqKey)
+  if not seq then
+    if not W then return {-1, {}} end
+    -- Continue above both the applied batches and any batch still listed here.
+    local top = redis.call('ZRANGE', unapplied, -1, -1)
+    redis.call('SET', seqKey, math.max(W, tonumber(top[1] or '0')))
+  end
   n = redis.call('INCR', seqKey)
   redis.call('RENAME', pending, batchPrefix .. n)
   redis.call('ZADD', unapplied, n, n)

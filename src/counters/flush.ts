@@ -2,7 +2,7 @@ import type { Services } from "../lib/services";
 import { CUT_PENDING } from "./cut.lua";
 import { counterKeys } from "./keys";
 import { type CounterDelta, type CounterEntity, isCounterEntity } from "./registry";
-import { applyBatch, clearStaleMarks, readFlushStart } from "./store";
+import { applyBatch, clearStaleMarks, readStaleMarks, readWatermark, type StaleMark } from "./store";
 
 /** Steps after which a test may stop a flush, as if the Worker died there. */
 export type FlushStep = "invalidate" | "cut" | "commit" | "drop";
@@ -27,18 +27,18 @@ export type FlushReport = {
 
 const DEFAULT_MAX_BATCHES = 20;
 const DEFAULT_BUDGET_MS = 20_000;
-/** Stale-cache marks handled per run (each is one DEL argument). */
-const STALE_MARKS_PER_RUN = 1_000;
 
 /**
  * One flush run:
- *  1. read the watermark and stale-cache marks (one statement); delete those cache entries, then the marks;
- *  2. cut pending into batch n (atomic in Redis) and list unapplied batches, oldest first;
- *  3. per batch, in order: read it, apply it to Postgres exactly once (one statement), drop it from Redis.
+ *  1. cut pending into batch n (atomic in Redis) and list unapplied batches, oldest first;
+ *  2. per batch, in order: read it, apply it to Postgres exactly once (ONE statement, which also
+ *     returns the stale-cache marks), drop it from Redis;
+ *  3. delete the cache entries of stale marks (increments Postgres took while Redis was down), then the marks.
  * Dying anywhere is safe: an uncut pending hash is cut next time; a cut batch stays listed until
  * dropped; a committed-but-not-dropped batch is recognised by its number and only dropped. Batches
  * are applied in ascending order and a failure stops the run, so the watermark (max applied batch)
- * never passes an unapplied batch — which the cache warm relies on.
+ * never passes an unapplied batch — which the cache warm relies on. A run that applies one batch
+ * costs one Postgres statement, whatever the number of increments merged into it.
  */
 export async function flushOnce(services: Pick<Services, "redis" | "db">, options: FlushOptions = {}): Promise<FlushReport> {
   const { stopAfter, maxBatches = DEFAULT_MAX_BATCHES, budgetMs = DEFAULT_BUDGET_MS } = options;
@@ -46,31 +46,25 @@ export async function flushOnce(services: Pick<Services, "redis" | "db">, option
   const { redis, db } = services;
   const report: FlushReport = { invalidated: 0, cut: null, applied: [], skipped: [], remaining: 0 };
 
-  const start = await readFlushStart(db, STALE_MARKS_PER_RUN);
-  if (start.stale.length > 0) {
-    await redis.del(...start.stale.map((m) => counterKeys.cache(m.entity, m.id)));
-    await clearStaleMarks(db, start.stale);
-    report.invalidated = start.stale.length;
+  const cutScript = redis.createScript<[number, unknown[]]>(CUT_PENDING);
+  const cutKeys = [counterKeys.pending(), counterKeys.batchSeq(), counterKeys.unappliedBatches()];
+  let [cut, unapplied] = await cutScript.exec(cutKeys, ["", counterKeys.batchPrefix(), String(maxBatches)]);
+  if (cut === -1) {
+    // Redis lost the batch sequence: continue it from Postgres' watermark.
+    [cut, unapplied] = await cutScript.exec(cutKeys, [String(await readWatermark(db)), counterKeys.batchPrefix(), String(maxBatches)]);
   }
-  if (stopAfter === "invalidate") return { ...report, stoppedAfter: stopAfter };
-
-  const [cut, unapplied] = await redis
-    .createScript<[number, unknown[]]>(CUT_PENDING)
-    .exec([counterKeys.pending(), counterKeys.batchSeq(), counterKeys.unappliedBatches()], [
-      String(start.watermark),
-      counterKeys.batchPrefix(),
-      String(maxBatches),
-    ]);
   report.cut = cut > 0 ? cut : null;
   const batches = unapplied.map(Number);
   report.remaining = batches.length;
   if (stopAfter === "cut") return { ...report, stoppedAfter: stopAfter };
 
+  let stale: StaleMark[] | undefined;
   for (const batch of batches) {
     if (Date.now() - started > budgetMs) break;
     const deltas = parseBatch(await redis.hgetall<Record<string, unknown>>(counterKeys.batch(batch)));
-    const { applied } = await applyBatch(db, batch, deltas);
-    if (applied) report.applied.push({ batch, deltas: deltas.length });
+    const result = await applyBatch(db, batch, deltas);
+    stale ??= result.stale;
+    if (result.applied) report.applied.push({ batch, deltas: deltas.length });
     else report.skipped.push(batch);
     if (stopAfter === "commit") return { ...report, stoppedAfter: stopAfter };
     // Unlist first, then delete: a warm that sees the number gone (with seq past it) re-reads Postgres.
@@ -78,6 +72,14 @@ export async function flushOnce(services: Pick<Services, "redis" | "db">, option
     report.remaining -= 1;
     if (stopAfter === "drop") return { ...report, stoppedAfter: stopAfter };
   }
+
+  stale ??= await readStaleMarks(db);
+  if (stale.length > 0) {
+    await redis.del(...stale.map((m) => counterKeys.cache(m.entity, m.id)));
+    await clearStaleMarks(db, stale);
+    report.invalidated = stale.length;
+  }
+  if (stopAfter === "invalidate") return { ...report, stoppedAfter: stopAfter };
   return report;
 }
 

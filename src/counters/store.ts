@@ -39,8 +39,12 @@ const ADD_ON_CONFLICT = `ON CONFLICT (entity, entity_id, field) DO UPDATE SET va
  * happened. A second attempt — after a crash between commit and cleanup, or a concurrent flush,
  * which blocks on the primary key until the first commits — inserts nothing and applies nothing.
  */
-export async function applyBatch(db: Database, batch: number, deltas: readonly CounterDelta[]): Promise<{ applied: boolean }> {
-  const [row] = await query<{ inserted: string }>(
+export async function applyBatch(
+  db: Database,
+  batch: number,
+  deltas: readonly CounterDelta[],
+): Promise<{ applied: boolean; stale: StaleMark[] }> {
+  const [row] = await query<{ inserted: string; stale: StaleMark[] }>(
     db,
     `WITH b AS (
        INSERT INTO counter_flush_batches (batch, deltas) VALUES ($5, $6) ON CONFLICT (batch) DO NOTHING RETURNING batch
@@ -49,10 +53,10 @@ export async function applyBatch(db: Database, batch: number, deltas: readonly C
        ${ADD_ON_CONFLICT}
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM b) AS inserted, (SELECT count(*) FROM u) AS upserted`,
+     SELECT (SELECT count(*) FROM b) AS inserted, (SELECT count(*) FROM u) AS upserted, ${STALE_MARKS} AS stale`,
     [...columns(deltas), batch, deltas.length],
   );
-  return { applied: Number(row?.inserted ?? 0) === 1 };
+  return { applied: Number(row?.inserted ?? 0) === 1, stale: row?.stale ?? [] };
 }
 
 /**
@@ -101,19 +105,26 @@ export async function readSnapshot(
   return { watermark: Number(rows[0]?.w ?? 0), values };
 }
 
-/** The watermark and up to `limit` stale-cache marks, in one statement (the flush's first step). */
-export async function readFlushStart(
-  db: Database,
-  limit: number,
-): Promise<{ watermark: number; stale: { entity: CounterEntity; id: string; markedAt: string }[] }> {
-  const [row] = await query<{ w: string; stale: { entity: CounterEntity; id: string; markedAt: string }[] }>(
-    db,
-    `SELECT (SELECT coalesce(max(batch), 0) FROM counter_flush_batches)::text AS w,
-            (SELECT coalesce(json_agg(json_build_object('entity', entity, 'id', entity_id::text, 'markedAt', created_at::text)), '[]'::json)
-               FROM (SELECT entity, entity_id, created_at FROM counter_stale_cache ORDER BY created_at LIMIT $1) AS s) AS stale`,
-    [limit],
-  );
-  return { watermark: Number(row?.w ?? 0), stale: row?.stale ?? [] };
+/** An entity whose cache entry must be deleted (see `counter_stale_cache`). */
+export type StaleMark = { entity: CounterEntity; id: string; markedAt: string };
+
+/** Stale-cache marks handled per flush run (each is one DEL argument). */
+export const STALE_MARKS_PER_RUN = 1_000;
+
+/** Up to STALE_MARKS_PER_RUN stale marks as a JSON array: a sub-select the flush piggybacks on its statements. */
+const STALE_MARKS = `(SELECT coalesce(json_agg(json_build_object('entity', entity, 'id', entity_id::text, 'markedAt', created_at::text)), '[]'::json)
+   FROM (SELECT entity, entity_id, created_at FROM counter_stale_cache ORDER BY created_at LIMIT ${STALE_MARKS_PER_RUN}) AS s)`;
+
+/** Stale marks alone (a flush with no batch to apply). */
+export async function readStaleMarks(db: Database): Promise<StaleMark[]> {
+  const [row] = await query<{ stale: StaleMark[] }>(db, `SELECT ${STALE_MARKS} AS stale`, []);
+  return row?.stale ?? [];
+}
+
+/** The flush watermark: the highest batch number applied. */
+export async function readWatermark(db: Database): Promise<number> {
+  const [row] = await query<{ w: string }>(db, "SELECT coalesce(max(batch), 0)::text AS w FROM counter_flush_batches", []);
+  return Number(row?.w ?? 0);
 }
 
 /** Forgets stale-cache marks whose cache entries were deleted; a mark renewed since then survives. */

@@ -104,6 +104,15 @@ async function runSeed(seed: number, steps: number) {
       const warmed = await completeSnapshot(services, entity, ids[entity], snapshot, "warm");
       expect(warmed, `seed ${seed}: a warm from a snapshot older than an applied batch must refuse`).toBeNull();
       what = `stale warm refused on ${entity}`;
+    } else if (roll < 0.98) {
+      // Redis lost the batch sequence (a restart without persistence loses it with everything else):
+      // the next cut continues from Postgres' watermark instead of reusing applied batch numbers.
+      await services.redis.del(counterKeys.batchSeq());
+      const deltas = randomDeltas();
+      await incrementCounters(services, deltas);
+      applyToModel(deltas);
+      await flushOnce(services);
+      what = "batch sequence lost, then increment and flush";
     } else {
       // Two flushes at once, one of them killed after its commit.
       await Promise.all([flushOnce(services), flushOnce(services, { stopAfter: "commit" })]);

@@ -1,0 +1,142 @@
+/**
+ * `npm run bench:counters` — buffered counters in workerd (Miniflare API, fresh local stack), side
+ * by side in one process, 64 clients each:
+ *   1. increments on ONE hot post and spread over 10,000 posts: this design (one Lua call into the
+ *      pending hash) against the naive design (`/v1/bench/naive/...`: one `UPDATE counters SET
+ *      value = value + 1` per request through the same Worker and driver);
+ *   2. Redis round trips per increment and per cached 100-id read (requests received by the bridge)
+ *      and billed commands per call (`INFO commandstats` deltas: EVALSHA + what the script runs);
+ *   3. Postgres statements per 1,000 increments for the flush that applies them
+ *      (`pg_stat_database.xact_commit` delta — every statement of the flush is its own autocommit
+ *      transaction — cross-checked against the flush's own count);
+ *   4. flush throughput: deltas applied per second for 100,000 pending keys.
+ */
+import { performance } from "node:perf_hooks";
+import { Redis as IORedis } from "ioredis";
+import pg from "pg";
+import { CRON_SCHEDULES } from "../../src/cron.js";
+import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWorker, type LoadResult } from "./harness.js";
+
+const CONCURRENCY = 64;
+const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 4_000);
+const POSTS = 10_000;
+const HOT = "1";
+const FLUSH_KEYS = 100_000;
+const post = (i: number) => String(1 + (i % POSTS));
+
+async function main() {
+  const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
+  const bench = await startBenchWorker({ vars: { BENCH_NAIVE_ROUTES: "1" }, log });
+  const redis = new IORedis(bench.stack.redisUrl);
+  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
+  await db.connect();
+  const service = { Authorization: `Bearer ${await bench.token("900", "service")}` };
+  try {
+    // The naive design updates existing rows; give it every row it will touch.
+    await db.query(
+      `INSERT INTO counters (entity, entity_id, field, value) SELECT 'post', g, 'likes', 0 FROM generate_series(1, $1) g ON CONFLICT DO NOTHING`,
+      [POSTS],
+    );
+    const ours = (path: (i: number) => string) => (i: number) => ({ method: "POST", path: path(i), headers: service, body: { deltas: { likes: 1 } } });
+    const naive = (path: (i: number) => string) => (i: number) => ({ method: "POST", path: path(i), headers: service });
+    // Warm: scripts loaded, the hot post cached (a hot post is read constantly), JIT and pools up.
+    await runLoad({ baseUrl: bench.url, concurrency: 8, total: 200, request: ours(() => `/v1/counters/post/${HOT}`) });
+    await runLoad({ baseUrl: bench.url, concurrency: 8, total: 200, request: naive(() => `/v1/bench/naive/counters/post/${HOT}/likes`) });
+    await fetch(`${bench.url}/v1/counters/post?ids=${HOT}`);
+
+    const rows: Record<string, string | number>[] = [];
+    const measured = async (name: string, run: () => Promise<LoadResult>) => {
+      const statsBefore = await redisCommandStats(bench.stack.redisUrl);
+      const bridgeBefore = bench.stack.bridge.stats.requests;
+      const result = await run();
+      const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
+      const bridge = bench.stack.bridge.stats.requests - bridgeBefore;
+      const ok = result.requests - result.errors;
+      rows.push({
+        scenario: name,
+        "req/s": result.rps,
+        "p50 ms": result.p50Ms,
+        "p99 ms": result.p99Ms,
+        requests: result.requests,
+        errors: result.errors,
+        "redis round trips/req": ok ? bridge / ok : 0,
+        "billed cmds/req": ok ? billed.total / ok : 0,
+      });
+      return { result, roundTrips: ok ? bridge / ok : 0, billed: ok ? billed.total / ok : 0, ok };
+    };
+
+    const oursHot = await measured("hot post, this design", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: ours(() => `/v1/counters/post/${HOT}`) }),
+    );
+    const naiveHot = await measured("hot post, naive UPDATE", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: naive(() => `/v1/bench/naive/counters/post/${HOT}/likes`) }),
+    );
+    const oursSpread = await measured("10,000 posts, this design", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: ours((i) => `/v1/counters/post/${post(i * 7919)}`) }),
+    );
+    await measured("10,000 posts, naive UPDATE", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: naive((i) => `/v1/bench/naive/counters/post/${post(i * 7919)}/likes`) }),
+    );
+    const ids = Array.from({ length: 100 }, (_, i) => post(i * 97)).join(",");
+    await fetch(`${bench.url}/v1/counters/post?ids=${ids}`); // cache them
+    const reads = await measured("read 100 cached posts", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: Math.min(LOAD_MS, 2_000), request: () => ({ path: `/v1/counters/post?ids=${ids}` }) }),
+    );
+    printTable(rows);
+
+    // ── Postgres statements for the flush of everything the load above buffered ──
+    const increments = oursHot.ok + oursSpread.ok + 200;
+    const pendingKeys = await redis.hlen("ctr:pending");
+    const xact = async () => {
+      await new Promise((r) => setTimeout(r, 1_200)); // backends report stats at most once a second
+      const { rows: r } = await db.query("SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()");
+      return Number(r[0].n);
+    };
+    const xBefore = await xact();
+    await bench.scheduled(CRON_SCHEDULES.flush);
+    const xAfter = await xact();
+    const statements = xAfter - xBefore - 1; // minus our own stats SELECT
+    const applied = await db.query("SELECT count(*)::int AS batches, coalesce(sum(deltas), 0)::int AS deltas FROM counter_flush_batches");
+    const ownCount = 1 + applied.rows[0].batches; // readFlushStart + one statement per applied batch
+    const { rows: hotRow } = await db.query("SELECT value::text AS v FROM counters WHERE entity = 'post' AND entity_id = 1 AND field = 'likes'");
+    const perThousand = statements / (increments / 1000);
+
+    // ── Flush throughput: 100,000 distinct pending keys ──
+    for (let from = 0; from < FLUSH_KEYS; from += 10_000) {
+      const args: string[] = [];
+      for (let i = from; i < from + 10_000; i++) args.push(`post:${100_000 + i}:views`, "1");
+      await redis.hset("ctr:pending", ...args);
+    }
+    const flushStarted = performance.now();
+    await bench.scheduled(CRON_SCHEDULES.flush);
+    const flushMs = performance.now() - flushStarted;
+    const { rows: flushed } = await db.query("SELECT count(*)::int AS n FROM counters WHERE entity = 'post' AND entity_id >= 100000 AND field = 'views' AND value = 1");
+    const flushRate = flushed[0].n / (flushMs / 1000);
+
+    console.log("");
+    printTable([
+      { measure: "increments buffered (ours)", value: increments },
+      { measure: "distinct pending keys before flush", value: pendingKeys },
+      { measure: "flush: Postgres transactions (xact_commit delta)", value: statements },
+      { measure: "flush: statements by its own count", value: ownCount },
+      { measure: "Postgres statements per 1,000 increments", value: perThousand },
+      { measure: "hot post value after flush (ours + naive, both exact)", value: Number(hotRow[0]?.v ?? 0) },
+      { measure: "flush of 100,000 pending keys: ms", value: flushMs },
+      { measure: "flush of 100,000 pending keys: rows applied", value: flushed[0].n },
+      { measure: "flush deltas/s", value: flushRate },
+    ]);
+    const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+    console.log(
+      `RESULT hot_speedup=${fmt(oursHot.result.rps / naiveHot.result.rps)} hot_p99_ratio=${fmt(naiveHot.result.p99Ms / oursHot.result.p99Ms)} incr_round_trips=${fmt(oursHot.roundTrips)} read_round_trips=${fmt(reads.roundTrips)} incr_billed_commands=${fmt(oursHot.billed)} pg_statements_per_1000=${fmt(perThousand)} flush_deltas_per_s=${Math.round(flushRate)}`,
+    );
+  } finally {
+    redis.disconnect();
+    await db.end();
+    await bench.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
