@@ -103,6 +103,17 @@ describe("GET /v1/live/{roomId}/ws", () => {
     expect(await counts(room)).toMatchObject({ viewers: 0 });
   });
 
+  it("drops a socket that stopped answering for longer than the timeout", async () => {
+    const [room, host, viewer] = [newRoom(), newId(), newId()];
+    await startSession(room, host);
+    const { ws } = await openSocket(room, viewer);
+    const closed = new Promise<number>((resolve) => ws.addEventListener("close", (e) => resolve(e.code)));
+    const swept = await runInDurableObject(primary(room), (instance: LiveRoom) => instance.sweep(Date.now() + PRESENCE_TIMEOUT_MS + 1_000));
+    expect(swept).toEqual({ dropped: 1 });
+    expect(await closed).toBe(1001);
+    expect(await counts(room)).toMatchObject({ viewers: 0 });
+  });
+
   it("answers ping with pong", async () => {
     const [room, host, viewer] = [newRoom(), newId(), newId()];
     await startSession(room, host);
@@ -146,5 +157,23 @@ describe("GET /v1/live/{roomId}/ws", () => {
     expect(badToken.status).toBe(401);
     const plain = await SELF.fetch(`http://edge.test/v1/live/${room}/ws?token=${await tokenFor(newId())}`);
     expect(plain.status).toBe(400);
+  });
+});
+
+describe("the room object", () => {
+  it("rebuilds its in-memory counts from SQLite when it wakes", async () => {
+    const [room, host, fan, other] = [newRoom(), newId(), newId(), newId()];
+    await follow(fan, host);
+    await startSession(room, host);
+    await enter(room, fan);
+    await enter(room, other);
+    const rebuilt = await runInDurableObject(primary(room), async (instance: LiveRoom) => {
+      // What eviction loses, then what the constructor does.
+      const internals = instance as unknown as { counts: { viewers: number; onlineFans: number }; load(): void };
+      internals.counts = { viewers: 0, onlineFans: 0 };
+      internals.load();
+      return instance.getCounts();
+    });
+    expect(rebuilt).toMatchObject({ viewers: 2, onlineFans: 1, live: true });
   });
 });
