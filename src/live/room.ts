@@ -180,7 +180,8 @@ export class LiveRoom extends DurableObject<Env> {
     const current = this.session;
     if (current && d.sessionId === current.sessionId) return current.endedAt === null;
     if (current && Number(d.sessionId) < Number(current.sessionId)) return false;
-    if (d.endedAt !== null) return false;
+    // The primary is where sessions start: it never adopts one from a descriptor.
+    if (d.endedAt !== null || d.shard === 0) return false;
     const now = this.now();
     if (current && current.endedAt === null) this.endLocally(current.sessionId, now);
     this.ctx.storage.transactionSync(() => this.adopt({ ...d, endedAt: null }));

@@ -241,6 +241,19 @@ describe("sharded rooms", () => {
     expect(perShard.map((c) => c.viewers)).toEqual([0, 0, 0, 0]);
   });
 
+  it("refuses a stale session descriptor on a shard, so a Worker with an old copy rereads the primary", async () => {
+    const [room, host, viewer] = [newRoom(), newId(), newId()];
+    await startSession(room, host, 4);
+    const old = (await primary(room).current())!;
+    await enter(room, viewer);
+    const fresh = await startSession(room, host, 4);
+    const shard = shardOf(viewer, 4);
+    const stale = await roomStub(liveEnv, room, shard).enter({ ...old, shard }, viewer, false, "http:default", "http");
+    expect(stale).toEqual({ status: "stale" });
+    expect((await enter(room, viewer)).sessionId).toBe(fresh.sessionId);
+    expect(await counts(room)).toMatchObject({ viewers: 1, sessionId: fresh.sessionId });
+  });
+
   it("pushes the summed counts of all shards to the host", async () => {
     const [room, host] = [newRoom(), newId()];
     const users = Array.from({ length: 12 }, () => newId());
