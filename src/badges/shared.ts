@@ -36,13 +36,20 @@ export async function runScript<T>(redis: ScriptRedis, source: string, keys: str
   try {
     raw = await redis.createScript(source).exec(keys, args.map(String));
   } catch (err) {
+    // A script error (our bug, or a key of the wrong type) must surface as a 500, not pass for an outage.
+    // No `cause`: the error handler would find the UpstashError in it and answer 503.
+    if (isScriptError(err)) throw new Error(`Badge script failed: ${(err as Error).message}`);
     if (isDependencyFailure(err)) throw new DependencyUnavailableError("redis", err);
     throw err;
   }
   return (typeof raw === "string" ? JSON.parse(raw) : raw) as T;
 }
 
+function isScriptError(err: unknown): boolean {
+  return err instanceof Error && /user_script|Error running script|WRONGTYPE|ERR Error compiling/i.test(err.message);
+}
+
 /** True when `err` says Redis (not our code) failed, so a read may degrade instead of failing. */
 export function isRedisUnavailable(err: unknown): boolean {
-  return err instanceof DependencyUnavailableError || isDependencyFailure(err);
+  return err instanceof DependencyUnavailableError || (isDependencyFailure(err) && !isScriptError(err));
 }

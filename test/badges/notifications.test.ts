@@ -1,4 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
+import { badgeKeys } from "../../src/badges/keys";
+import type { Env } from "../../src/env";
+import { createRedis } from "../../src/lib/redis";
 import { api, newId, show } from "../support/api";
 
 const service = { userId: "1", role: "service" as const };
@@ -41,6 +45,15 @@ describe("POST /v1/users/{id}/notifications", () => {
     const asUser = await api("POST", `/v1/users/${user}/notifications`, { as: { userId: user }, body: { type: "like" } });
     expect(asUser.status, show(asUser)).toBe(403);
     expect(await counts(user)).toEqual({ byType: {}, total: 0 });
+  });
+});
+
+describe("script failures", () => {
+  it("answer 500 (a bug to fix), not 503 (an outage to retry)", async () => {
+    const user = newId();
+    await createRedis(env as unknown as Env).set(badgeKeys.notifications(user), "not a hash");
+    const res = await add(user, { type: "like" });
+    expect(res.status, show(res)).toBe(500);
   });
 });
 
