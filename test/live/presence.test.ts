@@ -177,3 +177,13 @@ describe("the room object", () => {
     expect(rebuilt).toMatchObject({ viewers: 2, onlineFans: 1, live: true });
   });
 });
+
+describe("benchmark-only routes", () => {
+  it("are not mounted unless BENCH_NAIVE_ROUTES=1", async () => {
+    const room = newRoom();
+    const naive = await api("GET", `/v1/live/${room}/naive-online`, { as: { userId: newId() } });
+    expect(naive.status, show(naive)).toBe(404);
+    const seed = await api("POST", `/v1/live/${room}/bench-seed`, { as: { userId: newId(), role: "service" }, body: { userIds: [newId()] } });
+    expect(seed.status, show(seed)).toBe(404);
+  });
+});
