@@ -114,3 +114,29 @@ describe("POST /v1/counters/{entity}/{id}", () => {
     expect(JSON.stringify(res.body.error.details), show(res)).toContain("idempotency-key");
   });
 });
+
+describe("GET /openapi.json", () => {
+  it("documents every counters endpoint, and not the bench-only baseline", async () => {
+    const res = await api("GET", "/openapi.json");
+    expect(res.status, show(res)).toBe(200);
+    const paths = Object.keys(res.body.paths);
+    for (const path of [
+      "/v1/counters/{entity}",
+      "/v1/counters/{entity}/{id}",
+      "/v1/posts/{id}/likes/me",
+      "/v1/posts/{id}/favorites/me",
+      "/v1/posts/{id}/views",
+      "/v1/admin/counters/reconcile",
+    ]) {
+      expect(paths, path).toContain(path);
+    }
+    expect(paths.some((p) => p.includes("naive/counters"))).toBe(false);
+  });
+});
+
+describe("POST /v1/bench/naive/counters/{entity}/{id}/{field}", () => {
+  it("does not exist outside the benchmark", async () => {
+    const res = await api("POST", `/v1/bench/naive/counters/post/${newId()}/likes`, { as: service() });
+    expect(res.status, show(res)).toBe(404);
+  });
+});

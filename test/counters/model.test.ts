@@ -4,12 +4,13 @@
  * every read checked against an in-memory model after every step. Domain functions are called
  * directly (the same code the routes and the cron run) so a flush can be stopped between steps.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { completeSnapshot, incrementCounters, readCounters } from "../../src/counters/counters";
 import { flushAll, flushOnce, type FlushStep } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
 import { type CounterEntity, fieldsOf } from "../../src/counters/registry";
 import { queryRows, readSnapshot } from "../../src/counters/store";
+import type { Services } from "../../src/lib/services";
 import { newId } from "../support/api";
 import { servicesFor } from "./support";
 
@@ -26,15 +27,12 @@ function prng(seed: number) {
   return { next, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]! };
 }
 
-const { services, close } = servicesFor();
-afterAll(close);
-
 /** Fields no relation derives, so a reconcile running in another test file leaves them alone. */
 const MODEL_FIELDS: Record<CounterEntity, string[]> = { user: ["comments", "coins", "groups"], post: ["views", "comments", "forwards"], group: ["subscribers", "posts", "featured"] };
 
 const STEPS: FlushStep[] = ["invalidate", "cut", "commit", "drop"];
 
-async function runSeed(seed: number, steps: number) {
+async function runSeed(seed: number, steps: number, services: Services) {
   const rnd = prng(seed);
   const ids: Record<CounterEntity, string[]> = { user: [newId(), newId(), newId()], post: [newId(), newId()], group: [newId()] };
   const entities = Object.keys(ids) as CounterEntity[];
@@ -141,7 +139,13 @@ async function runSeed(seed: number, steps: number) {
 describe("counters under random interleavings (model-based)", () => {
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     it(`seed ${seed}: every read equals the model after every step, and Postgres does after a full flush`, async () => {
-      await runSeed(seed, 60);
+      // One Postgres pool per test: a pool's sockets belong to the test that opened them.
+      const { services, close } = servicesFor();
+      try {
+        await runSeed(seed, 60, services);
+      } finally {
+        await close();
+      }
     }, 60_000);
   }
 });
