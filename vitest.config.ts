@@ -20,6 +20,8 @@ export default defineConfig({
     // Root-level only: runs once for the whole run. Do not add `extends: true` to the
     // projects below, or they would inherit it and start one stack each.
     globalSetup: ["./test/global-setup.ts"],
+    // The Worker logs one JSON line per request: show console output only for failing tests.
+    silent: "passed-only",
     projects: [
       {
         test: {
@@ -51,8 +53,6 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
-          // The Worker logs one JSON line per request: show them only for failing tests.
-          silent: "passed-only",
           include: ["test/**/*.test.ts"],
           exclude: ["test/node/**"],
           // Generous: some app tests drive hundreds of requests through workerd, and CI has 2 cores.

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import type { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { Redis as IORedis } from "ioredis";
 import { Log, LogLevel, Miniflare } from "miniflare";
@@ -71,7 +72,7 @@ export async function startBenchWorker(options: { vars?: Record<string, string>;
     durableObjects: { LIVE_ROOMS: { className: "LiveRoom", useSQLite: true } },
     // The Worker logs one JSON line per request; drain it so logging costs what it costs in
     // production without flooding the benchmark's output.
-    handleRuntimeStdio(stdout, stderr) {
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       stdout.resume();
       stderr.on("data", (chunk: Buffer) => process.env.BENCH_DEBUG && process.stderr.write(chunk));
     },
