@@ -10,6 +10,25 @@ import { WARM_COUNTERS } from "./warm.lua";
 type Deps = Pick<Services, "redis" | "db">;
 
 /**
+ * Redis could not be reached (network, timeout, 5xx) — as opposed to Redis answering that a script
+ * failed, which is our bug and must not pass for an outage: falling back to Postgres then would
+ * apply an increment twice if it ever half-ran. Such errors propagate as 500s.
+ */
+function isRedisOutage(err: unknown): boolean {
+  return isDependencyFailure(err) && !isScriptError(err);
+}
+
+function isScriptError(err: unknown): boolean {
+  return err instanceof Error && /user_script|Error running script|WRONGTYPE|ERR Error compiling/i.test(err.message);
+}
+
+/** Rethrows a script error as a plain Error (no UpstashError name or cause), so it answers 500, not 503. */
+function rethrow(err: unknown): never {
+  if (isScriptError(err)) throw new Error(`Counter script failed: ${(err as Error).message}`);
+  throw err;
+}
+
+/**
  * Checks deltas against the registry and the bounds; a 400 names every bad field and nothing is
  * applied. Returns the deltas without zeros (a zero moves nothing and costs a command).
  */
@@ -72,7 +91,7 @@ export async function incrementCounters(deps: Deps, deltas: readonly CounterDelt
   try {
     result = await deps.redis.createScript<[number, unknown?]>(INCREMENT_COUNTERS).exec(keys, args.map(String));
   } catch (err) {
-    if (!isDependencyFailure(err)) throw err;
+    if (!isRedisOutage(err)) rethrow(err);
     if (claim) throw new DependencyUnavailableError("redis", err);
     if (merged.length > 0) await applyDirect(deps.db, merged);
     return { applied: true, via: "postgres" };
@@ -108,7 +127,7 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
       .createScript<(unknown[] | null)[]>(READ_CACHED_COUNTERS)
       .exec(ids.map((id) => counterKeys.cache(entity, id)), [...fields]);
   } catch (err) {
-    if (!isDependencyFailure(err)) throw err;
+    if (!isRedisOutage(err)) rethrow(err);
     return { entity, fields, values: await postgresValues(deps, entity, ids), stale: true };
   }
   const misses: string[] = [];
@@ -123,7 +142,7 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
     for (const [id, vals] of warmed) values.set(id, vals);
     return { entity, fields, values, stale: false };
   } catch (err) {
-    if (!isDependencyFailure(err) || err instanceof ApiError) throw err;
+    if (err instanceof ApiError || !isRedisOutage(err)) rethrow(err);
     for (const [id, vals] of await postgresValues(deps, entity, misses)) values.set(id, vals);
     return { entity, fields, values, stale: true };
   }

@@ -3,9 +3,12 @@
  * requests sent through the pair see the outage, and the pair's own bridge counts round trips
  * exactly (no other test file talks to it).
  */
+import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { flushAll, flushOnce } from "../../src/counters/flush";
+import { queryRows } from "../../src/counters/store";
+import { createRedis } from "../../src/lib/redis";
 import { api, newId, show } from "../support/api";
 import { createChaos, type Chaos } from "../support/stack";
 import { readCounts, servicesFor } from "./support";
@@ -124,5 +127,20 @@ describe("round trips", () => {
     const ids = Array.from({ length: 100 }, () => newId());
     await readCounts("user", [newId()], { env: chaosEnv }); // scripts loaded
     expect((await roundTrips(() => readCounts("user", ids, { env: chaosEnv }))).requests).toBe(2);
+  });
+});
+
+describe("a failing script", () => {
+  it("is a 500, not an outage: nothing is applied to Postgres behind Redis' back", async () => {
+    const id = newId();
+    // A cache key of the wrong type makes the increment script fail inside Redis.
+    await createRedis(env as unknown as Env).set(`ctr:v:user:${id}`, "not a hash");
+    const res = await api("POST", `/v1/counters/user/${id}`, { as: service, body: { deltas: { coins: 1 } } });
+    expect(res.status, show(res)).toBe(500);
+    const { services, close } = servicesFor();
+    const rows = await queryRows(services.db, "SELECT 1 FROM counter_stale_cache WHERE entity = 'user' AND entity_id = $1", [id]);
+    await close();
+    expect(rows).toEqual([]);
+    await createRedis(env as unknown as Env).del(`ctr:v:user:${id}`);
   });
 });
