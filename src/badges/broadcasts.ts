@@ -90,7 +90,13 @@ export async function readBroadcasts(services: Services, userId: string, upTo?: 
 
 /** Broadcasts newest first with a read flag against the user's marker, and the unread count. */
 export async function listBroadcasts(services: Services, userId: string, page: { limit: number; cursor?: string }) {
-  const { unread, lastReadId } = await broadcastState(services, userId);
+  const { unread, lastReadId, degraded } = await broadcastState(services, userId).then(
+    (state) => ({ ...state, degraded: false }),
+    async (err: unknown) => {
+      if (!isRedisUnavailable(err)) throw err;
+      return { ...(await postgresBroadcastState(services, userId)), degraded: true };
+    },
+  );
   const before = page.cursor ? decodeBroadcastCursor(page.cursor) : undefined;
   const rows = await services.db
     .select()
@@ -102,8 +108,16 @@ export async function listBroadcasts(services: Services, userId: string, page: {
   return {
     unread,
     lastReadId,
+    degraded,
     ...toPage(rows, page.limit, (r) => ({ ...toBroadcast(r), read: r.id <= marker }), (r) => [r.id.toString()]),
   };
+}
+
+/** The Postgres marker (no marker: everything counts as read) and unread count, capped at 999. */
+async function postgresBroadcastState(services: Pick<Services, "db">, userId: string) {
+  const [row] = await services.db.select({ lastReadId: broadcastReads.lastReadId }).from(broadcastReads).where(eq(broadcastReads.userId, userId));
+  const [newest] = await services.db.select({ id: max(broadcasts.id) }).from(broadcasts);
+  return { unread: await unreadBroadcastsFromPostgres(services, userId, 999), lastReadId: (row?.lastReadId ?? newest?.id ?? 0n).toString() };
 }
 
 /** Postgres-only unread count (the degraded answer when Redis is down). */

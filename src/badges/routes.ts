@@ -15,12 +15,13 @@ import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readM
 import { addNotifications, getNotifications, MAX_NOTIFICATION_COUNT, NOTIFICATION_TYPES, readAllNotifications, readNotificationType } from "./notifications";
 import { ChannelSchema, getRedDots, refreshChannel, seeChannel } from "./reddots";
 import { MAX_BROADCAST_BODY, MAX_BROADCAST_TITLE, MAX_MESSAGE_CONTENT, MAX_MESSAGE_TITLE } from "./schema";
-import { CapQuery, CappedSchema, MAX_CAP } from "./shared";
+import { CapQuery, CappedSchema, degradable, MAX_CAP } from "./shared";
 import { addStreamItem, DEFAULT_STREAM_CAP, joinStream, leaveStream, listStreamUnread, readStream, StreamKindSchema } from "./streams";
 
 const user = { security: bearerAuth, middleware: [authenticate()] };
 const userWrite = { security: bearerAuth, middleware: [authenticate(), rateLimit()] };
 const asRole = (role: "service" | "admin") => ({ security: bearerAuth, middleware: [authenticate({ roles: [role] }), rateLimit()] });
+const ReadDegraded = z.boolean().describe("true when Redis was unavailable: zeros, or what Postgres knows");
 const Degraded = z.boolean().describe("true when Redis was unavailable: Postgres kept the change, the cache is repaired later");
 
 const NotificationTypeSchema = z.enum(NOTIFICATION_TYPES);
@@ -58,9 +59,9 @@ const notificationRoutes = newRouter()
       tags: ["Badges: notifications"],
       summary: "Unread notifications by type and in total (uncapped)",
       ...user,
-      responses: { 200: jsonContent(z.object({ byType: CountMap, total: z.number().int() }), "Counts"), ...errorResponses("unauthorized", "unavailable") },
+      responses: { 200: jsonContent(z.object({ byType: CountMap, total: z.number().int(), degraded: ReadDegraded }), "Counts"), ...errorResponses("unauthorized") },
     }),
-    async (c) => c.json(await getNotifications(c.var.services.redis, c.var.caller.userId), 200),
+    async (c) => c.json(await degradable(() => getNotifications(c.var.services.redis, c.var.caller.userId), () => ({ byType: {}, total: 0 })), 200),
   )
   .openapi(
     createRoute({
@@ -114,7 +115,7 @@ const broadcastRoutes = newRouter()
       request: { query: PaginationQuery },
       responses: {
         200: jsonContent(
-          z.object({ unread: z.number().int(), lastReadId: z.string(), items: z.array(BroadcastSchema.extend({ read: z.boolean() })), nextCursor: z.string().nullable() }).openapi("BroadcastsPage"),
+          z.object({ unread: z.number().int(), lastReadId: z.string(), degraded: ReadDegraded, items: z.array(BroadcastSchema.extend({ read: z.boolean() })), nextCursor: z.string().nullable() }).openapi("BroadcastsPage"),
           "One page",
         ),
         ...errorResponses("bad_request", "unauthorized", "unavailable"),
@@ -168,9 +169,9 @@ const reddotRoutes = newRouter()
       tags: ["Badges: red dots"],
       summary: "Whether each channel shows a dot for the caller",
       ...user,
-      responses: { 200: jsonContent(z.object({ dots: z.record(z.string(), z.boolean()) }), "Dots"), ...errorResponses("unauthorized", "unavailable") },
+      responses: { 200: jsonContent(z.object({ dots: z.record(z.string(), z.boolean()), degraded: ReadDegraded }), "Dots"), ...errorResponses("unauthorized") },
     }),
-    async (c) => c.json({ dots: await getRedDots(c.var.services.redis, c.var.caller.userId) }, 200),
+    async (c) => c.json(await degradable(async () => ({ dots: await getRedDots(c.var.services.redis, c.var.caller.userId) }), () => ({ dots: {} })), 200),
   );
 
 // ── Authors ──────────────────────────────────────────────────────────────────
@@ -185,13 +186,14 @@ const authorRoutes = newRouter()
       request: { query: PaginationQuery },
       responses: {
         200: jsonContent(
-          z.object({ total: z.number().int(), items: z.array(z.object({ authorId: IdSchema, unread: z.number().int() })), nextCursor: z.string().nullable() }).openapi("UnreadAuthorsPage"),
+          z.object({ total: z.number().int(), items: z.array(z.object({ authorId: IdSchema, unread: z.number().int() })), nextCursor: z.string().nullable(), degraded: ReadDegraded }).openapi("UnreadAuthorsPage"),
           "One page and the total over every followed author",
         ),
-        ...errorResponses("bad_request", "unauthorized", "unavailable"),
+        ...errorResponses("bad_request", "unauthorized"),
       },
     }),
-    async (c) => c.json(await listUnreadAuthors(c.var.services, c.var.caller.userId, c.req.valid("query")), 200),
+    async (c) =>
+      c.json(await degradable(() => listUnreadAuthors(c.var.services, c.var.caller.userId, c.req.valid("query")), () => ({ total: 0, items: [], nextCursor: null })), 200),
   )
   .openapi(
     createRoute({
@@ -276,9 +278,9 @@ const streamRoutes = newRouter()
       summary: "Unread per stream (streams with news only) and the total; counting stops past `cap`",
       ...user,
       request: { query: z.object({ cap: CapQuery }) },
-      responses: { 200: jsonContent(z.object({ total: z.number().int(), byStream: CountMap }), "Unread"), ...errorResponses("bad_request", "unauthorized", "unavailable") },
+      responses: { 200: jsonContent(z.object({ total: z.number().int(), byStream: CountMap, degraded: ReadDegraded }), "Unread"), ...errorResponses("bad_request", "unauthorized") },
     }),
-    async (c) => c.json(await listStreamUnread(c.var.services, c.var.caller.userId, c.req.valid("query").cap), 200),
+    async (c) => c.json(await degradable(() => listStreamUnread(c.var.services, c.var.caller.userId, c.req.valid("query").cap), () => ({ total: 0, byStream: {} })), 200),
   );
 
 // ── Direct messages ──────────────────────────────────────────────────────────
@@ -320,9 +322,9 @@ const dmRoutes = newRouter()
       tags: ["Badges: direct messages"],
       summary: "Unread direct messages by peer and in total",
       ...user,
-      responses: { 200: jsonContent(z.object({ byPeer: CountMap, total: z.number().int() }), "Counts"), ...errorResponses("unauthorized", "unavailable") },
+      responses: { 200: jsonContent(z.object({ byPeer: CountMap, total: z.number().int(), degraded: ReadDegraded }), "Counts"), ...errorResponses("unauthorized") },
     }),
-    async (c) => c.json(await getDirectMessages(c.var.services.redis, c.var.caller.userId), 200),
+    async (c) => c.json(await degradable(() => getDirectMessages(c.var.services.redis, c.var.caller.userId), () => ({ byPeer: {}, total: 0 })), 200),
   );
 
 // ── Inbox ────────────────────────────────────────────────────────────────────

@@ -53,3 +53,16 @@ function isScriptError(err: unknown): boolean {
 export function isRedisUnavailable(err: unknown): boolean {
   return err instanceof DependencyUnavailableError || (isDependencyFailure(err) && !isScriptError(err));
 }
+
+/**
+ * Badge reads never fail because Redis does: on an outage they answer `fallback` (zeros, or what
+ * Postgres knows) with `degraded: true`. Anything else still fails.
+ */
+export async function degradable<T extends object>(read: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T & { degraded: boolean }> {
+  try {
+    return { ...(await read()), degraded: false };
+  } catch (err) {
+    if (!isRedisUnavailable(err)) throw err;
+    return { ...(await fallback()), degraded: true };
+  }
+}

@@ -119,6 +119,11 @@ describe("GET /v1/me/badges", () => {
       expect(kept.body.degraded).toBe(true);
       const failed = await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "like" }, env: viaChaos });
       expect(failed.status, show(failed)).toBe(503);
+      for (const path of ["/v1/me/notifications", "/v1/me/dms", "/v1/me/reddots", "/v1/me/streams", "/v1/me/unread/authors", "/v1/me/broadcasts"]) {
+        const read = await api("GET", path, { as: { userId: me }, env: viaChaos });
+        expect(read.status, `${path}: ${show(read)}`).toBe(200);
+        expect(read.body.degraded, path).toBe(true);
+      }
     } finally {
       await chaos.setRedisDown(false);
     }
