@@ -1,5 +1,10 @@
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { flushAll } from "../../src/counters/flush";
+import { queryRows } from "../../src/counters/store";
+import { CRON_SCHEDULES } from "../../src/cron";
+import type { Env } from "../../src/env";
+import worker from "../../src/index";
 import { api, newId, show } from "../support/api";
 import { readCounts, servicesFor } from "./support";
 
@@ -138,5 +143,26 @@ describe("POST /v1/bench/naive/counters/{entity}/{id}/{field}", () => {
   it("does not exist outside the benchmark", async () => {
     const res = await api("POST", `/v1/bench/naive/counters/post/${newId()}/likes`, { as: service() });
     expect(res.status, show(res)).toBe(404);
+  });
+});
+
+describe("the flush cron", () => {
+  it("applies pending increments to Postgres when the every-minute trigger fires", async () => {
+    const id = newId();
+    await api("POST", `/v1/counters/group/${id}`, { as: service(), body: { deltas: { subscribers: 3, featured: 1 } } });
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ cron: CRON_SCHEDULES.flush }), env as unknown as Env, ctx);
+    await waitOnExecutionContext(ctx);
+    const { services, close } = servicesFor();
+    const rows = await queryRows<{ field: string; value: string }>(
+      services.db,
+      "SELECT field, value::text AS value FROM counters WHERE entity = 'group' AND entity_id = $1 ORDER BY field",
+      [id],
+    );
+    await close();
+    expect(rows).toEqual([
+      { field: "featured", value: "1" },
+      { field: "subscribers", value: "3" },
+    ]);
   });
 });
