@@ -403,7 +403,7 @@ const BadgesSchema = z
     broadcasts: CappedSchema,
     reddots: z.record(z.string(), z.boolean()),
     authors: CappedSchema,
-    streams: z.object({ total: CappedSchema, byStream: CappedMap }),
+    streams: z.object({ total: CappedSchema, byStream: CappedMap.describe("Streams with unread items; once the total passes `cap` the remaining streams are not counted") }),
     dms: CappedSchema,
     inbox: z.object({ byType: CappedMap, total: CappedSchema }),
   })
