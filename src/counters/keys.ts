@@ -9,8 +9,8 @@ import type { CounterEntity } from "./registry";
 
 /** Absolute values start a 12 h life when warmed; increments do not extend it. */
 export const CACHE_TTL_SECONDS = 12 * 60 * 60;
-/** A retried idempotent increment within 24 h is answered from here. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** A retried idempotent increment within 24 h is answered from `idempotency` (the API-wide window). */
+export { IDEMPOTENCY_TTL_SECONDS } from "../lib/idempotency";
 
 export const counterKeys = {
   /** Hash field → absolute value (pg value + unapplied batches + pending), for one entity. TTL 12 h. */
