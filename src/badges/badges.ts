@@ -1,10 +1,11 @@
+import { isRedisOutage } from "../lib/redis-failures";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { GET_BADGES } from "./badges.lua";
 import { persistFirstSeen, syncBroadcastIds, unreadBroadcastsFromPostgres } from "./broadcasts";
 import { warmAuthorSeen } from "./authors";
 import { inboxFromPostgres, warmInbox } from "./inbox";
 import { warmStreamAccess } from "./streams";
-import { capped, isRedisUnavailable, runScript, type Capped } from "./shared";
+import { capped, runScript, type Capped } from "./shared";
 import type { Services } from "../lib/services";
 
 type Raw = {
@@ -73,7 +74,7 @@ export async function getBadges(services: Services, userId: string, cap: number)
       raw = await runBadges(services, userId, cap);
     }
   } catch (err) {
-    if (!isRedisUnavailable(err)) throw err;
+    if (!isRedisOutage(err)) throw err;
     return degradedBadges(services, userId, cap);
   }
   if (raw.broadcasts.firstSeen) services.waitUntil(persistFirstSeen(services, userId, raw.broadcasts.firstSeen).catch(() => undefined));

@@ -3,11 +3,12 @@ import { isoTimestamp } from "../db/columns";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
+import { afterCommit, isRedisOutage } from "../lib/redis-failures";
 import type { Services } from "../lib/services";
 import { badgeKeys, BROADCAST_WINDOW, USER_TTL_SECONDS } from "./keys";
 import { ADD_BROADCAST_IDS, GET_BROADCAST_STATE, RAISE_BROADCAST_MARKER, RESTORE_BROADCAST_MARKER } from "./broadcasts.lua";
 import { broadcastReads, broadcasts } from "./schema";
-import { isRedisUnavailable, runScript, type ScriptRedis } from "./shared";
+import { runScript, type ScriptRedis } from "./shared";
 
 export type Broadcast = { id: string; title: string; body: string; createdAt: string };
 
@@ -16,13 +17,7 @@ export async function createBroadcast(services: Services, title: string, body: s
   const [row] = await services.db.insert(broadcasts).values({ title, body }).returning();
   const b = toBroadcast(row!);
   // Postgres has it; if Redis misses it the cron's resync adds it within a minute.
-  const degraded = await runScript(services.redis, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, b.id]).then(
-    () => false,
-    (err) => {
-      if (isRedisUnavailable(err)) return true;
-      throw err;
-    },
-  );
+  const degraded = await afterCommit(() => runScript(services.redis, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, b.id]));
   return { ...b, degraded };
 }
 
@@ -83,7 +78,7 @@ export async function readBroadcasts(services: Services, userId: string, upTo?: 
     const r = await runScript<{ lastReadId: string }>(services.redis, RAISE_BROADCAST_MARKER, [badgeKeys.markers(userId)], [persisted, USER_TTL_SECONDS]);
     return { lastReadId: r.lastReadId, degraded: false };
   } catch (err) {
-    if (!isRedisUnavailable(err)) throw err;
+    if (!isRedisOutage(err)) throw err;
     return { lastReadId: persisted, degraded: true };
   }
 }
@@ -93,7 +88,7 @@ export async function listBroadcasts(services: Services, userId: string, page: {
   const { unread, lastReadId, degraded } = await broadcastState(services, userId).then(
     (state) => ({ ...state, degraded: false }),
     async (err: unknown) => {
-      if (!isRedisUnavailable(err)) throw err;
+      if (!isRedisOutage(err)) throw err;
       return { ...(await postgresBroadcastState(services, userId)), degraded: true };
     },
   );

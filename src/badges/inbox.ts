@@ -5,10 +5,11 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
+import { afterCommit } from "../lib/redis-failures";
 import { INBOX_ADD, INBOX_READ, INBOX_WARM, GET_INBOX } from "./inbox.lua";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { inboxMessages, inboxRecipients, MAX_MESSAGE_TYPE } from "./schema";
-import { isRedisUnavailable, runScript } from "./shared";
+import { runScript } from "./shared";
 
 export const MAX_RECIPIENTS = 1000;
 export const MessageTypeSchema = z
@@ -17,16 +18,6 @@ export const MessageTypeSchema = z
   .openapi({ example: "system" });
 
 export type InboxMessage = { id: string; type: string; title: string; content: string; createdAt: string; read: boolean };
-
-async function redisBestEffort(run: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await run();
-    return false;
-  } catch (err) {
-    if (isRedisUnavailable(err)) return true;
-    throw err;
-  }
-}
 
 /** Stores one message and one unread row per recipient, then bumps the built unread caches. */
 export async function sendMessage(services: Services, input: { to: string[]; type: string; title: string; content: string }) {
@@ -37,7 +28,7 @@ export async function sendMessage(services: Services, input: { to: string[]; typ
     return msg!.id;
   });
   // Postgres holds the message; a missed Redis bump is repaired by the cron or the next rebuild.
-  const degraded = await redisBestEffort(() => runScript(services.redis, INBOX_ADD, to.map(badgeKeys.inbox), [input.type, USER_TTL_SECONDS]));
+  const degraded = await afterCommit(() => runScript(services.redis, INBOX_ADD, to.map(badgeKeys.inbox), [input.type, USER_TTL_SECONDS]));
   return { id: id.toString(), recipients: to.length, degraded };
 }
 
@@ -46,7 +37,7 @@ async function applyReads(services: Services, userId: string, types: string[]) {
   if (types.length === 0) return false;
   const byType = new Map<string, number>();
   for (const t of types) byType.set(t, (byType.get(t) ?? 0) + 1);
-  return redisBestEffort(() => runScript(services.redis, INBOX_READ, [badgeKeys.inbox(userId)], [...byType].flat()));
+  return afterCommit(() => runScript(services.redis, INBOX_READ, [badgeKeys.inbox(userId)], [...byType].flat()));
 }
 
 /** Marks one message read; idempotent (`changed` is false the second time). */

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Redis } from "../lib/redis";
-import { DependencyUnavailableError, isDependencyFailure } from "../lib/errors";
+import { DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
+import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 
 /** What badge code needs from the Redis client: scripts only (every badge operation is one EVALSHA). */
 export type ScriptRedis = Pick<Redis, "createScript">;
@@ -38,20 +39,11 @@ export async function runScript<T>(redis: ScriptRedis, source: string, keys: str
   } catch (err) {
     // A script error (our bug, or a key of the wrong type) must surface as a 500, not pass for an outage.
     // No `cause`: the error handler would find the UpstashError in it and answer 503.
-    if (isScriptError(err)) throw new Error(`Badge script failed: ${(err as Error).message}`);
-    if (isDependencyFailure(err)) throw new DependencyUnavailableError("redis", err);
+    if (isRedisCommandError(err)) throw commandFailure("Badge script", err);
+    if (isRedisOutage(err)) throw new DependencyUnavailableError("redis", err);
     throw err;
   }
   return (typeof raw === "string" ? JSON.parse(raw) : raw) as T;
-}
-
-function isScriptError(err: unknown): boolean {
-  return err instanceof Error && /user_script|Error running script|WRONGTYPE|ERR Error compiling/i.test(err.message);
-}
-
-/** True when `err` says Redis (not our code) failed, so a read may degrade instead of failing. */
-export function isRedisUnavailable(err: unknown): boolean {
-  return err instanceof DependencyUnavailableError || (isDependencyFailure(err) && !isScriptError(err));
 }
 
 /**
@@ -62,7 +54,7 @@ export async function degradable<T extends object>(read: () => Promise<T>, fallb
   try {
     return { ...(await read()), degraded: false };
   } catch (err) {
-    if (!isRedisUnavailable(err)) throw err;
+    if (!isRedisOutage(err)) throw err;
     return { ...(await fallback()), degraded: true };
   }
 }

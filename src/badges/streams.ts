@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { Services } from "../lib/services";
+import { afterCommit } from "../lib/redis-failures";
 import { badgeKeys, streamName, USER_TTL_SECONDS } from "./keys";
 import { streamMembers, userAccessLog } from "./schema";
-import { isRedisUnavailable, runScript, type ScriptRedis } from "./shared";
+import { runScript, type ScriptRedis } from "./shared";
 import { ADD_STREAM_ITEM, LEAVE_STREAM, LIST_STREAM_UNREAD, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
 
 /** Items kept per stream by default: a badge never shows more than 99+. */
@@ -30,17 +31,6 @@ export async function addStreamItem(redis: ScriptRedis, kind: string, id: string
   return { stream, kept: r.kept };
 }
 
-/** Write to Redis after Postgres; a Redis outage leaves the cache for the cron to repair. */
-async function bestEffort(run: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await run();
-    return false;
-  } catch (err) {
-    if (isRedisUnavailable(err)) return true;
-    throw err;
-  }
-}
-
 const upsertAccess = (services: Services, userId: string, kind: string, id: string, at: Date) =>
   services.db
     .insert(userAccessLog)
@@ -55,7 +45,7 @@ export async function joinStream(services: Services, userId: string, kind: strin
   const now = new Date();
   const inserted = await services.db.insert(streamMembers).values({ userId, viewCode: kind, viewId: id }).onConflictDoNothing().returning();
   if (inserted.length > 0) await upsertAccess(services, userId, kind, id, now);
-  const degraded = await bestEffort(async () => {
+  const degraded = await afterCommit(async () => {
     const touched = await runScript<number>(services.redis, TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "1"]);
     // No cache yet: build it from Postgres now (membership is committed), so items posted before the
     // user's first read are counted from the join, not from a later rebuild.
@@ -69,7 +59,7 @@ export async function leaveStream(services: Services, userId: string, kind: stri
     .delete(streamMembers)
     .where(and(eq(streamMembers.userId, userId), eq(streamMembers.viewCode, kind), eq(streamMembers.viewId, id)))
     .returning();
-  const degraded = await bestEffort(() => runScript(services.redis, LEAVE_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id)]));
+  const degraded = await afterCommit(() => runScript(services.redis, LEAVE_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id)]));
   return { stream: streamName(kind, id), userId, member: false, changed: deleted.length > 0, degraded };
 }
 
@@ -77,7 +67,7 @@ export async function leaveStream(services: Services, userId: string, kind: stri
 export async function readStream(services: Services, userId: string, kind: string, id: string) {
   const now = new Date();
   await upsertAccess(services, userId, kind, id, now);
-  const degraded = await bestEffort(() =>
+  const degraded = await afterCommit(() =>
     runScript(services.redis, TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "0"]),
   );
   return { stream: streamName(kind, id), lastAccessAt: now.toISOString(), degraded };

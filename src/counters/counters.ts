@@ -1,4 +1,5 @@
-import { ApiError, DependencyUnavailableError, isDependencyFailure } from "../lib/errors";
+import { ApiError, DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
+import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import type { Services } from "../lib/services";
 import { INCREMENT_COUNTERS } from "./increment.lua";
 import { CACHE_TTL_SECONDS, counterKeys, IDEMPOTENCY_TTL_SECONDS } from "./keys";
@@ -9,23 +10,9 @@ import { WARM_COUNTERS } from "./warm.lua";
 
 type Deps = Pick<Services, "redis" | "db">;
 
-/**
- * Redis could not be reached (network, timeout, 5xx) — as opposed to Redis answering that a script
- * failed, which is our bug and must not pass for an outage: falling back to Postgres then would
- * apply an increment twice if it ever half-ran. Such errors propagate as 500s.
- */
-function isRedisOutage(err: unknown): boolean {
-  return isDependencyFailure(err) && !isScriptError(err);
-}
-
-function isScriptError(err: unknown): boolean {
-  return err instanceof Error && /user_script|Error running script|WRONGTYPE|ERR Error compiling/i.test(err.message);
-}
-
-/** Rethrows a script error as a plain Error (no UpstashError name or cause), so it answers 500, not 503. */
+/** Rethrows a failure that is not an outage; a script error loses its Upstash identity so it answers 500. */
 function rethrow(err: unknown): never {
-  if (isScriptError(err)) throw new Error(`Counter script failed: ${(err as Error).message}`);
-  throw err;
+  throw isRedisCommandError(err) ? commandFailure("Counter script", err) : err;
 }
 
 /**

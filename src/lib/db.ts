@@ -25,7 +25,10 @@ export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY">): 
     // Configured per client (not on the global neonConfig) so two proxies can coexist in one isolate.
     pool.Client = localClient(env.NEON_WS_PROXY);
   }
-  pool.on("error", (err: Error) => console.error(JSON.stringify({ level: "error", message: "postgres pool error", error: err.message })));
+  // An idle connection dropping (as every one does when the request ends and the pool closes) is
+  // not an error of any request: queries fail on their own. The listener only keeps the event
+  // from being thrown as uncaught.
+  pool.on("error", () => {});
   return { db: drizzle(pool, { schema }), pool, close: () => pool.end().catch(() => undefined) };
 }
 

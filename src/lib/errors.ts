@@ -35,7 +35,10 @@ export class ApiError extends Error {
 
 /** A dependency (Redis, Postgres) could not be reached; answered as 503 `unavailable`. */
 export class DependencyUnavailableError extends ApiError {
-  constructor(dependency: "redis" | "postgres", cause?: unknown) {
+  constructor(
+    readonly dependency: "redis" | "postgres",
+    cause?: unknown,
+  ) {
     super("unavailable", `${dependency === "redis" ? "Redis" : "Postgres"} is unavailable; retry shortly`);
     this.cause = cause;
   }
@@ -84,6 +87,8 @@ export function handleError(err: Error, c: Context): Response {
  */
 export function isDependencyFailure(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    // Redis refusing a command is our bug, not an outage.
+    if (isRedisCommandError(e)) return false;
     // The Neon driver rejects with the WebSocket's error Event when it cannot reach the server.
     if (typeof Event !== "undefined" && e instanceof Event) return true;
     const code = (e as { code?: unknown }).code;
@@ -122,3 +127,15 @@ function describeCause(cause: unknown): string | undefined {
     return String(cause);
   }
 }
+
+/**
+ * Redis answered that a command or script failed: a key of the wrong type, a script error, a
+ * malformed command. That is our bug, never an outage — falling back (to Postgres, to zeros) would
+ * hide it, and falling back after a script half-ran could apply a change twice. Answered as 500.
+ */
+export function isRedisCommandError(err: unknown): boolean {
+  return err instanceof Error && REDIS_COMMAND_ERROR.test(err.message);
+}
+
+const REDIS_COMMAND_ERROR =
+  /user_script|Error running script|Error compiling script|WRONGTYPE|wrong number of arguments|unknown command|syntax error|not an integer|not a valid float|NOSCRIPT/i;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { api, newId, show } from "../support/api";
+import { useChaos } from "../support/stack";
 
 const service = { userId: "1", role: "service" as const };
 const join = (kind: string, id: string, userId: string) => api("PUT", `/v1/streams/${kind}/${id}/members/${userId}`, { as: service });
@@ -92,5 +93,36 @@ describe("GET /v1/me/streams", () => {
     const body = await unread(me, 4);
     expect(body.total, JSON.stringify(body)).toBeGreaterThan(4);
     expect(body.total).toBeLessThan(9);
+  });
+});
+
+describe("stream writes while Redis is down", () => {
+  const pair = useChaos();
+
+  it("keeps membership and access in Postgres (degraded), refuses Redis-only items with 503, and counts correctly afterwards", async () => {
+    const [me, c] = [newId(), newId()];
+    const viaChaos = () => pair.current.bindings;
+    await pair.current.setRedisDown(true);
+    try {
+      const joined = await api("PUT", `/v1/streams/chat/${c}/members/${me}`, { as: service, env: viaChaos() });
+      expect(joined.status, show(joined)).toBe(200);
+      expect(joined.body).toMatchObject({ member: true, changed: true, degraded: true });
+      const read = await api("POST", `/v1/me/streams/chat/${c}/read`, { as: { userId: me }, env: viaChaos() });
+      expect(read.status, show(read)).toBe(200);
+      expect(read.body.degraded).toBe(true);
+      const lost = await api("POST", `/v1/streams/chat/${c}/items`, { as: service, body: { at: Date.now() + 1_000 }, env: viaChaos() });
+      expect(lost.status, show(lost)).toBe(503);
+      const other = newId();
+      await api("PUT", `/v1/streams/chat/${other}/members/${me}`, { as: service });
+      const left = await api("DELETE", `/v1/streams/chat/${other}/members/${me}`, { as: service, env: viaChaos() });
+      expect(left.status, show(left)).toBe(200);
+      expect(left.body).toMatchObject({ member: false, changed: true, degraded: true });
+    } finally {
+      await pair.current.setRedisDown(false);
+    }
+    // The membership written during the outage counts once Redis is back (the cache is rebuilt
+    // from Postgres), and the stream left during the outage does not.
+    await item("chat", c, { at: Date.now() + 2_000 });
+    expect(await unread(me)).toEqual({ total: 1, byStream: { [`chat/${c}`]: 1 } });
   });
 });

@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { api, show } from "../support/api";
-import { createChaos, type Chaos } from "../support/stack";
+import { useChaos } from "../support/stack";
 
 describe("GET /health", () => {
-  let chaos: Chaos;
-  beforeAll(async () => {
-    chaos = await createChaos();
-  });
-  afterAll(async () => {
-    await chaos.close();
-  });
-  const throughChaos = () => ({
-    UPSTASH_REDIS_REST_URL: chaos.restUrl,
-    UPSTASH_REDIS_REST_TOKEN: chaos.restToken,
-    NEON_WS_PROXY: chaos.wsProxy,
-  });
+  const pair = useChaos();
+  const throughChaos = () => pair.current.bindings;
 
   it("reports both dependencies reachable, with latencies, without auth", async () => {
     const res = await api("GET", "/health");
@@ -25,25 +15,25 @@ describe("GET /health", () => {
   });
 
   it("answers 503 naming Redis when Redis is unreachable", async () => {
-    await chaos.setRedisDown(true);
+    await pair.current.setRedisDown(true);
     try {
       const res = await api("GET", "/health", { env: throughChaos() });
       expect(res.status, show(res)).toBe(503);
       expect(res.body).toMatchObject({ status: "unavailable", redis: { ok: false }, postgres: { ok: true } });
       expect(res.body.redis.error).toEqual(expect.any(String));
     } finally {
-      await chaos.setRedisDown(false);
+      await pair.current.setRedisDown(false);
     }
   });
 
   it("answers 503 naming Postgres when Postgres is unreachable", async () => {
-    await chaos.setPostgresDown(true);
+    await pair.current.setPostgresDown(true);
     try {
       const res = await api("GET", "/health", { env: throughChaos() });
       expect(res.status, show(res)).toBe(503);
       expect(res.body).toMatchObject({ status: "unavailable", redis: { ok: true }, postgres: { ok: false } });
     } finally {
-      await chaos.setPostgresDown(false);
+      await pair.current.setPostgresDown(false);
     }
   });
 

@@ -11,6 +11,7 @@
  * await chaos.close();
  */
 import { env } from "cloudflare:test";
+import { afterAll, beforeAll } from "vitest";
 
 export interface BridgeStats {
   requests: number;
@@ -23,6 +24,8 @@ export interface Chaos {
   restUrl: string;
   restToken: string;
   wsProxy: string;
+  /** Worker bindings that route Redis and Postgres through this pair (pass as `api(..., { env })`). */
+  bindings: { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; NEON_WS_PROXY: string };
   setRedisDown(down: boolean): Promise<void>;
   setPostgresDown(down: boolean): Promise<void>;
   /** What reached this pair's own bridge (one request = one Redis round trip). */
@@ -64,9 +67,32 @@ export async function createChaos(): Promise<Chaos> {
     restUrl,
     restToken,
     wsProxy,
+    bindings: { UPSTASH_REDIS_REST_URL: restUrl, UPSTASH_REDIS_REST_TOKEN: restToken, NEON_WS_PROXY: wsProxy },
     setRedisDown: (down) => call("POST", `/chaos/${id}`, { redisDown: down }),
     setPostgresDown: (down) => call("POST", `/chaos/${id}`, { postgresDown: down }),
     stats: () => call("GET", `/chaos/${id}`),
     close: () => call("DELETE", `/chaos/${id}`),
+  };
+}
+
+/**
+ * A chaos pair for the enclosing describe block (or file): created before its tests, healed and
+ * closed after them. Read `.current` inside tests.
+ */
+export function useChaos(): { readonly current: Chaos } {
+  let chaos: Chaos | undefined;
+  beforeAll(async () => {
+    chaos = await createChaos();
+  });
+  afterAll(async () => {
+    await chaos?.setRedisDown(false);
+    await chaos?.setPostgresDown(false);
+    await chaos?.close();
+  });
+  return {
+    get current() {
+      if (!chaos) throw new Error("useChaos(): the chaos pair exists only inside tests");
+      return chaos;
+    },
   };
 }

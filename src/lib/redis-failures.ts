@@ -1,0 +1,36 @@
+import { DependencyUnavailableError, isRedisCommandError } from "./errors";
+
+export { isRedisCommandError };
+
+/**
+ * Redis could not be reached or did not answer: the fetch failed or timed out, or the REST endpoint
+ * answered an error that is not a command error (5xx, gateway page, unreachable Redis behind it).
+ */
+export function isRedisOutage(err: unknown): boolean {
+  if (err instanceof DependencyUnavailableError) return err.dependency === "redis";
+  if (!(err instanceof Error) || isRedisCommandError(err)) return false;
+  return /^Upstash/.test(err.name) || /fetch failed|Network connection lost|network|timed? ?out|abort|ECONNREFUSED|ECONNRESET/i.test(`${err.name} ${err.message}`);
+}
+
+/**
+ * A command error rethrown without its UpstashError name or cause, so the error handler answers
+ * 500 (internal) and does not take it for an outage.
+ */
+export function commandFailure(what: string, err: unknown): Error {
+  return new Error(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/**
+ * Runs a Redis write that follows a committed Postgres write. On an outage the cache is left for
+ * the repair cron and the caller reports `degraded: true`; any other failure propagates.
+ * Returns whether Redis was missed.
+ */
+export async function afterCommit(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return false;
+  } catch (err) {
+    if (isRedisOutage(err)) return true;
+    throw err;
+  }
+}
