@@ -10,8 +10,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
 import type { Readable } from "node:stream";
+import { Worker } from "node:worker_threads";
 import { randomBytes } from "node:crypto";
 import { Redis as IORedis } from "ioredis";
 import { Log, LogLevel, Miniflare } from "miniflare";
@@ -60,6 +60,8 @@ export async function startBenchWorker(options: { vars?: Record<string, string>;
     compatibilityFlags: ["nodejs_compat"],
     host: "127.0.0.1",
     port: 0,
+    // BENCH_INSPECT_PORT=9229 opens the V8 inspector of the Worker (CPU profiles of a run).
+    ...(process.env.BENCH_INSPECT_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECT_PORT) } : {}),
     bindings: {
       UPSTASH_REDIS_REST_URL: stack.restUrl,
       UPSTASH_REDIS_REST_TOKEN: stack.restToken,
@@ -113,9 +115,17 @@ export interface LoadResult {
   elapsedMs: number;
 }
 
+/** Requests prepared up front when a run has no `total`: far more than any run here sends. */
+const PREPARED_REQUESTS = 50_000;
+
 /**
  * Closed-loop load: `concurrency` clients each send the next request as soon as the previous one
- * answered, until `durationMs` passes or `total` requests were sent.
+ * answered, until `durationMs` passes or `total` requests were sent (or the prepared ones run out).
+ *
+ * The clients run in a worker thread: the Upstash bridge and the Neon proxy live on this process'
+ * main thread, and clients sharing its event loop would slow them down — unlike production, where
+ * Upstash and Neon are other machines. Requests are prepared here (`request(i)` may close over
+ * anything) and handed to the thread as plain data.
  */
 export async function runLoad(options: {
   baseUrl: string;
@@ -125,50 +135,67 @@ export async function runLoad(options: {
   request: (i: number) => LoadRequest;
 }): Promise<LoadResult> {
   const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request } = options;
-  const latencies: number[] = [];
-  const errorStatuses: Record<string, number> = {};
-  let issued = 0;
-  let errors = 0;
-  const started = performance.now();
-  const deadline = started + durationMs;
-
-  async function client() {
-    while (issued < total && performance.now() < deadline) {
-      const i = issued++;
-      const req = request(i);
-      const sentAt = performance.now();
-      try {
-        const res = await fetch(baseUrl + req.path, {
-          method: req.method ?? "GET",
-          headers: { ...(req.body === undefined ? {} : { "content-type": "application/json" }), ...req.headers },
-          body: req.body === undefined ? undefined : JSON.stringify(req.body),
-        });
-        await res.arrayBuffer();
-        if (res.status >= 300) {
-          errors++;
-          errorStatuses[res.status] = (errorStatuses[res.status] ?? 0) + 1;
-        }
-      } catch (err) {
-        errors++;
-        errorStatuses.network = (errorStatuses.network ?? 0) + 1;
-      }
-      latencies.push(performance.now() - sentAt);
-    }
-  }
-
-  await Promise.all(Array.from({ length: concurrency }, client));
-  const elapsedMs = performance.now() - started;
-  latencies.sort((a, b) => a - b);
+  const count = Number.isFinite(total) ? total : PREPARED_REQUESTS;
+  const requests = Array.from({ length: count }, (_, i) => {
+    const req = request(i);
+    return {
+      url: baseUrl + req.path,
+      method: req.method ?? "GET",
+      headers: { ...(req.body === undefined ? {} : { "content-type": "application/json" }), ...req.headers },
+      body: req.body === undefined ? undefined : JSON.stringify(req.body),
+    };
+  });
+  const worker = new Worker(LOAD_WORKER_SOURCE, { eval: true, workerData: { requests, concurrency, durationMs } });
+  const { latencies, errors, errorStatuses, elapsedMs } = await new Promise<{
+    latencies: Float64Array;
+    errors: number;
+    errorStatuses: Record<string, number>;
+    elapsedMs: number;
+  }>((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+  await worker.terminate();
+  const sorted = Array.from(latencies).sort((a, b) => a - b);
   return {
-    requests: latencies.length,
+    requests: sorted.length,
     errors,
     errorStatuses,
-    rps: latencies.length / (elapsedMs / 1000),
-    p50Ms: percentile(latencies, 0.5),
-    p99Ms: percentile(latencies, 0.99),
+    rps: sorted.length / (elapsedMs / 1000),
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
     elapsedMs,
   };
 }
+
+/** The clients' loop, run in a worker thread (plain JavaScript: no loader needed there). */
+const LOAD_WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { performance } = require("node:perf_hooks");
+const { requests, concurrency, durationMs } = workerData;
+const latencies = [];
+const errorStatuses = {};
+let issued = 0, errors = 0;
+const started = performance.now();
+const deadline = started + durationMs;
+async function client() {
+  while (issued < requests.length && performance.now() < deadline) {
+    const req = requests[issued++];
+    const sentAt = performance.now();
+    try {
+      const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
+      await res.arrayBuffer();
+      if (res.status >= 300) { errors++; errorStatuses[res.status] = (errorStatuses[res.status] || 0) + 1; }
+    } catch {
+      errors++; errorStatuses.network = (errorStatuses.network || 0) + 1;
+    }
+    latencies.push(performance.now() - sentAt);
+  }
+}
+Promise.all(Array.from({ length: concurrency }, client)).then(() => {
+  parentPort.postMessage({ latencies: Float64Array.from(latencies), errors, errorStatuses, elapsedMs: performance.now() - started });
+});
+`;
 
 export function percentile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;

@@ -4,8 +4,9 @@ import type { EventBus } from "./events";
 import { createRedis, type Redis } from "./redis";
 
 /**
- * What domain code may use during one invocation. `db` opens its pool on first use only, so
- * requests served from Redis never open a Postgres connection.
+ * What domain code may use during one invocation. `db` and `redis` are built on first use, so
+ * requests served from Redis never open a Postgres connection and requests that need neither
+ * build nothing.
  */
 export interface Services {
   readonly env: Env;
@@ -26,9 +27,13 @@ export function createServices(
   events: EventBus,
 ): { services: Services; close: () => Promise<void> } {
   let opened: ReturnType<typeof openDatabase> | undefined;
+  let redis: Redis | undefined;
   const services: Services = {
     env,
-    redis: createRedis(env),
+    get redis() {
+      redis ??= createRedis(env);
+      return redis;
+    },
     events,
     get db() {
       opened ??= openDatabase(env);
