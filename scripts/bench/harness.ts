@@ -115,17 +115,17 @@ export interface LoadResult {
   elapsedMs: number;
 }
 
-/** Requests prepared up front when a run has no `total`: far more than any run here sends. */
-const PREPARED_REQUESTS = 50_000;
+/** Requests handed to the client thread at a time: enough to keep 64 clients busy between refills. */
+const REQUEST_CHUNK = 256;
 
 /**
  * Closed-loop load: `concurrency` clients each send the next request as soon as the previous one
- * answered, until `durationMs` passes or `total` requests were sent (or the prepared ones run out).
+ * answered, until `durationMs` passes or `total` requests were sent.
  *
  * The clients run in a worker thread: the Upstash bridge and the Neon proxy live on this process'
  * main thread, and clients sharing its event loop would slow them down — unlike production, where
- * Upstash and Neon are other machines. Requests are prepared here (`request(i)` may close over
- * anything) and handed to the thread as plain data.
+ * Upstash and Neon are other machines. `request(i)` runs here, in order, in chunks the thread asks
+ * for as it runs low, so it may close over anything (at most one chunk is built and not sent).
  */
 export async function runLoad(options: {
   baseUrl: string;
@@ -135,24 +135,31 @@ export async function runLoad(options: {
   request: (i: number) => LoadRequest;
 }): Promise<LoadResult> {
   const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request } = options;
-  const count = Number.isFinite(total) ? total : PREPARED_REQUESTS;
-  const requests = Array.from({ length: count }, (_, i) => {
-    const req = request(i);
-    return {
-      url: baseUrl + req.path,
-      method: req.method ?? "GET",
-      headers: { ...(req.body === undefined ? {} : { "content-type": "application/json" }), ...req.headers },
-      body: req.body === undefined ? undefined : JSON.stringify(req.body),
-    };
-  });
-  const worker = new Worker(LOAD_WORKER_SOURCE, { eval: true, workerData: { requests, concurrency, durationMs } });
+  let built = 0;
+  const nextChunk = () => {
+    const chunk = [];
+    for (; built < total && chunk.length < REQUEST_CHUNK; built++) {
+      const req = request(built);
+      chunk.push({
+        url: baseUrl + req.path,
+        method: req.method ?? "GET",
+        headers: { ...(req.body === undefined ? {} : { "content-type": "application/json" }), ...req.headers },
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+      });
+    }
+    return chunk;
+  };
+  const worker = new Worker(LOAD_WORKER_SOURCE, { eval: true, workerData: { first: nextChunk(), concurrency, durationMs } });
   const { latencies, errors, errorStatuses, elapsedMs } = await new Promise<{
     latencies: Float64Array;
     errors: number;
     errorStatuses: Record<string, number>;
     elapsedMs: number;
   }>((resolve, reject) => {
-    worker.once("message", resolve);
+    worker.on("message", (message: { need?: true; done?: true }) => {
+      if (message.need) worker.postMessage(nextChunk());
+      else resolve(message as never);
+    });
     worker.once("error", reject);
   });
   await worker.terminate();
@@ -172,15 +179,35 @@ export async function runLoad(options: {
 const LOAD_WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const { performance } = require("node:perf_hooks");
-const { requests, concurrency, durationMs } = workerData;
+const { first, concurrency, durationMs } = workerData;
+const queue = first.slice();
+let exhausted = first.length === 0, refill = null;
+function askForMore() {
+  if (!refill && !exhausted) {
+    refill = new Promise((resolve) => parentPort.once("message", (chunk) => {
+      if (chunk.length === 0) exhausted = true;
+      queue.push(...chunk);
+      refill = null;
+      resolve();
+    }));
+    parentPort.postMessage({ need: true });
+  }
+  return refill;
+}
 const latencies = [];
 const errorStatuses = {};
-let issued = 0, errors = 0;
+let errors = 0;
 const started = performance.now();
 const deadline = started + durationMs;
 async function client() {
-  while (issued < requests.length && performance.now() < deadline) {
-    const req = requests[issued++];
+  while (performance.now() < deadline) {
+    if (queue.length < concurrency) askForMore();
+    if (queue.length === 0) {
+      if (exhausted) return;
+      await askForMore();
+      continue;
+    }
+    const req = queue.shift();
     const sentAt = performance.now();
     try {
       const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
@@ -193,7 +220,7 @@ async function client() {
   }
 }
 Promise.all(Array.from({ length: concurrency }, client)).then(() => {
-  parentPort.postMessage({ latencies: Float64Array.from(latencies), errors, errorStatuses, elapsedMs: performance.now() - started });
+  parentPort.postMessage({ done: true, latencies: Float64Array.from(latencies), errors, errorStatuses, elapsedMs: performance.now() - started });
 });
 `;
 
