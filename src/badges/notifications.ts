@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_TTL_SECONDS } from "../lib/idempotency";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { ADD_NOTIFICATION, GET_NOTIFICATIONS, READ_ALL_NOTIFICATIONS, READ_NOTIFICATION_TYPE } from "./notifications.lua";
 import { runScript, type ScriptRedis } from "./shared";
@@ -8,8 +9,6 @@ export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 /** Largest `count` one call may add: a caller batching more should send several calls. */
 export const MAX_NOTIFICATION_COUNT = 1000;
-/** How long an Idempotency-Key is remembered per user. */
-const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 export type NotificationAdd = { userId: string; type: NotificationType; count: number; total: number; applied: boolean };
 
