@@ -7,7 +7,7 @@
  * is shared and noisy, absolute numbers are only indicative.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -35,6 +35,14 @@ export interface BenchWorker {
   stop(): Promise<void>;
 }
 
+/** The Worker's compatibility date and flags, as wrangler.toml declares them. */
+function compatibilityOf(toml: string): { compatibilityDate: string; compatibilityFlags: string[] } {
+  const date = toml.match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1];
+  const flags = toml.match(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m)?.[1] ?? "";
+  if (!date) throw new Error("wrangler.toml has no compatibility_date");
+  return { compatibilityDate: date, compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!) };
+}
+
 /** Bundles the Worker with wrangler (as deploy would) into a temp dir. */
 function bundleWorker(): string {
   const outdir = mkdtempSync(join(tmpdir(), "bench-worker-"));
@@ -56,8 +64,7 @@ export async function startBenchWorker(options: { vars?: Record<string, string>;
     modules: true,
     scriptPath: join(outdir, "index.js"),
     modulesRoot: outdir,
-    compatibilityDate: "2026-04-20",
-    compatibilityFlags: ["nodejs_compat"],
+    ...compatibilityOf(readFileSync(join(ROOT, "wrangler.toml"), "utf8")),
     host: "127.0.0.1",
     port: 0,
     // BENCH_INSPECT_PORT=9229 opens the V8 inspector of the Worker (CPU profiles of a run).
