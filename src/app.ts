@@ -14,7 +14,7 @@ import { badgesRoutes } from "./badges/routes";
 import { badgesSubscriber } from "./badges/subscriber";
 import { countersRoutes } from "./counters/routes";
 import { countersSubscriber } from "./counters/subscriber";
-import { flushCountersTask, reconcileCountersTask } from "./counters/tasks";
+import { flushCountersTask, reconcileCountersTask, reconcileSliceTask } from "./counters/tasks";
 import { liveRoutes } from "./live/routes";
 
 /** Capabilities that react to relation changes (counters, badges, feeds). */
@@ -22,7 +22,7 @@ export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSub
 
 /** Scheduled work by cron job. */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
-  flush: [flushCountersTask, badgesRepairTask],
+  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask],
   reconcile: [reconcileCountersTask],
 };
 

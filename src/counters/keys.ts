@@ -30,6 +30,12 @@ export const counterKeys = {
   batchPrefix: () => "ctr:batch:",
   /** Sorted set of unapplied batch numbers (score = number). Bounded by the flush draining it. */
   unappliedBatches: () => "ctr:batches",
+  /**
+   * String: JSON `{entity, after}` where the running reconcile pass continues. Set by the daily
+   * trigger, advanced by each per-minute slice, deleted when the pass has covered every id.
+   * TTL 2 days, so a pass that keeps failing does not run forever.
+   */
+  reconcileCursor: () => "ctr:reconcile:cursor",
   /** String: fingerprint + "\n" + first answer of an idempotent increment. TTL 24 h. Key ≤ 64 chars. */
   idempotency: (callerId: string, key: string) => `ctr:idem:${callerId}:${key}`,
 } as const;

@@ -34,6 +34,9 @@ const DERIVED: Partial<Record<CounterEntity, { fields: string[]; ids: string[]; 
 
 export const RECONCILE_BATCH = 1_000;
 const DEFAULT_BUDGET_MS = 20_000;
+/** Time one per-minute slice of a pass may take: leaves the flush its share of the cron's 30 s. */
+export const RECONCILE_SLICE_MS = 5_000;
+const CURSOR_TTL_SECONDS = 2 * 24 * 60 * 60;
 /** Drift entries listed in a report (the count covers all). */
 const MAX_REPORTED_DRIFT = 100;
 
@@ -84,6 +87,35 @@ export async function reconcileCounters(
     after = ids[ids.length - 1]!;
   }
   return report;
+}
+
+type PassCursor = { entity: CounterEntity; after: string };
+
+/**
+ * Starts a reconcile pass over every id (the daily trigger) and runs its first slice. A pass over
+ * millions of users does not fit one cron run: it continues in per-minute slices from a cursor in
+ * Redis until every id has been covered. Starting again restarts from the first id.
+ */
+export async function startReconcilePass(services: Pick<Services, "redis" | "db">, options: { sliceMs?: number; batchSize?: number } = {}) {
+  const first = (Object.keys(DERIVED) as CounterEntity[])[0]!;
+  await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify({ entity: first, after: "0" } satisfies PassCursor), { ex: CURSOR_TTL_SECONDS });
+  return continueReconcilePass(services, options);
+}
+
+/** Runs the next slice of the running pass, if any, and moves its cursor (deleted when done). */
+export async function continueReconcilePass(
+  services: Pick<Services, "redis" | "db">,
+  { sliceMs = RECONCILE_SLICE_MS, batchSize }: { sliceMs?: number; batchSize?: number } = {},
+): Promise<(ReconcileReport & { pass: "running" | "done" }) | { pass: "idle" }> {
+  const cursor = await services.redis.get<PassCursor>(counterKeys.reconcileCursor());
+  if (!cursor) return { pass: "idle" };
+  const report = await reconcileCounters(services, { start: cursor, budgetMs: sliceMs, batchSize });
+  if (report.next) {
+    await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify(report.next), { ex: CURSOR_TTL_SECONDS });
+    return { ...report, pass: "running" };
+  }
+  await services.redis.del(counterKeys.reconcileCursor());
+  return { ...report, pass: "done" };
 }
 
 /** Reconciles the given ids only (an operator repairing known entities; tests). */

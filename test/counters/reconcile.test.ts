@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { flushAll, flushOnce } from "../../src/counters/flush";
-import { reconcileCounters, reconcileIds } from "../../src/counters/reconcile";
+import { counterKeys } from "../../src/counters/keys";
+import { continueReconcilePass, reconcileCounters, reconcileIds, startReconcilePass } from "../../src/counters/reconcile";
 import { queryRows } from "../../src/counters/store";
 import { api, newId, show } from "../support/api";
 import { readCounts, servicesFor } from "./support";
@@ -109,5 +110,44 @@ describe("reconcile", () => {
     await flushAll(services);
     await close();
     expect(await pgValue("user", star, "followers")).toBe(expected);
+  });
+});
+
+describe("reconcile passes: started daily, continued in per-minute slices", () => {
+  it("continues from its cursor slice by slice, repairs drift on the way, and ends the pass", async () => {
+    // Adjacent ids above every other test file's ids, so the first slices walk exactly these.
+    const base = BigInt(newId()) * 10n;
+    const users = [0n, 1n, 2n, 3n].map((k) => String(base + k));
+    for (const u of users) await follow(u, String(base + 9n));
+    await api("POST", `/v1/counters/user/${users[3]}`, { as: { userId: newId(), role: "service" }, body: { deltas: { following: 4 } } });
+    const { services, close } = servicesFor();
+    try {
+      await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify({ entity: "user", after: String(base - 1n) }));
+      const first = await continueReconcilePass(services, { sliceMs: 0, batchSize: 2 });
+      expect(first).toMatchObject({ pass: "running", scanned: 2, next: { entity: "user", after: users[1] } });
+      const second = await continueReconcilePass(services, { sliceMs: 0, batchSize: 2 });
+      expect(second).toMatchObject({ pass: "running", scanned: 2, next: { entity: "user", after: users[3] } });
+      expect(second).toMatchObject({ drift: [{ entity: "user", id: users[3], field: "following", counted: 5, expected: 1 }] });
+      let slice = second as Awaited<ReturnType<typeof continueReconcilePass>>;
+      for (let i = 0; i < 20 && slice.pass === "running"; i++) slice = await continueReconcilePass(services, { sliceMs: 10_000 });
+      expect(slice.pass).toBe("done");
+      expect(await services.redis.get(counterKeys.reconcileCursor())).toBeNull();
+      expect(await continueReconcilePass(services)).toEqual({ pass: "idle" });
+    } finally {
+      await close();
+    }
+    expect((await readCounts("user", [users[3]!])).counts[users[3]!]!.following).toBe(1);
+  });
+
+  it("starts every pass from the first id", async () => {
+    const { services, close } = servicesFor();
+    try {
+      await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify({ entity: "post", after: "9000000000000000000" }));
+      const slice = await startReconcilePass(services, { sliceMs: 0, batchSize: 1 });
+      expect(slice).toMatchObject({ pass: "running", scanned: 1, next: { entity: "user" } });
+    } finally {
+      await services.redis.del(counterKeys.reconcileCursor());
+      await close();
+    }
   });
 });
