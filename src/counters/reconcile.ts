@@ -90,13 +90,15 @@ export async function reconcileCounters(
 }
 
 type PassCursor = { entity: CounterEntity; after: string };
+/** Bounds of one slice: time, and (for tests) batches of `batchSize` ids. */
+type SliceOptions = { sliceMs?: number; batchSize?: number; maxBatches?: number };
 
 /**
  * Starts a reconcile pass over every id (the daily trigger) and runs its first slice. A pass over
  * millions of users does not fit one cron run: it continues in per-minute slices from a cursor in
  * Redis until every id has been covered. Starting again restarts from the first id.
  */
-export async function startReconcilePass(services: Pick<Services, "redis" | "db">, options: { sliceMs?: number; batchSize?: number } = {}) {
+export async function startReconcilePass(services: Pick<Services, "redis" | "db">, options: SliceOptions = {}) {
   const first = (Object.keys(DERIVED) as CounterEntity[])[0]!;
   await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify({ entity: first, after: "0" } satisfies PassCursor), { ex: CURSOR_TTL_SECONDS });
   return continueReconcilePass(services, options);
@@ -105,11 +107,11 @@ export async function startReconcilePass(services: Pick<Services, "redis" | "db"
 /** Runs the next slice of the running pass, if any, and moves its cursor (deleted when done). */
 export async function continueReconcilePass(
   services: Pick<Services, "redis" | "db">,
-  { sliceMs = RECONCILE_SLICE_MS, batchSize }: { sliceMs?: number; batchSize?: number } = {},
+  { sliceMs = RECONCILE_SLICE_MS, batchSize, maxBatches }: SliceOptions = {},
 ): Promise<(ReconcileReport & { pass: "running" | "done" }) | { pass: "idle" }> {
   const cursor = await services.redis.get<PassCursor>(counterKeys.reconcileCursor());
   if (!cursor) return { pass: "idle" };
-  const report = await reconcileCounters(services, { start: cursor, budgetMs: sliceMs, batchSize });
+  const report = await reconcileCounters(services, { start: cursor, budgetMs: sliceMs, batchSize, maxBatches });
   if (report.next) {
     await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify(report.next), { ex: CURSOR_TTL_SECONDS });
     return { ...report, pass: "running" };

@@ -34,6 +34,15 @@ const UPSERT_FROM_ARRAYS = `
 const ADD_ON_CONFLICT = `ON CONFLICT (entity, entity_id, field) DO UPDATE SET value = counters.value + excluded.value`;
 
 /**
+ * Applied batch numbers kept in `counter_flush_batches` (~69 days at one batch a minute). Older
+ * rows are pruned by the statement that applies a batch. Only recent numbers can come back — a
+ * batch committed but not yet dropped from Redis is retried by the very next flush, and batches
+ * are applied in order — so the guard never needs an old one; the newest row (the watermark)
+ * is always kept.
+ */
+export const KEEP_APPLIED_BATCHES = 100_000;
+
+/**
  * Applies batch `batch` exactly once, in one statement (so one implicit transaction): the batch
  * number is inserted into `counter_flush_batches`, and the deltas are upserted only if that insert
  * happened. A second attempt — after a crash between commit and cleanup, or a concurrent flush,
@@ -43,18 +52,21 @@ export async function applyBatch(
   db: Database,
   batch: number,
   deltas: readonly CounterDelta[],
+  keepApplied = KEEP_APPLIED_BATCHES,
 ): Promise<{ applied: boolean; stale: StaleMark[] }> {
   const [row] = await query<{ inserted: string; stale: StaleMark[] }>(
     db,
     `WITH b AS (
        INSERT INTO counter_flush_batches (batch, deltas) VALUES ($5, $6) ON CONFLICT (batch) DO NOTHING RETURNING batch
+     ), pruned AS (
+       DELETE FROM counter_flush_batches WHERE batch <= $5::bigint - $7::bigint
      ), u AS (
        ${UPSERT_FROM_ARRAYS} WHERE EXISTS (SELECT 1 FROM b)
        ${ADD_ON_CONFLICT}
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM b) AS inserted, (SELECT count(*) FROM u) AS upserted, ${STALE_MARKS} AS stale`,
-    [...columns(deltas), batch, deltas.length],
+    [...columns(deltas), batch, deltas.length, keepApplied],
   );
   return { applied: Number(row?.inserted ?? 0) === 1, stale: row?.stale ?? [] };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { flushAll, flushOnce } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
 import { continueReconcilePass, reconcileCounters, reconcileIds, startReconcilePass } from "../../src/counters/reconcile";
-import { queryRows } from "../../src/counters/store";
+import { applyBatch, queryRows } from "../../src/counters/store";
 import { api, newId, show } from "../support/api";
 import { readCounts, servicesFor } from "./support";
 
@@ -123,9 +123,9 @@ describe("reconcile passes: started daily, continued in per-minute slices", () =
     const { services, close } = servicesFor();
     try {
       await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify({ entity: "user", after: String(base - 1n) }));
-      const first = await continueReconcilePass(services, { sliceMs: 0, batchSize: 2 });
+      const first = await continueReconcilePass(services, { maxBatches: 1, batchSize: 2 });
       expect(first).toMatchObject({ pass: "running", scanned: 2, next: { entity: "user", after: users[1] } });
-      const second = await continueReconcilePass(services, { sliceMs: 0, batchSize: 2 });
+      const second = await continueReconcilePass(services, { maxBatches: 1, batchSize: 2 });
       expect(second).toMatchObject({ pass: "running", scanned: 2, next: { entity: "user", after: users[3] } });
       expect(second).toMatchObject({ drift: [{ entity: "user", id: users[3], field: "following", counted: 5, expected: 1 }] });
       let slice = second as Awaited<ReturnType<typeof continueReconcilePass>>;
@@ -143,10 +143,31 @@ describe("reconcile passes: started daily, continued in per-minute slices", () =
     const { services, close } = servicesFor();
     try {
       await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify({ entity: "post", after: "9000000000000000000" }));
-      const slice = await startReconcilePass(services, { sliceMs: 0, batchSize: 1 });
+      const slice = await startReconcilePass(services, { maxBatches: 1, batchSize: 1 });
       expect(slice).toMatchObject({ pass: "running", scanned: 1, next: { entity: "user" } });
     } finally {
       await services.redis.del(counterKeys.reconcileCursor());
+      await close();
+    }
+  });
+});
+
+describe("counter_flush_batches", () => {
+  it("is pruned by the statement that applies a batch, keeping the recent numbers the exactly-once guard needs", async () => {
+    // Negative numbers: never used by real flushes and below every real watermark, so this cannot
+    // disturb other test files sharing the database.
+    const top = -(Number(BigInt(newId()) % 1_000_000n) * 10_000 + 100_000);
+    const [old, recent] = [top - 3_000, top - 1_500];
+    const { services, close } = servicesFor();
+    try {
+      await queryRows(services.db, "INSERT INTO counter_flush_batches (batch, deltas) VALUES ($1, 0), ($2, 0)", [old, recent]);
+      const result = await applyBatch(services.db, top, [], 2_000);
+      expect(result.applied).toBe(true);
+      const rows = await queryRows<{ batch: string }>(services.db, "SELECT batch::text AS batch FROM counter_flush_batches AS b WHERE b.batch BETWEEN $1 AND $2 ORDER BY b.batch", [old, top]);
+      expect(rows.map((r) => Number(r.batch))).toEqual([recent, top]);
+      expect((await applyBatch(services.db, top, [], 2_000)).applied, "a kept number is still applied only once").toBe(false);
+    } finally {
+      await queryRows(services.db, "DELETE FROM counter_flush_batches WHERE batch BETWEEN $1 AND $2", [old, top]);
       await close();
     }
   });
