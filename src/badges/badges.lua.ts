@@ -8,7 +8,8 @@ import { STREAMS_UNREAD_SNIPPET } from "./streams.lua";
  * Every badge of one user in one EVALSHA. Billed commands stay flat in the backlog: HGETALL per
  * small hash, ZCOUNT (O(log n)) for broadcasts, HGETALL + ⌈authors/1000⌉ HMGET for authors, one
  * HMGET for the last item of every stream plus one ZCOUNT per stream that has news, stopping once a
- * total passes `cap`. Missing caches are reported (`*Missing`) so the caller rebuilds them.
+ * total passes `cap`. Missing caches are reported (`*Missing`) so the caller rebuilds them. Once a
+ * day it renews the TTLs of the user's caches, so reading alone keeps them.
  */
 export const GET_BADGES = `
 local notifications = KEYS[1]  -- badge:n:{user}
@@ -43,6 +44,16 @@ ${STREAMS_UNREAD_SNIPPET}
 local dmTotal = tonumber(redis.call('HGET', dms, 'total') or '0')
 ${INBOX_SNIPPET}
 redis.call('ZADD', active, now, userId)
+-- Caches live 30 days after their last write; a user who only reads must not lose them (a
+-- rebuilt author cache would start at current counts and drop their unread posts). Their TTLs are
+-- renewed on the first call of each day: one HGET a call, the EXPIREs once a day.
+local today = math.floor(tonumber(now) / 86400000)
+if tonumber(redis.call('HGET', markers, 'ttlDay') or '-1') ~= today then
+  redis.call('HSET', markers, 'ttlDay', today)
+  for _, key in ipairs({ notifications, markers, rdSeen, auSeen, stAccess, dms, inbox }) do
+    redis.call('EXPIRE', key, ttl)
+  end
+end
 
 return cjson.encode({
   notifications = { byType = nBy, total = nTotal },

@@ -6,7 +6,7 @@
  * nobody" (built, empty) is told apart from "the cache was lost" (key missing → rebuild).
  */
 
-/** Per-user hashes live 30 days after their last write (writes refresh the TTL). */
+/** Per-user hashes live 30 days after their last write or the user's first badges call of a day. */
 export const USER_TTL_SECONDS = 30 * 24 * 3600;
 /** Sentinel field of rebuildable per-user hashes: present once the hash was built from Postgres. */
 export const BUILT = "_";
@@ -25,7 +25,9 @@ export const badgeKeys = {
   broadcastIds: () => "badge:bc:ids",
   /**
    * Per-user marker hash: `bc` = last-read broadcast id (never moves backwards; mirrored to
-   * Postgres `broadcast_reads`, which is the truth on cache loss). TTL 30 d, refreshed on write.
+   * Postgres `broadcast_reads`, which is the truth on cache loss); `ttlDay` = the day (since the
+   * epoch, UTC) the user's cache TTLs were last renewed by a badges call. TTL 30 d, refreshed on
+   * write and on the first badges call of a day.
    */
   markers: (userId: string) => `badge:m:${userId}`,
 

@@ -149,3 +149,24 @@ describe("badges.repair (per-minute cron)", () => {
     expect(b.streams.total.count).toBe(4);
   });
 });
+
+describe("per-user cache lifetimes", () => {
+  it("renews a reading user's cache TTLs on their first badges call of a day, and only then", async () => {
+    const [me, author] = [newId(), newId()];
+    await api("PUT", `/v1/me/following/${author}`, { as: { userId: me } });
+    expect((await badges(me)).status).toBe(200);
+    const ttlOf = () => redis.ttl(badgeKeys.authorSeen(me));
+    expect(await ttlOf()).toBeGreaterThan(29 * 24 * 3600);
+
+    // Later the same day: a call renews nothing.
+    await redis.expire(badgeKeys.authorSeen(me), 100);
+    await badges(me);
+    expect(await ttlOf()).toBeLessThanOrEqual(100);
+
+    // A new day (the marker of the last renewal is from an earlier day): the call renews.
+    await redis.hset(badgeKeys.markers(me), { ttlDay: 1 });
+    await badges(me);
+    expect(await ttlOf()).toBeGreaterThan(29 * 24 * 3600);
+    expect(await redis.ttl(badgeKeys.markers(me))).toBeGreaterThan(29 * 24 * 3600);
+  });
+});
