@@ -170,3 +170,10 @@ describe("per-user cache lifetimes", () => {
     expect(await redis.ttl(badgeKeys.markers(me))).toBeGreaterThan(29 * 24 * 3600);
   });
 });
+
+describe("GET /v1/bench/naive-badges", () => {
+  it("does not exist unless the benchmark enables it", async () => {
+    const res = await api("GET", "/v1/bench/naive-badges", { as: { userId: newId() } });
+    expect(res.status, show(res)).toBe(404);
+  });
+});
