@@ -1,0 +1,55 @@
+/**
+ * Scripts of a tally: a hash of per-key counts plus `total` (= Σ keys), moved together atomically
+ * so a reader never sees a total that disagrees with its parts and a clear racing an add never
+ * loses or negates counts. Notifications (key = type) and direct messages (key = peer) are tallies.
+ */
+
+/** Adds `count` to one key and the total; with an idempotency key, at most once per key. */
+export const ADD_TO_TALLY = `
+local hash = KEYS[1]              -- the tally hash
+local idem = KEYS[2]              -- idempotency marker, absent without an Idempotency-Key
+local field = ARGV[1]             -- the key counted (a type, a peer)
+local count = tonumber(ARGV[2])   -- bounded by the caller
+local ttl = tonumber(ARGV[3])     -- per-user TTL, refreshed on write
+local idemTtl = tonumber(ARGV[4]) -- how long an Idempotency-Key is remembered
+if idem and redis.call('SET', idem, '1', 'NX', 'EX', idemTtl) == false then
+  return cjson.encode({ applied = false, count = tonumber(redis.call('HGET', hash, field) or '0'), total = tonumber(redis.call('HGET', hash, 'total') or '0') })
+end
+local n = redis.call('HINCRBY', hash, field, count)
+local total = redis.call('HINCRBY', hash, 'total', count)
+redis.call('EXPIRE', hash, ttl)
+return cjson.encode({ applied = true, count = n, total = total })
+`;
+
+/** Zeroes one key and takes exactly what it held off the total. */
+export const CLEAR_TALLY_KEY = `
+local hash = KEYS[1]   -- the tally hash
+local field = ARGV[1]  -- the key to clear
+local n = tonumber(redis.call('HGET', hash, field) or '0')
+local total = tonumber(redis.call('HGET', hash, 'total') or '0')
+if n > 0 then
+  redis.call('HDEL', hash, field)
+  total = redis.call('HINCRBY', hash, 'total', -n)
+  if total <= 0 then redis.call('HDEL', hash, 'total'); total = 0 end
+end
+return cjson.encode({ cleared = n, total = total })
+`;
+
+/** Zeroes every key (the whole hash). */
+export const CLEAR_TALLY = `
+local hash = KEYS[1]  -- the tally hash
+local cleared = tonumber(redis.call('HGET', hash, 'total') or '0')
+redis.call('DEL', hash)
+return cjson.encode({ cleared = cleared, total = 0 })
+`;
+
+/** Every key's count and the total. */
+export const READ_TALLY = `
+local hash = KEYS[1]  -- the tally hash
+local flat = redis.call('HGETALL', hash)
+local byKey, total = {}, 0
+for i = 1, #flat, 2 do
+  if flat[i] == 'total' then total = tonumber(flat[i + 1]) else byKey[flat[i]] = tonumber(flat[i + 1]) end
+end
+return cjson.encode({ byKey = byKey, total = total })
+`;
