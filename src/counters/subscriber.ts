@@ -1,48 +1,44 @@
 import type { Subscriber } from "../lib/events";
+import type { Services } from "../lib/services";
 import { incrementCounters } from "./counters";
+import type { CounterEntity } from "./registry";
+
+/** One counter a relation moves. */
+type Move = { entity: CounterEntity; id: string; field: string };
+
+/** What each relation moves: +1 when it is created, −1 when it is deleted. */
+const follow = (e: { followerId: string; followeeId: string }): Move[] => [
+  { entity: "user", id: e.followeeId, field: "followers" },
+  { entity: "user", id: e.followerId, field: "following" },
+];
+const post = (e: { authorId: string }): Move[] => [{ entity: "user", id: e.authorId, field: "posts" }];
+const like = (e: { postId: string; authorId: string }): Move[] => [
+  { entity: "post", id: e.postId, field: "likes" },
+  { entity: "user", id: e.authorId, field: "likes_received" },
+];
+const favorite = (e: { postId: string }): Move[] => [{ entity: "post", id: e.postId, field: "favorites" }];
+
+/** A handler applying `moves` of the event by `delta`: one increment call, one Redis round trip. */
+function moving<E>(moves: (event: E) => Move[], delta: 1 | -1) {
+  return async (event: E, services: Services) => {
+    await incrementCounters(services, moves(event).map((m) => ({ ...m, delta })));
+  };
+}
 
 /**
- * Relation changes move the relation-derived counters. Each handler is one increment call (one
- * Redis round trip, both sides of the relation at once). A lost event is repaired by the reconcile.
+ * Relation changes move the relation-derived counters, both sides of a relation in one call.
+ * A lost event is repaired by the reconcile.
  */
 export const countersSubscriber: Subscriber = {
   name: "counters",
   on: {
-    "follow.created": async (e, s) => {
-      await incrementCounters(s, [
-        { entity: "user", id: e.followeeId, field: "followers", delta: 1 },
-        { entity: "user", id: e.followerId, field: "following", delta: 1 },
-      ]);
-    },
-    "follow.deleted": async (e, s) => {
-      await incrementCounters(s, [
-        { entity: "user", id: e.followeeId, field: "followers", delta: -1 },
-        { entity: "user", id: e.followerId, field: "following", delta: -1 },
-      ]);
-    },
-    "post.created": async (e, s) => {
-      await incrementCounters(s, [{ entity: "user", id: e.authorId, field: "posts", delta: 1 }]);
-    },
-    "post.deleted": async (e, s) => {
-      await incrementCounters(s, [{ entity: "user", id: e.authorId, field: "posts", delta: -1 }]);
-    },
-    "like.created": async (e, s) => {
-      await incrementCounters(s, [
-        { entity: "post", id: e.postId, field: "likes", delta: 1 },
-        { entity: "user", id: e.authorId, field: "likes_received", delta: 1 },
-      ]);
-    },
-    "like.deleted": async (e, s) => {
-      await incrementCounters(s, [
-        { entity: "post", id: e.postId, field: "likes", delta: -1 },
-        { entity: "user", id: e.authorId, field: "likes_received", delta: -1 },
-      ]);
-    },
-    "favorite.created": async (e, s) => {
-      await incrementCounters(s, [{ entity: "post", id: e.postId, field: "favorites", delta: 1 }]);
-    },
-    "favorite.deleted": async (e, s) => {
-      await incrementCounters(s, [{ entity: "post", id: e.postId, field: "favorites", delta: -1 }]);
-    },
+    "follow.created": moving(follow, 1),
+    "follow.deleted": moving(follow, -1),
+    "post.created": moving(post, 1),
+    "post.deleted": moving(post, -1),
+    "like.created": moving(like, 1),
+    "like.deleted": moving(like, -1),
+    "favorite.created": moving(favorite, 1),
+    "favorite.deleted": moving(favorite, -1),
   },
 };
