@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { IdempotencyKeyHeaders } from "../lib/idempotency";
+import { benchOnly } from "../lib/bench-only";
 import { authenticate } from "../lib/auth";
 import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
@@ -8,7 +9,6 @@ import { rateLimit } from "../lib/rate-limit";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
 import { naiveBadges } from "./naive";
-import { ApiError } from "../lib/errors";
 import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
 import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
 import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
@@ -421,9 +421,8 @@ const homeRoutes = newRouter().openapi(
   async (c) => c.json(await getBadges(c.var.services, c.var.caller.userId, c.req.valid("query").cap), 200),
 );
 
-// Benchmark baseline only (BENCH_NAIVE_ROUTES=1); not part of the API, so not in the OpenAPI document.
-const naiveRoutes = newRouter().get("/v1/bench/naive-badges", authenticate(), async (c) => {
-  if (c.env.BENCH_NAIVE_ROUTES !== "1") throw new ApiError("not_found", `No route for GET ${c.req.path}`);
+// Benchmark baseline (see benchOnly); not part of the API.
+const naiveRoutes = newRouter().get("/v1/bench/naive-badges", benchOnly, authenticate(), async (c) => {
   const cap = Number(c.req.query("cap") ?? 99);
   return c.json(await naiveBadges(c.var.services, c.var.caller.userId, Number.isInteger(cap) && cap >= 1 && cap <= MAX_CAP ? cap : 99), 200);
 });

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { IdempotencyKeyHeaders } from "../lib/idempotency";
+import { benchOnly } from "../lib/bench-only";
 import { authenticate } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { IdSchema, idListQuery, idParam } from "../lib/ids";
@@ -176,11 +177,9 @@ export const countersRoutes = newRouter()
   );
 
 /**
- * Benchmark baseline only (`BENCH_NAIVE_ROUTES=1`): the naive design, one Postgres UPDATE per
- * increment. Undocumented and 404 everywhere else.
+ * Benchmark baseline (see benchOnly): the naive design, one Postgres UPDATE per increment.
  */
-countersRoutes.post("/v1/bench/naive/counters/:entity/:id/:field", authenticate({ roles: ["service"] }), async (c) => {
-  if ((c.env as unknown as Record<string, unknown>).BENCH_NAIVE_ROUTES !== "1") throw new ApiError("not_found", `No route for POST ${c.req.path}`);
+countersRoutes.post("/v1/bench/naive/counters/:entity/:id/:field", benchOnly, authenticate({ roles: ["service"] }), async (c) => {
   const { entity, id, field } = c.req.param();
   const [row] = await queryRows<{ value: string }>(
     c.var.services.db,

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { benchOnly } from "../lib/bench-only";
 import { authenticate, verifyCallerToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { IdSchema, idParam } from "../lib/ids";
@@ -301,20 +302,17 @@ export const liveRoutes = newRouter()
       return response as never;
     },
   )
-  // Benchmark baseline only (BENCH_NAIVE_ROUTES=1); not part of the API.
-  .get("/v1/live/:roomId/naive-online", authenticate(), async (c) => {
-    if (c.env.BENCH_NAIVE_ROUTES !== "1") throw new ApiError("not_found", `No route for GET ${c.req.path}`);
+  // Benchmark baselines (see benchOnly); not part of the API.
+  .get("/v1/live/:roomId/naive-online", benchOnly, authenticate(), async (c) => {
     const roomId = c.req.param("roomId");
     if (!ROOM_ID_PATTERN.test(roomId)) throw new ApiError("bad_request", "Invalid roomId", [{ field: "roomId", message: "is not a room id" }]);
     return c.json(await naiveOnlineFans(c.var.services, roomId), 200);
   })
-  .post("/v1/live/:roomId/bench-seed", authenticate({ roles: ["service"] }), async (c) => {
-    if (c.env.BENCH_NAIVE_ROUTES !== "1") throw new ApiError("not_found", `No route for POST ${c.req.path}`);
+  .post("/v1/live/:roomId/bench-seed", benchOnly, authenticate({ roles: ["service"] }), async (c) => {
     const { userIds } = await c.req.json<{ userIds: string[] }>();
     return c.json({ counts: await seedViewers(c.var.services, c.req.param("roomId"), userIds.slice(0, 5_000)) }, 200);
   })
-  .get("/v1/live/:roomId/bench-storage", authenticate(), async (c) => {
-    if (c.env.BENCH_NAIVE_ROUTES !== "1") throw new ApiError("not_found", `No route for GET ${c.req.path}`);
+  .get("/v1/live/:roomId/bench-storage", benchOnly, authenticate(), async (c) => {
     const roomId = c.req.param("roomId");
     if (!ROOM_ID_PATTERN.test(roomId)) throw new ApiError("bad_request", "Invalid roomId", [{ field: "roomId", message: "is not a room id" }]);
     return c.json({ roomId, sqliteBytes: await roomStub(c.env, roomId).storageBytes() }, 200);

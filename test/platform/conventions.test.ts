@@ -168,3 +168,19 @@ describe("API documentation", () => {
     expect(res.body).not.toMatch(/<script[^>]+src=|<link[^>]+href="https?:/);
   });
 });
+
+describe("benchmark baselines", () => {
+  it("answer 404 before asking who calls, unless the benchmark enables them", async () => {
+    for (const [method, path] of [
+      ["POST", "/v1/bench/naive/counters/post/1/likes"],
+      ["GET", "/v1/bench/naive-badges"],
+      ["GET", "/v1/live/room-1/naive-online"],
+      ["POST", "/v1/live/room-1/bench-seed"],
+      ["GET", "/v1/live/room-1/bench-storage"],
+    ] as const) {
+      const res = await api(method, path);
+      expect(res.status, `${method} ${path}: ${show(res)}`).toBe(404);
+      expect(res.body.error.code).toBe("not_found");
+    }
+  });
+});
