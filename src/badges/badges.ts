@@ -5,7 +5,7 @@ import { persistFirstSeen, syncBroadcastIds, unreadBroadcastsFromPostgres } from
 import { warmAuthorSeen } from "./authors";
 import { inboxFromPostgres, warmInbox } from "./inbox";
 import { warmStreamAccess } from "./streams";
-import { capped, runScript, type Capped } from "./shared";
+import { capped, luaMap, runScript, type Capped } from "./shared";
 import type { Services } from "../lib/services";
 
 type Raw = {
@@ -30,7 +30,6 @@ export type Badges = {
   inbox: { byType: Record<string, Capped>; total: Capped };
 };
 
-const obj = <T>(v: Record<string, T> | unknown[]): Record<string, T> => (Array.isArray(v) ? {} : v);
 const capAll = (m: Record<string, number>, cap: number) => Object.fromEntries(Object.entries(m).map(([k, n]) => [k, capped(n, cap)]));
 
 function runBadges(services: Services, userId: string, cap: number) {
@@ -81,13 +80,13 @@ export async function getBadges(services: Services, userId: string, cap: number)
   return {
     cap,
     degraded: false,
-    notifications: { byType: capAll(obj(raw.notifications.byType), cap), total: capped(raw.notifications.total, cap) },
+    notifications: { byType: capAll(luaMap(raw.notifications.byType), cap), total: capped(raw.notifications.total, cap) },
     broadcasts: capped(raw.broadcasts.unread, cap),
-    reddots: obj(raw.reddots),
+    reddots: luaMap(raw.reddots),
     authors: capped(raw.authors.total, cap),
-    streams: { total: capped(raw.streams.total, cap), byStream: capAll(obj(raw.streams.byStream), cap) },
+    streams: { total: capped(raw.streams.total, cap), byStream: capAll(luaMap(raw.streams.byStream), cap) },
     dms: capped(raw.dms.total, cap),
-    inbox: { byType: capAll(obj(raw.inbox.byType), cap), total: capped(raw.inbox.total, cap) },
+    inbox: { byType: capAll(luaMap(raw.inbox.byType), cap), total: capped(raw.inbox.total, cap) },
   };
 }
 

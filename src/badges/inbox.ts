@@ -9,7 +9,7 @@ import { afterCommit } from "../lib/redis-failures";
 import { INBOX_ADD, INBOX_READ, INBOX_WARM, GET_INBOX } from "./inbox.lua";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { inboxMessages, inboxRecipients, MAX_MESSAGE_TYPE } from "./schema";
-import { runScript } from "./shared";
+import { luaMap, runScript } from "./shared";
 
 export const MAX_RECIPIENTS = 1000;
 export const MessageTypeSchema = z
@@ -131,6 +131,6 @@ export async function getInboxUnread(services: Services, userId: string) {
     await warmInbox(services, userId);
     r = await run();
   }
-  return { byType: Array.isArray(r.byType) ? {} : r.byType, total: r.total };
+  return { byType: luaMap(r.byType), total: r.total };
 }
 

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ApiError } from "../lib/errors";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { GET_REDDOTS, REFRESH_CHANNEL, SEE_CHANNEL } from "./reddots.lua";
-import { runScript, type ScriptRedis } from "./shared";
+import { luaMap, runScript, type ScriptRedis } from "./shared";
 
 /** Channels are few and named by operators; the cap keeps the badges script's HGETALL small. */
 export const MAX_CHANNELS = 200;
@@ -31,5 +31,5 @@ export async function seeChannel(redis: ScriptRedis, userId: string, channel: st
 /** channel → whether the dot shows for the user. */
 export async function getRedDots(redis: ScriptRedis, userId: string): Promise<Record<string, boolean>> {
   const r = await runScript<{ dots: Record<string, boolean> | unknown[] }>(redis, GET_REDDOTS, [badgeKeys.reddotChannels(), badgeKeys.reddotSeen(userId)], []);
-  return Array.isArray(r.dots) ? {} : r.dots;
+  return luaMap(r.dots);
 }

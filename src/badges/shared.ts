@@ -6,6 +6,15 @@ import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 /** What badge code needs from the Redis client: scripts only (every badge operation is one EVALSHA). */
 export type ScriptRedis = Pick<Redis, "createScript">;
 
+/**
+ * A map a script returned through cjson. Lua has one table type and cjson picks object or array
+ * from the keys it finds, so the TypeScript side cannot rely on the shape: an array (which a map
+ * of ids never legitimately is) reads as the empty map.
+ */
+export function luaMap<T>(value: Record<string, T> | unknown[]): Record<string, T> {
+  return Array.isArray(value) ? {} : value;
+}
+
 /** Default and maximum of `?cap=`: clients show `99+`, so counting further is wasted work. */
 export const DEFAULT_CAP = 99;
 export const MAX_CAP = 999;

@@ -4,7 +4,7 @@ import type { Services } from "../lib/services";
 import { afterCommit } from "../lib/redis-failures";
 import { badgeKeys, streamName, USER_TTL_SECONDS } from "./keys";
 import { streamMembers, userAccessLog } from "./schema";
-import { runScript, type ScriptRedis } from "./shared";
+import { luaMap, runScript, type ScriptRedis } from "./shared";
 import { ADD_STREAM_ITEM, LEAVE_STREAM, LIST_STREAM_UNREAD, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
 
 /** Items kept per stream by default: a badge never shows more than 99+. */
@@ -104,5 +104,5 @@ export async function listStreamUnread(services: Services, userId: string, cap: 
     await warmStreamAccess(services, userId);
     r = await run();
   }
-  return { total: r.total, byStream: Array.isArray(r.byStream) ? {} : r.byStream };
+  return { total: r.total, byStream: luaMap(r.byStream) };
 }
