@@ -42,27 +42,22 @@ export const counterStaleCache = pgTable(
   (t) => [primaryKey({ columns: [t.entity, t.entityId] })],
 );
 
-/** Who liked which post. One row per pair: concurrent likes by one user collapse to one. */
-export const postLikes = pgTable(
-  "post_likes",
-  {
-    userId: idColumn("user_id").notNull(),
-    postId: idColumn("post_id").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
-  },
-  // Keyed by post first: the like/unlike upsert and the reconcile count are by post. (No "likes by
-  // user" list exists yet; add an index on (user_id, created_at) with it.)
-  (t) => [primaryKey({ columns: [t.postId, t.userId] })],
-);
+/**
+ * A user's reaction to a post (a like, a favourite). One row per pair: concurrent reactions by one
+ * user collapse to one. Keyed by post first: the add/remove statement and the reconcile count are
+ * by post. (No "by user" list exists yet; add an index on (user_id, created_at) with it.)
+ */
+function reactionTable<Name extends string>(name: Name) {
+  return pgTable(
+    name,
+    {
+      userId: idColumn("user_id").notNull(),
+      postId: idColumn("post_id").notNull(),
+      createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+    },
+    (t) => [primaryKey({ columns: [t.postId, t.userId] })],
+  );
+}
 
-/** Who favourited which post; same shape and guarantees as likes. */
-export const postFavorites = pgTable(
-  "post_favorites",
-  {
-    userId: idColumn("user_id").notNull(),
-    postId: idColumn("post_id").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
-  },
-  (t) => [primaryKey({ columns: [t.postId, t.userId] })],
-);
-
+export const postLikes = reactionTable("post_likes");
+export const postFavorites = reactionTable("post_favorites");
