@@ -97,6 +97,15 @@ export async function incrementCounters(deps: Deps, deltas: readonly CounterDelt
 /** Raw (unclamped) values of one entity kind, in registry field order, per requested id. */
 export type CounterRead = { entity: CounterEntity; fields: readonly string[]; values: Map<string, number[]>; stale: boolean };
 
+/**
+ * One row of `read_counter_caches` (`read.lua.ts`) as raw values in registry field order, or null
+ * when the entity is not (completely) cached and must be warmed.
+ */
+export function decodeCachedCounters(row: unknown, fieldCount: number): number[] | null {
+  if (!Array.isArray(row) || row.length !== fieldCount || !row.every((v) => v !== null && v !== undefined && v !== false)) return null;
+  return row.map(Number);
+}
+
 /** How often a warm re-reads Postgres when a flush committed between its read and its script. */
 const WARM_ATTEMPTS = 3;
 
@@ -119,8 +128,8 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
   }
   const misses: string[] = [];
   ids.forEach((id, i) => {
-    const row = cached[i];
-    if (row && row.length === fields.length && row.every((v) => v !== null && v !== undefined)) values.set(id, row.map(Number));
+    const row = decodeCachedCounters(cached[i], fields.length);
+    if (row) values.set(id, row);
     else misses.push(id);
   });
   if (misses.length === 0) return { entity, fields, values, stale: false };
