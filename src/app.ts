@@ -15,14 +15,17 @@ import { badgesSubscriber } from "./badges/subscriber";
 import { countersRoutes } from "./counters/routes";
 import { countersSubscriber } from "./counters/subscriber";
 import { flushCountersTask, reconcileCountersTask, reconcileSliceTask } from "./counters/tasks";
+import { feedRoutes } from "./feed/routes";
+import { feedSubscriber } from "./feed/subscriber";
+import { feedTombstoneTask } from "./feed/tasks";
 import { liveRoutes } from "./live/routes";
 
 /** Capabilities that react to relation changes (counters, badges, feeds). */
-export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSubscriber];
+export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSubscriber, feedSubscriber];
 
 /** Scheduled work by cron job. */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
-  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask],
+  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask],
   reconcile: [reconcileCountersTask],
 };
 
@@ -38,6 +41,7 @@ export function newApp() {
   app.route("/", badgesRoutes);
   app.route("/", countersRoutes);
   app.route("/", liveRoutes);
+  app.route("/", feedRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   app.doc31("/openapi.json", {

@@ -1,3 +1,4 @@
+import type { FeedMessage } from "./feed/messages";
 import type { LiveRoom } from "./live/room";
 
 /** Bindings of the Worker: secrets, vars, the live-room namespace and the rate limiters. */
@@ -15,6 +16,10 @@ export interface Env {
   /** Benchmarks only: "1" mounts the naive live-room baseline route. */
   BENCH_NAIVE_ROUTES?: string;
   LIVE_ROOMS: DurableObjectNamespace<LiveRoom>;
+  /** Fan-out of feed changes (wrangler.toml `[[queues.producers]]`); consumed by this Worker's `queue()`. */
+  FEED_QUEUE: Queue<FeedMessage>;
+  /** Newest posts a home timeline keeps (default 1,000). */
+  FEED_TIMELINE_CAP?: string;
   WRITE_LIMITER?: RateLimit;
   VIEW_LIMITER?: RateLimit;
 }

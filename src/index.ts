@@ -1,5 +1,7 @@
 import { cronTasks, events, newApp } from "./app";
 import type { Env } from "./env";
+import type { FeedMessage } from "./feed/messages";
+import { createQueueHandler } from "./feed/queue";
 import { createScheduledHandler } from "./scheduled";
 
 export { LiveRoom } from "./live/room";
@@ -9,4 +11,5 @@ const app = newApp();
 export default {
   fetch: app.fetch,
   scheduled: createScheduledHandler(cronTasks, events),
-} satisfies ExportedHandler<Env>;
+  queue: createQueueHandler(events),
+} satisfies ExportedHandler<Env, FeedMessage>;

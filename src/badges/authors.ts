@@ -21,7 +21,7 @@ export const unfollowAuthor = (redis: ScriptRedis, userId: string, authorId: str
   runScript(redis, UNFOLLOW_AUTHOR, [badgeKeys.authorSeen(userId)], [authorId]);
 
 /** Rebuilds a lost follow cache from Postgres `follows` (newest MAX_FOLLOWED_AUTHORS). */
-export async function warmAuthorSeen(services: Pick<Services, "db" | "redis">, userId: string) {
+export async function warmAuthorSeen(services: { db: Services["db"]; redis: ScriptRedis }, userId: string) {
   const rows = await services.db
     .select({ id: follows.followeeId })
     .from(follows)

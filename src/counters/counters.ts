@@ -1,5 +1,6 @@
 import { ApiError, DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
+import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
 import { INCREMENT_COUNTERS } from "./increment.lua";
 import { CACHE_TTL_SECONDS, counterKeys, IDEMPOTENCY_TTL_SECONDS } from "./keys";
@@ -8,7 +9,8 @@ import { COUNTER_REGISTRY, type CounterDelta, type CounterEntity, fieldsOf, isCo
 import { applyDirect, mergeDeltas, readSnapshot } from "./store";
 import { WARM_COUNTERS } from "./warm.lua";
 
-type Deps = Pick<Services, "redis" | "db">;
+/** Counters' hot paths run scripts only, so they also run inside an event's one pipeline. */
+type Deps = { redis: ScriptRunner; db: Services["db"] };
 
 /** Rethrows a failure that is not an outage; a script error loses its Upstash identity so it answers 500. */
 function rethrow(err: unknown): never {
@@ -166,7 +168,7 @@ export async function completeFromSnapshot(
  * watermark was applied and dropped since), in which case nothing was cached.
  */
 export async function completeSnapshot(
-  deps: Pick<Services, "redis">,
+  deps: { redis: ScriptRunner },
   entity: CounterEntity,
   ids: readonly string[],
   snapshot: Awaited<ReturnType<typeof readSnapshot>>,

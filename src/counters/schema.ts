@@ -1,4 +1,4 @@
-import { bigint, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { idColumn } from "../db/columns";
 
 /**
@@ -45,7 +45,8 @@ export const counterStaleCache = pgTable(
 /**
  * A user's reaction to a post (a like, a favourite). One row per pair: concurrent reactions by one
  * user collapse to one. Keyed by post first: the add/remove statement and the reconcile count are
- * by post. (No "by user" list exists yet; add an index on (user_id, created_at) with it.)
+ * by post. The (user_id, post_id) index serves the feed's "which of these posts did I react to"
+ * (a reader's flags from a post id up). (No "by user" list exists yet; add (user_id, created_at) with it.)
  */
 function reactionTable<Name extends string>(name: Name) {
   return pgTable(
@@ -55,7 +56,7 @@ function reactionTable<Name extends string>(name: Name) {
       postId: idColumn("post_id").notNull(),
       createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
     },
-    (t) => [primaryKey({ columns: [t.postId, t.userId] })],
+    (t) => [primaryKey({ columns: [t.postId, t.userId] }), index(`${name}_user_post_idx`).on(t.userId, t.postId)],
   );
 }
 

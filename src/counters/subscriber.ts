@@ -1,5 +1,4 @@
-import type { Subscriber } from "../lib/events";
-import type { Services } from "../lib/services";
+import type { EventServices, Subscriber } from "../lib/events";
 import { incrementCounters } from "./counters";
 import type { CounterEntity } from "./registry";
 
@@ -20,7 +19,7 @@ const favorite = (e: { postId: string }): Move[] => [{ entity: "post", id: e.pos
 
 /** A handler applying `moves` of the event by `delta`: one increment call, one Redis round trip. */
 function moving<E>(moves: (event: E) => Move[], delta: 1 | -1) {
-  return async (event: E, services: Services) => {
+  return async (event: E, services: EventServices) => {
     await incrementCounters(services, moves(event).map((m) => ({ ...m, delta })));
   };
 }

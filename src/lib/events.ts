@@ -1,3 +1,4 @@
+import { createScriptBatch, type ScriptRunner } from "./script-batch";
 import type { Services } from "./services";
 
 /**
@@ -8,7 +9,7 @@ import type { Services } from "./services";
 export type DomainEvent =
   | { type: "follow.created"; followerId: string; followeeId: string; at: number }
   | { type: "follow.deleted"; followerId: string; followeeId: string; at: number }
-  | { type: "post.created"; postId: string; authorId: string; at: number }
+  | { type: "post.created"; postId: string; authorId: string; text: string; createdAt: string; at: number }
   | { type: "post.deleted"; postId: string; authorId: string; at: number }
   | { type: "like.created"; userId: string; postId: string; authorId: string; at: number }
   | { type: "like.deleted"; userId: string; postId: string; authorId: string; at: number }
@@ -18,16 +19,24 @@ export type DomainEvent =
 export type DomainEventType = DomainEvent["type"];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 
+/**
+ * What a subscriber may use while reacting to an event: the invocation's services, except that
+ * Redis is scripts only — every subscriber's scripts for one event go out as one pipeline.
+ */
+export type EventServices = Omit<Services, "redis"> & { readonly redis: ScriptRunner };
+
 /** Handlers a capability registers, keyed by event type. */
 export type Subscriber = {
   name: string;
-  on: { [T in DomainEventType]?: (event: EventOf<T>, services: Services) => Promise<void> };
+  on: { [T in DomainEventType]?: (event: EventOf<T>, services: EventServices) => Promise<void> };
 };
 
 export interface EventBus {
   /**
    * Runs every subscriber of the event concurrently and waits for them, so a response is sent only
-   * after its side effects are recorded. A failing subscriber is logged and does not fail the
+   * after its side effects are recorded. The scripts the subscribers start before their first
+   * other I/O share ONE Redis round trip (one Upstash pipeline): a follow moves counters, badges
+   * and the feed for the price of one request. A failing subscriber is logged and does not fail the
    * request: the relation is already committed, and the daily reconcile repairs derived state.
    */
   emit(event: DomainEvent, services: Services): Promise<void>;
@@ -36,9 +45,12 @@ export interface EventBus {
 export function createEventBus(subscribers: readonly Subscriber[]): EventBus {
   return {
     async emit(event, services) {
+      const batch = createScriptBatch(() => services.redis);
+      // The invocation's services with Redis narrowed to the batch; `db` and the rest stay lazy.
+      const scoped = Object.create(services, { redis: { value: batch } }) as EventServices;
       const runs = subscribers.flatMap((subscriber) => {
-        const handler = subscriber.on[event.type] as ((e: DomainEvent, s: Services) => Promise<void>) | undefined;
-        return handler ? [handler(event, services).catch((err: unknown) => logSubscriberFailure(subscriber.name, event, err))] : [];
+        const handler = subscriber.on[event.type] as ((e: DomainEvent, s: EventServices) => Promise<void>) | undefined;
+        return handler ? [handler(event, scoped).catch((err: unknown) => logSubscriberFailure(subscriber.name, event, err))] : [];
       });
       await Promise.all(runs);
     },

@@ -18,7 +18,7 @@ function toPost(row: { id: bigint; authorId: string; text: string; createdAt: st
 export async function createPost(services: Services, authorId: string, text: string): Promise<Post> {
   const [row] = await services.db.insert(posts).values({ authorId, text }).returning(postColumns);
   const post = toPost(row!);
-  await services.events.emit({ type: "post.created", postId: post.id, authorId, at: Date.now() }, services);
+  await services.events.emit({ type: "post.created", postId: post.id, authorId, text: post.text, createdAt: post.createdAt, at: Date.now() }, services);
   return post;
 }
 

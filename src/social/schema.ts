@@ -35,6 +35,8 @@ export const posts = pgTable(
   (t) => [
     // "Posts of X, newest first", live posts only.
     index("posts_author_id_idx").on(t.authorId, t.id.desc()).where(sql`${t.deletedAt} is null`),
+    // "Posts deleted in the last minutes": the feed re-writes their tombstones (deleted rows only).
+    index("posts_deleted_at_idx").on(t.deletedAt).where(sql`${t.deletedAt} is not null`),
     check("posts_text_length", sql`char_length(${t.text}) <= ${sql.raw(String(MAX_POST_LENGTH))}`),
   ],
 );

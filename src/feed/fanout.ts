@@ -1,0 +1,62 @@
+import { isRedisCommandError } from "../lib/errors";
+import { commandFailure } from "../lib/redis-failures";
+import type { ScriptRunner } from "../lib/script-batch";
+import type { Services } from "../lib/services";
+import { DELIVER_PAGE } from "./deliver.lua";
+import { SYNC_FOLLOW } from "./follow.lua";
+import { feedKeys, FOLLOW_COPY, timelineMember, TOMBSTONE } from "./keys";
+import { FANOUT_PAGE_SIZE, type FeedMessage } from "./messages";
+import { readFollowerPage, readNewestPostIds } from "./store";
+import { timelineCap } from "./timeline";
+
+/** What handling one message did, for the consumer's log line and the tests. */
+export type Delivery =
+  | { kind: "fanout"; followers: number; touched: number; next: boolean }
+  | { kind: "sync"; outcome: string };
+
+async function script<T>(redis: ScriptRunner, source: string, keys: string[], args: (string | number)[]): Promise<T> {
+  try {
+    return (await redis.createScript(source).exec(keys, args.map(String))) as T;
+  } catch (err) {
+    throw isRedisCommandError(err) ? commandFailure("Feed delivery script", err) : err;
+  }
+}
+
+/**
+ * Handles one queue message. Fan-out: one Postgres page of followers, ONE Redis call for the whole
+ * page, then the next page as its own message (so a 100,000-follower fan-out is 100 small
+ * retriable messages). Sync: the followee's newest posts from Postgres, one Redis call that acts
+ * on the latest follow intent. Throws on failure: the queue retries, then dead-letters.
+ */
+export async function deliver(services: Pick<Services, "db" | "redis" | "env">, message: FeedMessage): Promise<Delivery> {
+  const cap = timelineCap(services.env);
+  if (message.kind === "fanout") {
+    const page = await readFollowerPage(services.db, message.authorId, message.after, FANOUT_PAGE_SIZE);
+    const touched =
+      page.length === 0
+        ? 0
+        : await script<number>(
+            services.redis,
+            DELIVER_PAGE,
+            [feedKeys.post(message.postId), ...page.map((f) => feedKeys.timeline(f.follower_id))],
+            [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
+          );
+    const last = page[page.length - 1];
+    const next = page.length === FANOUT_PAGE_SIZE && last !== undefined;
+    // After this page's delivery: a failed send retries this (idempotent) page, not a skipped one.
+    if (next) await services.env.FEED_QUEUE.send({ ...message, after: { createdAt: last.created_at, followerId: last.follower_id } });
+    return { kind: "fanout", followers: page.length, touched: Number(touched), next };
+  }
+  if (message.kind === "sync") {
+    const posts = await readNewestPostIds(services.db, message.followeeId, FOLLOW_COPY);
+    const pairs = posts.flatMap((p) => [timelineMember(p.id, message.followeeId), p.id]);
+    const outcome = await script<string>(
+      services.redis,
+      SYNC_FOLLOW,
+      [feedKeys.timeline(message.followerId), feedKeys.intent(message.followerId, message.followeeId)],
+      [message.followeeId, cap, ...pairs],
+    );
+    return { kind: "sync", outcome: String(outcome) };
+  }
+  throw new Error(`Unknown feed message ${JSON.stringify(message)}`);
+}

@@ -1,0 +1,51 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate } from "../lib/auth";
+import { IdSchema } from "../lib/ids";
+import { bearerAuth, errorResponses, jsonContent, newRouter } from "../lib/openapi";
+import { PaginationQuery } from "../lib/pagination";
+import { readHomeFeed } from "./timeline";
+
+const FeedItemSchema = z
+  .object({
+    post: z.object({ id: IdSchema, authorId: IdSchema, text: z.string(), createdAt: z.string().datetime() }),
+    counts: z.object({
+      likes: z.number().int().min(0),
+      comments: z.number().int().min(0),
+      forwards: z.number().int().min(0),
+      views: z.number().int().min(0),
+      favorites: z.number().int().min(0),
+    }),
+    liked: z.boolean().openapi({ description: "The caller likes this post" }),
+    favorited: z.boolean().openapi({ description: "The caller favourited this post" }),
+  })
+  .openapi("FeedItem");
+
+const FeedPageSchema = z
+  .object({
+    items: z.array(FeedItemSchema),
+    nextCursor: z.string().nullable(),
+    degraded: z.boolean().openapi({
+      description:
+        "true when a backing service was down: from Postgres alone (Redis down: counters may lag by what Redis buffers) or from Redis alone (Postgres down: posts not cached are left out)",
+    }),
+  })
+  .openapi("FeedPage");
+
+export const feedRoutes = newRouter().openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/me/feed",
+    tags: ["Feed"],
+    summary: "The caller's home timeline: posts of the accounts they follow and their own, newest first, hydrated",
+    description:
+      "Each item carries the post, its counters and the caller's like/favourite flags. A page may hold fewer than `limit` items (deleted posts are skipped) and still have a `nextCursor`; the last page has `nextCursor: null`.",
+    security: bearerAuth,
+    middleware: [authenticate()] as const,
+    request: { query: PaginationQuery },
+    responses: {
+      200: jsonContent(FeedPageSchema, "One page of the home timeline"),
+      ...errorResponses("bad_request", "unauthorized", "unavailable"),
+    },
+  }),
+  async (c) => c.json(await readHomeFeed(c.var.services, c.var.caller.userId, c.req.valid("query")), 200),
+);

@@ -1,0 +1,143 @@
+import { queryRows } from "../counters/store";
+import type { Database } from "../lib/db";
+
+/**
+ * The feed's Postgres statements, raw SQL over arrays like the counters' store: each is ONE
+ * statement, and each is bounded (LIMIT on every list, followees capped).
+ */
+
+/** Followees a timeline build or a Postgres page reads (newest follows first); beyond this a user's feed shows the newest ones. */
+export const MAX_FOLLOWEES = 5000;
+
+/** The authors of a user's home timeline: the newest MAX_FOLLOWEES followees and the user. */
+const AUTHORS = `
+  SELECT f.followee_id AS author_id FROM (
+    SELECT followee_id FROM follows WHERE follower_id = $1 ORDER BY created_at DESC LIMIT ${MAX_FOLLOWEES}
+  ) f
+  UNION ALL SELECT $1::bigint`;
+
+/**
+ * Newest live posts of those authors below `before`: per author an index range scan of at most
+ * `n` rows (`posts_author_id_idx`), merged — bounded whatever the authors posted.
+ */
+const NEWEST_POSTS = (n: string, before: string) => `
+  SELECT p.id, p.author_id, p.text, p.created_at
+  FROM (${AUTHORS}) a
+  CROSS JOIN LATERAL (
+    SELECT id, author_id, text, created_at FROM posts
+    WHERE author_id = a.author_id AND deleted_at IS NULL AND id < ${before}
+    ORDER BY id DESC LIMIT ${n}
+  ) p
+  ORDER BY p.id DESC LIMIT ${n}`;
+
+export type PostRow = { id: string; author_id: string; text: string | null; created_at: string | null };
+export type FlagRow = { post_id: string; kind: "l" | "v" };
+
+/**
+ * A timeline build in one statement: the newest `cap` post ids of the user's authors, the text of
+ * the first `pageSize` of them (to cache for the first page), and the user's likes and favourites
+ * on posts from the oldest of them up (the flags, capped at `flagLimit` rows each).
+ */
+export async function readTimelineBuild(db: Database, userId: string, cap: number, pageSize: number, flagLimit: number) {
+  const rows = await queryRows<{ kind: "p" | "l" | "v"; id: string; author_id: string | null; text: string | null; created_at: string | null }>(
+    db,
+    `WITH tl AS (${NEWEST_POSTS("$2", "9223372036854775807")}),
+          floor AS (SELECT coalesce(min(id), 9223372036854775807) AS m FROM tl)
+     SELECT 'p' AS kind, id::text AS id, author_id::text AS author_id,
+            CASE WHEN rn <= $3 THEN text END AS text, CASE WHEN rn <= $3 THEN created_at::text END AS created_at
+     FROM (SELECT tl.*, row_number() OVER (ORDER BY id DESC) AS rn FROM tl) t
+     UNION ALL (SELECT 'l', post_id::text, NULL, NULL, NULL FROM post_likes
+                WHERE user_id = $1 AND post_id >= (SELECT m FROM floor) ORDER BY post_id DESC LIMIT $4)
+     UNION ALL (SELECT 'v', post_id::text, NULL, NULL, NULL FROM post_favorites
+                WHERE user_id = $1 AND post_id >= (SELECT m FROM floor) ORDER BY post_id DESC LIMIT $4)`,
+    [userId, cap, pageSize, flagLimit],
+  );
+  const posts: PostRow[] = [];
+  const flags: FlagRow[] = [];
+  for (const r of rows) {
+    if (r.kind === "p") posts.push({ id: r.id, author_id: r.author_id!, text: r.text, created_at: r.created_at });
+    else flags.push({ post_id: r.id, kind: r.kind });
+  }
+  return { posts, flags };
+}
+
+/** Posts by id, deleted ones included (`deleted` true), for filling the post cache. */
+export async function readPosts(db: Database, ids: readonly string[]) {
+  return queryRows<{ id: string; author_id: string; text: string; created_at: string; deleted: boolean }>(
+    db,
+    `SELECT id::text AS id, author_id::text AS author_id, text, created_at::text AS created_at, deleted_at IS NOT NULL AS deleted
+     FROM posts WHERE id = ANY($1::bigint[])`,
+    [ids],
+  );
+}
+
+/** The user's likes and favourites on posts in [from, below), at most `limit` rows of each. */
+export async function readFlagRange(db: Database, userId: string, from: string, below: string | null, limit: number) {
+  return queryRows<FlagRow>(
+    db,
+    `(SELECT post_id::text AS post_id, 'l' AS kind FROM post_likes
+      WHERE user_id = $1 AND post_id >= $2 AND ($3::bigint IS NULL OR post_id < $3) ORDER BY post_id DESC LIMIT $4)
+     UNION ALL
+     (SELECT post_id::text, 'v' FROM post_favorites
+      WHERE user_id = $1 AND post_id >= $2 AND ($3::bigint IS NULL OR post_id < $3) ORDER BY post_id DESC LIMIT $4)`,
+    [userId, from, below, limit],
+  );
+}
+
+/** The user's likes and favourites on exactly these posts. */
+export async function readFlagsOf(db: Database, userId: string, postIds: readonly string[]) {
+  return queryRows<FlagRow>(
+    db,
+    `SELECT post_id::text AS post_id, 'l' AS kind FROM post_likes WHERE user_id = $1 AND post_id = ANY($2::bigint[])
+     UNION ALL
+     SELECT post_id::text, 'v' FROM post_favorites WHERE user_id = $1 AND post_id = ANY($2::bigint[])`,
+    [userId, postIds],
+  );
+}
+
+/** One page of an author's followers for a fan-out, keyset on (created_at, follower_id) descending. */
+export async function readFollowerPage(db: Database, authorId: string, after: { createdAt: string; followerId: string } | null, size: number) {
+  return queryRows<{ follower_id: string; created_at: string }>(
+    db,
+    `SELECT follower_id::text AS follower_id, created_at::text AS created_at FROM follows
+     WHERE followee_id = $1 AND ($2::timestamptz IS NULL OR (created_at, follower_id) < ($2::timestamptz, $3::bigint))
+     ORDER BY created_at DESC, follower_id DESC LIMIT $4`,
+    [authorId, after?.createdAt ?? null, after?.followerId ?? null, size],
+  );
+}
+
+/** An author's newest live post ids (what a follow copies). */
+export async function readNewestPostIds(db: Database, authorId: string, n: number) {
+  return queryRows<{ id: string }>(
+    db,
+    `SELECT id::text AS id FROM posts WHERE author_id = $1 AND deleted_at IS NULL ORDER BY id DESC LIMIT $2`,
+    [authorId, n],
+  );
+}
+
+/** Posts deleted in the last `seconds` (tombstones the request path may have failed to write). */
+export async function readRecentlyDeleted(db: Database, seconds: number, limit: number) {
+  return queryRows<{ id: string; author_id: string }>(
+    db,
+    `SELECT id::text AS id, author_id::text AS author_id FROM posts
+     WHERE deleted_at IS NOT NULL AND deleted_at > now() - make_interval(secs => $1) ORDER BY deleted_at DESC LIMIT $2`,
+    [seconds, limit],
+  );
+}
+
+/**
+ * A whole hydrated page from Postgres alone (Redis down): the posts, their flushed counters and the
+ * reader's flags in ONE statement. Counters miss what Redis still buffers (hence `degraded`).
+ */
+export async function readPageFromPostgres(db: Database, userId: string, before: string | null, limit: number) {
+  return queryRows<{ id: string; author_id: string; text: string; created_at: string; counts: Record<string, number> | null; liked: boolean; favorited: boolean }>(
+    db,
+    `WITH page AS (${NEWEST_POSTS("$2", "coalesce($3::bigint, 9223372036854775807)")})
+     SELECT page.id::text AS id, page.author_id::text AS author_id, page.text, page.created_at::text AS created_at,
+            (SELECT json_object_agg(c.field, c.value) FROM counters c WHERE c.entity = 'post' AND c.entity_id = page.id) AS counts,
+            EXISTS (SELECT 1 FROM post_likes l WHERE l.post_id = page.id AND l.user_id = $1) AS liked,
+            EXISTS (SELECT 1 FROM post_favorites f WHERE f.post_id = page.id AND f.user_id = $1) AS favorited
+     FROM page ORDER BY page.id DESC`,
+    [userId, limit + 1, before],
+  );
+}

@@ -1,0 +1,294 @@
+import { completeFromSnapshot, decodeCachedCounters } from "../counters/counters";
+import { counterKeys } from "../counters/keys";
+import { fieldsOf } from "../counters/registry";
+import { isoTimestamp } from "../db/columns";
+import { ApiError, isDependencyFailure, isRedisCommandError } from "../lib/errors";
+import { isId } from "../lib/ids";
+import { decodeCursor, encodeCursor } from "../lib/pagination";
+import { commandFailure, isRedisOutage } from "../lib/redis-failures";
+import type { ScriptRunner } from "../lib/script-batch";
+import type { Services } from "../lib/services";
+import { FILL_CACHES } from "./fill.lua";
+import { INIT_TIMELINE } from "./init.lua";
+import {
+  DEFAULT_TIMELINE_CAP,
+  EMPTY_TIMELINE_TTL_SECONDS,
+  feedKeys,
+  FLAGS_CAP,
+  POST_CACHE_TTL_SECONDS,
+  TIMELINE_TTL_SECONDS,
+  timelineMember,
+  TOMBSTONE,
+  TOMBSTONE_TTL_SECONDS,
+} from "./keys";
+import { READ_PAGE } from "./page.lua";
+import { readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
+
+export type Post = { id: string; authorId: string; text: string; createdAt: string };
+export type PostCounts = { likes: number; comments: number; forwards: number; views: number; favorites: number };
+export type FeedItem = { post: Post; counts: PostCounts; liked: boolean; favorited: boolean };
+export type FeedPage = { items: FeedItem[]; nextCursor: string | null; degraded: boolean };
+
+const POST_FIELDS = fieldsOf("post");
+/** Builds that found an unfollow racing them try again this often, then answer from Postgres. */
+const BUILD_ATTEMPTS = 3;
+
+/** The timeline cap in force (`FEED_TIMELINE_CAP`, default 1,000). */
+export function timelineCap(env: { FEED_TIMELINE_CAP?: string }): number {
+  const n = Number(env.FEED_TIMELINE_CAP);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_TIMELINE_CAP;
+}
+
+/** The cached form of a post: JSON `[authorId, text, createdAt]`. */
+export const encodeCachedPost = (p: { authorId: string; text: string; createdAt: string }) => JSON.stringify([p.authorId, p.text, p.createdAt]);
+
+/** What a page script answered, before hydration fills its misses. */
+type RawPage = {
+  members: string[];
+  posts: (string | false)[];
+  counts: unknown[];
+  flags: (string | false)[];
+  more: boolean;
+};
+type ScriptAnswer = ({ cold: true; epoch: string } | { retry: true } | RawPage) & { cold?: boolean; retry?: boolean };
+
+function decodeFeedCursor(cursor: string): string {
+  const [id] = decodeCursor(cursor, 1) as [string];
+  if (!isId(id)) throw new ApiError("bad_request", "Invalid cursor", [{ field: "cursor", message: "is not a cursor this endpoint issued" }]);
+  return id;
+}
+
+async function run(redis: ScriptRunner, source: string, keys: string[], args: (string | number)[]): Promise<ScriptAnswer> {
+  let raw: unknown;
+  try {
+    raw = await redis.createScript(source).exec(keys, args.map(String));
+  } catch (err) {
+    if (isRedisCommandError(err)) throw commandFailure("Feed script", err);
+    throw err;
+  }
+  const answer = (typeof raw === "string" ? JSON.parse(raw) : raw) as ScriptAnswer;
+  if ("members" in answer && !Array.isArray(answer.members)) answer.members = []; // cjson: {} for an empty table
+  return answer;
+}
+
+/**
+ * The caller's home timeline, newest first: posts of the accounts they follow and their own, each
+ * hydrated with its counters and the caller's like/favourite flags.
+ *
+ * Warm: ONE Redis round trip and no Postgres. Cold (no timeline): the read marks the timeline as
+ * building, one statement reads it from Postgres, one script writes it and serves the page.
+ * Misses (post, counters or flags not cached) cost one statement per kind and one script.
+ * Redis down: one Postgres statement, `degraded: true`. Postgres down: what Redis holds, items it
+ * cannot hydrate left out, `degraded: true`.
+ */
+export async function readHomeFeed(services: Services, userId: string, page: { limit: number; cursor?: string }): Promise<FeedPage> {
+  const before = page.cursor ? decodeFeedCursor(page.cursor) : null;
+  try {
+    const raw = await readPage(services, userId, before, page.limit);
+    if (raw === "postgres") return await pageFromPostgres(services, userId, before, page.limit, false);
+    return await hydrate(services, userId, raw, page.limit);
+  } catch (err) {
+    if (err instanceof ApiError || !isRedisOutage(err)) throw err;
+    return pageFromPostgres(services, userId, before, page.limit, true);
+  }
+}
+
+const pageKeys = (userId: string) => [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId)];
+
+/** The raw page from Redis, building the timeline first when it is not built; "postgres" when builds keep racing unfollows. */
+async function readPage(services: Services, userId: string, before: string | null, limit: number): Promise<RawPage | "postgres"> {
+  const max = before ? `(${before}` : "+inf";
+  const counterPrefix = counterKeys.cache("post", "");
+  const read = () =>
+    run(services.redis, READ_PAGE, pageKeys(userId), [max, limit, TIMELINE_TTL_SECONDS, EMPTY_TIMELINE_TTL_SECONDS, feedKeys.postPrefix(), counterPrefix, ...POST_FIELDS]);
+  let answer = await read();
+  for (let attempt = 1; "cold" in answer && answer.cold; attempt++) {
+    if (attempt > BUILD_ATTEMPTS) return "postgres";
+    const built = await buildTimeline(services, userId, (answer as { epoch: string }).epoch, max, limit, counterPrefix);
+    // An unfollow moved the epoch during the build: read the new epoch (the timeline is still cold) and build again.
+    answer = "retry" in built && built.retry ? await read() : built;
+  }
+  return answer as RawPage;
+}
+
+/**
+ * One statement reads the timeline (and the first page's posts and the reader's flags), one
+ * script writes it if no unfollow happened since `epoch` and serves the page.
+ */
+async function buildTimeline(services: Services, userId: string, epoch: string, max: string, limit: number, counterPrefix: string) {
+  const cap = timelineCap(services.env);
+  const build = await readTimelineBuild(services.db, userId, cap, limit, FLAGS_CAP);
+  const pairs: string[] = [];
+  for (const p of build.posts) pairs.push(timelineMember(p.id, p.author_id), p.id);
+  const answer = await run(services.redis, INIT_TIMELINE, pageKeys(userId), [
+    epoch,
+    cap,
+    TIMELINE_TTL_SECONDS,
+    EMPTY_TIMELINE_TTL_SECONDS,
+    max,
+    limit,
+    feedKeys.postPrefix(),
+    counterPrefix,
+    POST_FIELDS.length,
+    ...POST_FIELDS,
+    ...pairs,
+  ]);
+  if ("retry" in answer && answer.retry) return answer;
+  // Cache what the build read and the page lacks, in the page's own miss handling.
+  const known = new Map<string, string>();
+  for (const p of build.posts) {
+    if (p.text !== null && p.created_at !== null) known.set(p.id, encodeCachedPost({ authorId: p.author_id, text: p.text, createdAt: isoTimestamp(p.created_at) }));
+  }
+  const floor = build.posts.length > 0 ? build.posts[build.posts.length - 1]!.id : null;
+  const flagsComplete = build.flags.filter((f) => f.kind === "l").length < FLAGS_CAP && build.flags.filter((f) => f.kind === "v").length < FLAGS_CAP;
+  return { ...(answer as RawPage), known, built: floor && flagsComplete ? { floor, flags: build.flags } : undefined } as ScriptAnswer;
+}
+
+type Parsed = { id: string; authorId: string; member: string };
+
+/** Fills the page's misses (one statement per kind, one script) and shapes the items. */
+async function hydrate(
+  services: Services,
+  userId: string,
+  raw: RawPage & { known?: Map<string, string>; built?: { floor: string; flags: FlagRow[] } },
+  limit: number,
+): Promise<FeedPage> {
+  const members: Parsed[] = raw.members.map((m) => {
+    const [id, authorId] = m.split(":") as [string, string];
+    return { id, authorId, member: m };
+  });
+  const last = members[members.length - 1];
+  const nextCursor = raw.more && last ? encodeCursor([last.id]) : null;
+  if (members.length === 0) return { items: [], nextCursor, degraded: false };
+
+  const posts = new Map<string, string>();
+  const counts = new Map<string, number[]>();
+  members.forEach((m, i) => {
+    const cached = raw.posts[i];
+    if (typeof cached === "string") posts.set(m.id, cached);
+    else if (raw.known?.has(m.id)) posts.set(m.id, raw.known.get(m.id)!);
+    const row = decodeCachedCounters(raw.counts[i], POST_FIELDS.length);
+    if (row) counts.set(m.id, row);
+  });
+
+  // Flags: usable when the hash is built (floor), not overflowed, and covers the page.
+  const [floor, overflowed] = [raw.flags[0], raw.flags[1]];
+  const minId = members.reduce((min, m) => (BigInt(m.id) < BigInt(min) ? m.id : min), members[0]!.id);
+  const flagsCover = typeof floor === "string" && !overflowed && BigInt(minId) >= BigInt(floor);
+  const flag = new Map<string, { liked: boolean; favorited: boolean }>();
+  if (flagsCover) {
+    members.forEach((m, i) => flag.set(m.id, { liked: raw.flags[2 + 2 * i] === "1", favorited: raw.flags[3 + 2 * i] === "1" }));
+  }
+
+  let degraded = false;
+  const postMisses = members.filter((m) => !posts.has(m.id)).map((m) => m.id);
+  const countMisses = members.filter((m) => !counts.has(m.id) && posts.get(m.id) !== TOMBSTONE).map((m) => m.id);
+  const fill: { posts: [string, string][]; flags?: { floor: string; seen: string; rows: FlagRow[] } } = { posts: [] };
+  if (raw.built && !flagsCover) {
+    // The build read the flags with the timeline: no statement needed.
+    fill.flags = { floor: raw.built.floor, seen: typeof floor === "string" ? floor : "", rows: raw.built.flags };
+    applyFlags(flag, members, raw.built.flags);
+  }
+  for (const [id, value] of raw.known ?? []) if (raw.posts[members.findIndex((m) => m.id === id)] === false) fill.posts.push([id, value]);
+
+  const needFlags = !flagsCover && !fill.flags;
+  if (postMisses.length > 0 || countMisses.length > 0 || needFlags) {
+    const results = await Promise.allSettled([
+      postMisses.length > 0 ? readPosts(services.db, postMisses) : Promise.resolve([]),
+      countMisses.length > 0 ? completeFromSnapshot(services, "post", countMisses, "warm") : Promise.resolve(new Map<string, number[]>()),
+      needFlags ? readFlags(services, userId, members, minId, typeof floor === "string" && !overflowed ? floor : null, Boolean(overflowed)) : Promise.resolve(null),
+    ]);
+    const [postRows, warmed, flagRead] = results;
+    if (postRows.status === "fulfilled") {
+      for (const r of postRows.value) {
+        const value = r.deleted ? TOMBSTONE : encodeCachedPost({ authorId: r.author_id, text: r.text, createdAt: isoTimestamp(r.created_at) });
+        posts.set(r.id, value);
+        fill.posts.push([r.id, value]);
+      }
+    } else degraded = noteFailure(postRows.reason);
+    if (warmed.status === "fulfilled") for (const [id, row] of warmed.value) counts.set(id, row);
+    else degraded = noteFailure(warmed.reason);
+    if (flagRead.status === "fulfilled" && flagRead.value) {
+      applyFlags(flag, members, flagRead.value.rows);
+      if (flagRead.value.build) fill.flags = { ...flagRead.value.build, seen: typeof floor === "string" ? floor : "", rows: flagRead.value.rows };
+    } else if (flagRead.status === "rejected") degraded = noteFailure(flagRead.reason);
+  }
+  if (fill.posts.length > 0 || fill.flags) await writeFill(services, userId, fill);
+
+  const items: FeedItem[] = [];
+  for (const m of members) {
+    const cached = posts.get(m.id);
+    const row = counts.get(m.id);
+    // Deleted (tombstone) or unknown posts are never shown; a post or counters Postgres could not
+    // give (Postgres down) leave the item out rather than show it half-drawn.
+    if (cached === undefined || cached === TOMBSTONE || !row) continue;
+    const [authorId, text, createdAt] = JSON.parse(cached) as [string, string, string];
+    const f = flag.get(m.id) ?? { liked: false, favorited: false };
+    if (!flag.has(m.id)) degraded = true;
+    items.push({ post: { id: m.id, authorId, text, createdAt }, counts: shapeCounts(row), ...f });
+  }
+  return { items, nextCursor, degraded };
+}
+
+/** A Postgres failure while filling misses degrades the page; anything else is a bug and fails it. */
+function noteFailure(err: unknown): true {
+  if (isDependencyFailure(err) || (err instanceof ApiError && err.code === "unavailable")) return true;
+  throw err;
+}
+
+function applyFlags(flag: Map<string, { liked: boolean; favorited: boolean }>, members: Parsed[], rows: FlagRow[]) {
+  const liked = new Set(rows.filter((r) => r.kind === "l").map((r) => r.post_id));
+  const faved = new Set(rows.filter((r) => r.kind === "v").map((r) => r.post_id));
+  for (const m of members) flag.set(m.id, { liked: liked.has(m.id), favorited: faved.has(m.id) });
+}
+
+/**
+ * The reader's flags for a page the flags hash does not cover: extends the hash down to the page's
+ * oldest post (one range statement), or — when the hash overflowed or the range holds more than
+ * FLAGS_CAP reactions — reads just the page's posts and builds nothing.
+ */
+async function readFlags(services: Services, userId: string, members: Parsed[], minId: string, floor: string | null, overflowed: boolean) {
+  if (!overflowed) {
+    const rows = await readFlagRange(services.db, userId, minId, floor, FLAGS_CAP);
+    const full = rows.filter((r) => r.kind === "l").length >= FLAGS_CAP || rows.filter((r) => r.kind === "v").length >= FLAGS_CAP;
+    if (!full) return { rows, build: { floor: minId } };
+  }
+  return { rows: await readFlagsOf(services.db, userId, members.map((m) => m.id)), build: undefined };
+}
+
+/** One script caches the posts and flags the page read from Postgres. A Redis failure here only loses the caching. */
+async function writeFill(services: Services, userId: string, fill: { posts: [string, string][]; flags?: { floor: string; seen: string; rows: FlagRow[] } }) {
+  const args: (string | number)[] = [POST_CACHE_TTL_SECONDS, TOMBSTONE_TTL_SECONDS, TOMBSTONE, fill.posts.length, ...fill.posts.map(([, v]) => v)];
+  if (fill.flags) {
+    args.push(fill.flags.floor, fill.flags.seen, TIMELINE_TTL_SECONDS, FLAGS_CAP);
+    for (const r of fill.flags.rows) args.push(`${r.kind}${r.post_id}`, "1");
+  } else {
+    args.push("", "", TIMELINE_TTL_SECONDS, FLAGS_CAP);
+  }
+  try {
+    await services.redis.createScript(FILL_CACHES).exec([feedKeys.flags(userId), ...fill.posts.map(([id]) => feedKeys.post(id))], args.map(String));
+  } catch (err) {
+    if (isRedisCommandError(err)) throw commandFailure("Feed fill script", err);
+    if (!isRedisOutage(err)) throw err;
+  }
+}
+
+function shapeCounts(row: number[]): PostCounts {
+  const byField = Object.fromEntries(POST_FIELDS.map((f, i) => [f, Math.max(0, row[i] ?? 0)]));
+  return { likes: byField.likes ?? 0, comments: byField.comments ?? 0, forwards: byField.forwards ?? 0, views: byField.views ?? 0, favorites: byField.favorites ?? 0 };
+}
+
+/** Redis down (or builds racing unfollows): one Postgres statement for the whole hydrated page. */
+async function pageFromPostgres(services: Services, userId: string, before: string | null, limit: number, degraded: boolean): Promise<FeedPage> {
+  const rows = await readPageFromPostgres(services.db, userId, before, limit);
+  const more = rows.length > limit;
+  const pageRows = more ? rows.slice(0, limit) : rows;
+  const items = pageRows.map((r) => ({
+    post: { id: r.id, authorId: r.author_id, text: r.text, createdAt: isoTimestamp(r.created_at) },
+    counts: shapeCounts(POST_FIELDS.map((f) => Number(r.counts?.[f] ?? 0))),
+    liked: r.liked,
+    favorited: r.favorited,
+  }));
+  const last = pageRows[pageRows.length - 1];
+  return { items, nextCursor: more && last ? encodeCursor([last.id]) : null, degraded };
+}

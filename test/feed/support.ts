@@ -1,0 +1,60 @@
+import { env } from "cloudflare:test";
+import { expect } from "vitest";
+import type { Env } from "../../src/env";
+import { createRedis } from "../../src/lib/redis";
+import { api, type As, show } from "../support/api";
+
+export const redis = createRedis(env as unknown as Env);
+
+/** Polls `read` until `done` holds (queue deliveries are asynchronous), failing with the last value. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let value = await read();
+  while (!done(value)) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms; last value: ${JSON.stringify(value).slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    value = await read();
+  }
+  return value;
+}
+
+export type Item = { post: { id: string; authorId: string; text: string; createdAt: string }; counts: Record<string, number>; liked: boolean; favorited: boolean };
+
+/** GET /v1/me/feed for `userId`, failing with the response when not 200. */
+export async function feed(userId: string, query = "", options: { env?: Partial<Env> } = {}) {
+  const res = await api("GET", `/v1/me/feed${query ? `?${query}` : ""}`, { as: { userId }, ...options });
+  if (res.status !== 200) throw new Error(show(res));
+  return res.body as { items: Item[]; nextCursor: string | null; degraded: boolean };
+}
+
+/** Post ids of the whole timeline, walked page by page with `limit`. */
+export async function walk(userId: string, limit = 20, options: { env?: Partial<Env> } = {}): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  for (let pages = 0; pages < 200; pages++) {
+    const page = await feed(userId, `limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`, options);
+    ids.push(...page.items.map((i) => i.post.id));
+    cursor = page.nextCursor;
+    if (!cursor) return ids;
+  }
+  throw new Error("more than 200 pages");
+}
+
+export async function post(as: As, text = "hello"): Promise<string> {
+  const res = await api("POST", "/v1/posts", { as, body: { text } });
+  expect(res.status, show(res)).toBe(201);
+  return res.body.id as string;
+}
+
+export async function follow(followerId: string, followeeId: string, method: "PUT" | "DELETE" = "PUT", options: { env?: Partial<Env> } = {}) {
+  const res = await api(method, `/v1/me/following/${followeeId}`, { as: { userId: followerId }, ...options });
+  expect(res.status, show(res)).toBe(200);
+}
+
+export async function removePost(userId: string, postId: string) {
+  const res = await api("DELETE", `/v1/posts/${postId}`, { as: { userId } });
+  expect(res.status, show(res)).toBe(200);
+}
+
+/** Ids newest first, as the timeline orders them. */
+export const newestFirst = (ids: string[]) => [...ids].sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : BigInt(b) < BigInt(a) ? -1 : 0));
