@@ -1,0 +1,121 @@
+/**
+ * The fan-out and the races around a timeline build, driven at the level of the consumer and the
+ * scripts (the same functions the queue handler and the page read run), plus the real queue for a
+ * fan-out that crosses pages.
+ */
+import { describe, expect, it } from "vitest";
+import { queryRows } from "../../src/counters/store";
+import { deliver } from "../../src/feed/fanout";
+import { INIT_TIMELINE } from "../../src/feed/init.lua";
+import { feedKeys, timelineMember } from "../../src/feed/keys";
+import { READ_PAGE } from "../../src/feed/page.lua";
+import { servicesFor } from "../counters/support";
+import { newId } from "../support/api";
+import { eventually, feed, follow, newestFirst, post, redis, removePost } from "./support";
+
+const { services } = servicesFor();
+
+/** Runs the page script as the read does, with the first page's arguments. */
+async function readPageScript(userId: string) {
+  const raw = await redis
+    .createScript(READ_PAGE)
+    .exec([feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId)], ["+inf", "20", "604800", "300", "feed:post:", "ctr:v:post:", "views", "comments", "likes", "favorites", "forwards"]);
+  return (typeof raw === "string" ? JSON.parse(raw) : raw) as { cold?: boolean; epoch?: string; members?: string[] };
+}
+
+/** Writes a build as the read does, with `pairs` standing for what Postgres returned. */
+async function initScript(userId: string, epoch: string, pairs: string[]) {
+  const raw = await redis
+    .createScript(INIT_TIMELINE)
+    .exec(
+      [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId)],
+      [epoch, "1000", "604800", "300", "+inf", "20", "feed:post:", "ctr:v:post:", "5", "views", "comments", "likes", "favorites", "forwards", ...pairs],
+    );
+  return (typeof raw === "string" ? JSON.parse(raw) : raw) as { retry?: boolean; members?: string[] };
+}
+
+const members = (userId: string) => redis.zrange<string[]>(feedKeys.timeline(userId), 0, -1).then((m) => m.map(String));
+
+describe("fan-out", () => {
+  it("delivers one post to 2,500 followers in pages of 1,000, only to timelines that exist", async () => {
+    const author = newId();
+    const base = BigInt(newId()) * 100n; // 2,500 consecutive ids below 2^63
+    const followers = Array.from({ length: 2500 }, (_, i) => String(base + BigInt(i)));
+    await queryRows(services.db, `INSERT INTO follows (follower_id, followee_id) SELECT unnest($1::bigint[]), $2`, [followers, author]);
+    const active = followers.filter((_, i) => i % 2 === 0);
+    const p = redis.pipeline();
+    for (const f of active) p.zadd(feedKeys.timeline(f), { score: 0, member: "0" }).expire(feedKeys.timeline(f), 600);
+    await p.exec();
+
+    const id = await post({ userId: author });
+    const member = timelineMember(id, author);
+    const scores = async (ids: string[]) => {
+      const q = redis.pipeline();
+      for (const f of ids) q.zscore(feedKeys.timeline(f), member);
+      return (await q.exec()) as (number | null)[];
+    };
+    await eventually(() => scores(active), (s) => s.every((x) => x !== null), 30_000);
+    const q = redis.pipeline();
+    for (const f of followers.filter((_, i) => i % 2 === 1)) q.exists(feedKeys.timeline(f));
+    expect(((await q.exec()) as number[]).every((x) => x === 0), "no timeline is created by a push").toBe(true);
+  });
+
+  it("is idempotent: a redelivered page changes nothing, and an add after the delete's removal adds nothing", async () => {
+    const [me, author] = [newId(), newId()];
+    await follow(me, author);
+    await feed(me);
+    const id = await post({ userId: author });
+    await eventually(() => members(me), (m) => m.includes(timelineMember(id, author)));
+    const add = { kind: "fanout", op: "add", postId: id, authorId: author, after: null } as const;
+    const before = await members(me);
+    expect(await deliver(services, add)).toMatchObject({ kind: "fanout", followers: 1, touched: 1, next: false });
+    expect(await members(me)).toEqual(before);
+
+    await removePost(author, id);
+    await eventually(() => members(me), (m) => !m.includes(timelineMember(id, author)));
+    await deliver(services, add); // a late redelivery of the publish, after the delete
+    await deliver(services, { ...add, op: "remove" });
+    await deliver(services, add);
+    expect(await members(me)).not.toContain(timelineMember(id, author));
+  });
+
+  it("syncs act on the latest follow intent, in any delivery order", async () => {
+    const [me, author] = [newId(), newId()];
+    const ids = [await post({ userId: author }), await post({ userId: author })];
+    await feed(me);
+    const sync = { kind: "sync", followerId: me, followeeId: author } as const;
+    await follow(me, author);
+    await follow(me, author, "DELETE");
+    // The follow's own sync arrives after the unfollow: it must not bring the posts back.
+    expect(await deliver(services, sync)).toEqual({ kind: "sync", outcome: "removed" });
+    expect((await feed(me)).items).toEqual([]);
+    await follow(me, author);
+    await deliver(services, sync);
+    await deliver(services, sync);
+    expect((await feed(me)).items.map((i) => i.post.id)).toEqual(newestFirst(ids));
+  });
+});
+
+describe("timeline build races", () => {
+  it("keeps a post pushed while the build was reading Postgres", async () => {
+    const [me, author] = [newId(), newId()];
+    await follow(me, author);
+    const cold = await readPageScript(me);
+    expect(cold).toMatchObject({ cold: true });
+    const id = await post({ userId: author }); // committed after the build's (simulated) read
+    await eventually(() => members(me), (m) => m.includes(timelineMember(id, author)));
+    const built = await initScript(me, cold.epoch!, []); // the build's rows predate the post
+    expect(built.members).toEqual([timelineMember(id, author)]);
+    expect((await feed(me)).items.map((i) => i.post.id)).toEqual([id]);
+  });
+
+  it("refuses to write a build that read Postgres before an unfollow, and the next read rebuilds", async () => {
+    const [me, author] = [newId(), newId()];
+    await follow(me, author);
+    const id = await post({ userId: author });
+    const cold = await readPageScript(me);
+    await follow(me, author, "DELETE"); // after the build's read, before its write
+    expect(await initScript(me, cold.epoch!, [timelineMember(id, author), id])).toEqual({ retry: true });
+    expect((await feed(me)).items).toEqual([]);
+  });
+});
