@@ -9,7 +9,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, extname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { randomBytes } from "node:crypto";
@@ -43,10 +43,10 @@ function compatibilityOf(toml: string): { compatibilityDate: string; compatibili
   return { compatibilityDate: date, compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!) };
 }
 
-/** Bundles the Worker with wrangler (as deploy would) into a temp dir. */
-function bundleWorker(): string {
+/** Bundles the Worker with wrangler (as deploy would) into a temp dir; `entry` replaces wrangler.toml's `main`. */
+function bundleWorker(entry?: string): string {
   const outdir = mkdtempSync(join(tmpdir(), "bench-worker-"));
-  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, ...(entry ? [entry] : [])], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
   return outdir;
 }
 
@@ -54,15 +54,18 @@ function bundleWorker(): string {
  * Starts a fresh stack and the Worker in workerd. Rate limiters are left unbound (the middleware
  * fails open) so the load generator measures the handlers, not the limiter.
  */
-export async function startBenchWorker(options: { vars?: Record<string, string>; log?: (line: string) => void } = {}): Promise<BenchWorker> {
+export async function startBenchWorker(
+  options: { vars?: Record<string, string>; log?: (line: string) => void; entry?: string; onWorkerLog?: (line: string) => void } = {},
+): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
   const stack = await startStack({ mode: "test", log });
-  const outdir = bundleWorker();
+  const outdir = bundleWorker(options.entry);
   const jwtSecret = randomBytes(32).toString("hex");
   const mf = new Miniflare({
     log: new Log(LogLevel.WARN),
     modules: true,
-    scriptPath: join(outdir, "index.js"),
+    // wrangler names the bundle after its entry (index.js for src/index.ts, worker.js for a bench entry).
+    scriptPath: join(outdir, options.entry ? `${basename(options.entry, extname(options.entry))}.js` : "index.js"),
     modulesRoot: outdir,
     ...compatibilityOf(readFileSync(join(ROOT, "wrangler.toml"), "utf8")),
     host: "127.0.0.1",
@@ -79,13 +82,26 @@ export async function startBenchWorker(options: { vars?: Record<string, string>;
       ...options.vars,
     },
     durableObjects: { LIVE_ROOMS: { className: "LiveRoom", useSQLite: true } },
+    // The feed queue as wrangler.toml declares it (the consumer is this Worker's queue()).
+    queueProducers: { FEED_QUEUE: "feed-fanout" },
+    queueConsumers: {
+      "feed-fanout": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 5, deadLetterQueue: "feed-fanout-dlq" },
+      "feed-fanout-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
+    },
     // Serve the Worker on its own socket, as Cloudflare's edge hands requests straight to the
     // isolate: Miniflare's default entry worker adds a second hop through workerd per request.
     unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
     // The Worker logs one JSON line per request; drain it so logging costs what it costs in
     // production without flooding the benchmark's output.
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-      stdout.resume();
+      if (options.onWorkerLog) {
+        let rest = "";
+        stdout.on("data", (chunk: Buffer) => {
+          const lines = (rest + chunk.toString("utf8")).split("\n");
+          rest = lines.pop() ?? "";
+          for (const line of lines) options.onWorkerLog!(line);
+        });
+      } else stdout.resume();
       stderr.on("data", (chunk: Buffer) => process.env.BENCH_DEBUG && process.stderr.write(chunk));
     },
   });

@@ -32,33 +32,48 @@ const NEWEST_POSTS = (n: string, before: string) => `
 
 export type PostRow = { id: string; author_id: string; text: string | null; created_at: string | null };
 export type FlagRow = { post_id: string; kind: "l" | "v" };
+/** The counters of some posts with the flush watermark, read in one snapshot (what `completeSnapshot` takes). */
+export type CounterSnapshot = { watermark: number; values: Map<string, Map<string, number>> };
 
 /**
- * A timeline build in one statement: the newest `cap` post ids of the user's authors, the text of
- * the first `pageSize` of them (to cache for the first page), and the user's likes and favourites
- * on posts from the oldest of them up (the flags, capped at `flagLimit` rows each).
+ * A timeline build in ONE statement (one snapshot): the newest `cap` post ids of the user's
+ * authors; for the first `pageSize` of them their text (to cache) and their flushed counters with
+ * the flush watermark (so the counters' warm needs no statement of its own); and the user's likes
+ * and favourites on posts from the oldest of them up (the flags, at most `flagLimit` rows each).
+ * Rows are tagged by kind in the first column; the other columns mean what the kind says.
  */
 export async function readTimelineBuild(db: Database, userId: string, cap: number, pageSize: number, flagLimit: number) {
-  const rows = await queryRows<{ kind: "p" | "l" | "v"; id: string; author_id: string | null; text: string | null; created_at: string | null }>(
+  const rows = await queryRows<{ kind: "p" | "l" | "v" | "c" | "w"; a: string; b: string | null; c: string | null; d: string | null }>(
     db,
     `WITH tl AS (${NEWEST_POSTS("$2", "9223372036854775807")}),
+          ranked AS (SELECT tl.*, row_number() OVER (ORDER BY id DESC) AS rn FROM tl),
           floor AS (SELECT coalesce(min(id), 9223372036854775807) AS m FROM tl)
-     SELECT 'p' AS kind, id::text AS id, author_id::text AS author_id,
-            CASE WHEN rn <= $3 THEN text END AS text, CASE WHEN rn <= $3 THEN created_at::text END AS created_at
-     FROM (SELECT tl.*, row_number() OVER (ORDER BY id DESC) AS rn FROM tl) t
+     SELECT 'p' AS kind, id::text AS a, author_id::text AS b,
+            CASE WHEN rn <= $3 THEN text END AS c, CASE WHEN rn <= $3 THEN created_at::text END AS d
+     FROM ranked
      UNION ALL (SELECT 'l', post_id::text, NULL, NULL, NULL FROM post_likes
                 WHERE user_id = $1 AND post_id >= (SELECT m FROM floor) ORDER BY post_id DESC LIMIT $4)
      UNION ALL (SELECT 'v', post_id::text, NULL, NULL, NULL FROM post_favorites
-                WHERE user_id = $1 AND post_id >= (SELECT m FROM floor) ORDER BY post_id DESC LIMIT $4)`,
+                WHERE user_id = $1 AND post_id >= (SELECT m FROM floor) ORDER BY post_id DESC LIMIT $4)
+     UNION ALL SELECT 'c', c.entity_id::text, c.field, c.value::text, NULL FROM counters c
+                WHERE c.entity = 'post' AND c.entity_id IN (SELECT id FROM ranked WHERE rn <= $3)
+     UNION ALL SELECT 'w', coalesce(max(batch), 0)::text, NULL, NULL, NULL FROM counter_flush_batches`,
     [userId, cap, pageSize, flagLimit],
   );
   const posts: PostRow[] = [];
   const flags: FlagRow[] = [];
+  const counters: CounterSnapshot = { watermark: 0, values: new Map() };
   for (const r of rows) {
-    if (r.kind === "p") posts.push({ id: r.id, author_id: r.author_id!, text: r.text, created_at: r.created_at });
-    else flags.push({ post_id: r.id, kind: r.kind });
+    if (r.kind === "p") posts.push({ id: r.a, author_id: r.b!, text: r.c, created_at: r.d });
+    else if (r.kind === "l" || r.kind === "v") flags.push({ post_id: r.a, kind: r.kind });
+    else if (r.kind === "w") counters.watermark = Number(r.a);
+    else {
+      let fields = counters.values.get(r.a);
+      if (!fields) counters.values.set(r.a, (fields = new Map()));
+      fields.set(r.b!, Number(r.c));
+    }
   }
-  return { posts, flags };
+  return { posts, flags, counters };
 }
 
 /** Posts by id, deleted ones included (`deleted` true), for filling the post cache. */

@@ -1,4 +1,4 @@
-import { completeFromSnapshot, decodeCachedCounters } from "../counters/counters";
+import { completeFromSnapshot, completeSnapshot, decodeCachedCounters } from "../counters/counters";
 import { counterKeys } from "../counters/keys";
 import { fieldsOf } from "../counters/registry";
 import { isoTimestamp } from "../db/columns";
@@ -22,7 +22,7 @@ import {
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
 import { READ_PAGE } from "./page.lua";
-import { readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
+import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
 
 export type Post = { id: string; authorId: string; text: string; createdAt: string };
 export type PostCounts = { likes: number; comments: number; forwards: number; views: number; favorites: number };
@@ -141,7 +141,13 @@ async function buildTimeline(services: Services, userId: string, epoch: string, 
   }
   const floor = build.posts.length > 0 ? build.posts[build.posts.length - 1]!.id : null;
   const flagsComplete = build.flags.filter((f) => f.kind === "l").length < FLAGS_CAP && build.flags.filter((f) => f.kind === "v").length < FLAGS_CAP;
-  return { ...(answer as RawPage), known, built: floor && flagsComplete ? { floor, flags: build.flags } : undefined } as ScriptAnswer;
+  return {
+    ...(answer as RawPage),
+    known,
+    // Only the first page's posts had their counters read: the snapshot says nothing of others.
+    counterSnapshot: { snapshot: build.counters, ids: new Set(build.posts.slice(0, limit).map((p) => p.id)) },
+    built: floor && flagsComplete ? { floor, flags: build.flags } : undefined,
+  } as ScriptAnswer;
 }
 
 type Parsed = { id: string; authorId: string; member: string };
@@ -150,7 +156,7 @@ type Parsed = { id: string; authorId: string; member: string };
 async function hydrate(
   services: Services,
   userId: string,
-  raw: RawPage & { known?: Map<string, string>; built?: { floor: string; flags: FlagRow[] } },
+  raw: RawPage & { known?: Map<string, string>; counterSnapshot?: { snapshot: CounterSnapshot; ids: Set<string> }; built?: { floor: string; flags: FlagRow[] } },
   limit: number,
 ): Promise<FeedPage> {
   const members: Parsed[] = raw.members.map((m) => {
@@ -191,6 +197,16 @@ async function hydrate(
   }
   for (const [id, value] of raw.known ?? []) if (raw.posts[members.findIndex((m) => m.id === id)] === false) fill.posts.push([id, value]);
 
+  // A build read the first page's counters with the watermark: complete and cache them from that
+  // snapshot (the counters' own warm script), with no statement of their own.
+  const covered = countMisses.filter((id) => raw.counterSnapshot?.ids.has(id));
+  if (raw.counterSnapshot && covered.length > 0) {
+    const warmed = await completeSnapshot(services, "post", covered, raw.counterSnapshot.snapshot, "warm");
+    if (warmed) {
+      for (const [id, row] of warmed) counts.set(id, row);
+      countMisses.splice(0, countMisses.length, ...countMisses.filter((id) => !counts.has(id)));
+    }
+  }
   const needFlags = !flagsCover && !fill.flags;
   if (postMisses.length > 0 || countMisses.length > 0 || needFlags) {
     const results = await Promise.allSettled([

@@ -9,6 +9,7 @@ import { deliver } from "../../src/feed/fanout";
 import { INIT_TIMELINE } from "../../src/feed/init.lua";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { READ_PAGE } from "../../src/feed/page.lua";
+import { readHomeFeed } from "../../src/feed/timeline";
 import { servicesFor } from "../counters/support";
 import { newId } from "../support/api";
 import { eventually, feed, follow, newestFirst, post, redis, removePost } from "./support";
@@ -117,5 +118,33 @@ describe("timeline build races", () => {
     await follow(me, author, "DELETE"); // after the build's read, before its write
     expect(await initScript(me, cold.epoch!, [timelineMember(id, author), id])).toEqual({ retry: true });
     expect((await feed(me)).items).toEqual([]);
+  });
+});
+
+describe("cold page", () => {
+  it("builds the timeline, its first page's posts, counters and flags from ONE Postgres statement", async () => {
+    const [me, a, b] = [newId(), newId(), newId()];
+    await follow(me, a);
+    await follow(me, b);
+    const ids = [await post({ userId: a }), await post({ userId: b }), await post({ userId: me })];
+    await queryRows(services.db, `INSERT INTO post_likes (user_id, post_id) VALUES ($1, $2)`, [me, ids[1]]);
+    await queryRows(services.db, `INSERT INTO counters (entity, entity_id, field, value) VALUES ('post', $1, 'likes', 5)`, [ids[1]]);
+    await redis.del(feedKeys.timeline(me), ...ids.map((id) => `ctr:v:post:${id}`), ...ids.map((id) => feedKeys.post(id)), feedKeys.flags(me));
+    const { services: counted, close } = servicesFor();
+    const pool = (counted.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+    const statements: string[] = [];
+    const query = pool.query.bind(pool);
+    pool.query = (...args: unknown[]) => {
+      statements.push(String(args[0]).slice(0, 60));
+      return query(...args);
+    };
+    try {
+      const page = await readHomeFeed(counted, me, { limit: 20 });
+      expect(page.items.map((i) => i.post.id)).toEqual(newestFirst(ids));
+      expect(page.items[1]).toMatchObject({ liked: true, counts: { likes: 5 } }); // as written to Postgres
+      expect(statements, statements.join("\n")).toHaveLength(1);
+    } finally {
+      await close();
+    }
   });
 });

@@ -1,0 +1,190 @@
+/**
+ * `npm run bench:feed` — the home timeline in workerd (bench-only entry with the naive baseline,
+ * fresh local stack, the real queue), side by side in one process:
+ *   1. a warm home page (20 hydrated items) for readers following 500 authors among 200,000
+ *      posts: this design (one script) vs the naive design (`/v1/bench/naive/feed`: follows ⋈ posts
+ *      ORDER BY id DESC LIMIT 20, then counters and flags, all from Postgres) — requests/s, p50,
+ *      p99, Redis round trips (requests reaching the Upstash bridge), billed commands
+ *      (`INFO commandstats` deltas) and Postgres statements (`xact_commit` deltas; each autocommit
+ *      statement is one transaction) per page;
+ *   2. a cold page (timeline build): Postgres statements and ms;
+ *   3. a fan-out of one post to 10,000 followers of whom half have a timeline: ms from publish to the
+ *      last delivery, queue messages (the consumer's log lines), Redis round trips, billed commands;
+ *   4. a follow on the request path: Redis round trips.
+ */
+import { performance } from "node:perf_hooks";
+import { Redis as IORedis } from "ioredis";
+import pg from "pg";
+import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWorker, type LoadResult } from "./harness.js";
+
+const CONCURRENCY = 32;
+const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 4_000);
+const AUTHORS = 2_000;
+const FOLLOWED = 500;
+const POSTS = 200_000;
+const READERS = 50;
+const FANOUT_FOLLOWERS = 10_000;
+const READER_BASE = 1_000_000; // reader ids
+const FAN_BASE = 2_000_000; // fan-out follower ids
+const FANOUT_AUTHOR = "999999";
+
+async function main() {
+  const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
+  const fanoutLines: string[] = [];
+  const bench = await startBenchWorker({
+    entry: "scripts/bench/worker.ts",
+    log,
+    onWorkerLog: (line) => {
+      if (line.includes('"queue":"feed-fanout"')) fanoutLines.push(line);
+    },
+  });
+  const redis = new IORedis(bench.stack.redisUrl);
+  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
+  await db.connect();
+  const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+  try {
+    // ── Seed: 200,000 posts by 2,000 authors; each reader follows 500 of them; likes and counters ──
+    await db.query(`INSERT INTO posts (author_id, text) SELECT 1 + (g * 7919) % $1, 'post number ' || g FROM generate_series(1, $2) g`, [AUTHORS, POSTS]);
+    await db.query(
+      `INSERT INTO follows (follower_id, followee_id)
+       SELECT $1 + r, 1 + (r * 37 + k * 4) % $2 FROM generate_series(0, $3 - 1) r, generate_series(0, $4 - 1) k ON CONFLICT DO NOTHING`,
+      [READER_BASE, AUTHORS, READERS, FOLLOWED],
+    );
+    await db.query(
+      `INSERT INTO post_likes (user_id, post_id) SELECT $1 + r, p FROM generate_series(0, $2 - 1) r, generate_series($3 - 3000, $3, 7) p ON CONFLICT DO NOTHING`,
+      [READER_BASE, READERS, POSTS],
+    );
+    await db.query(`INSERT INTO counters (entity, entity_id, field, value) SELECT 'post', p, 'likes', p % 97 FROM generate_series($1 - 5000, $1) p ON CONFLICT DO NOTHING`, [POSTS]);
+    await db.query("VACUUM ANALYZE"); // so autovacuum does not add transactions to the windows below
+    const tokens = await Promise.all(Array.from({ length: READERS }, (_, r) => bench.token(String(READER_BASE + r))));
+    const auth = (r: number) => ({ Authorization: `Bearer ${tokens[r % READERS]}` });
+
+    const xact = async () => {
+      await new Promise((r) => setTimeout(r, 1_100)); // backends report stats at most once a second
+      const { rows } = await db.query("SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()");
+      return Number(rows[0].n);
+    };
+    const idle0 = await xact();
+    const idle = (await xact()) - idle0; // our own stats query per window
+
+    // ── 2. Cold pages (timeline builds): 10 readers one after another, in one counting window ──
+    const COLD = 10;
+    const coldMs: number[] = [];
+    const x0 = await xact();
+    for (let r = 0; r < COLD; r++) {
+      const t0 = performance.now();
+      const res = await fetch(`${bench.url}/v1/me/feed?limit=20`, { headers: auth(r) });
+      coldMs.push(performance.now() - t0);
+      const body = (await res.json()) as { items: unknown[] };
+      if (res.status !== 200 || body.items.length !== 20) throw new Error(`cold page: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+    }
+    const coldStatements = [Math.max(0, (await xact()) - x0 - idle) / COLD];
+    // Every reader's timeline built and its first page's counters cached: the warm state.
+    await runLoad({ baseUrl: bench.url, concurrency: 8, total: READERS * 2, request: (i) => ({ path: "/v1/me/feed?limit=20", headers: auth(i) }) });
+    await runLoad({ baseUrl: bench.url, concurrency: 8, total: 100, request: (i) => ({ path: "/v1/bench/naive/feed", headers: auth(i) }) });
+
+    // ── 1. Warm pages: ours vs naive ──
+    const rows: Record<string, string | number>[] = [];
+    const measured = async (name: string, run: () => Promise<LoadResult>) => {
+      const statsBefore = await redisCommandStats(bench.stack.redisUrl);
+      const bridgeBefore = bench.stack.bridge.stats.requests;
+      const x0 = await xact();
+      const result = await run();
+      const statements = Math.max(0, (await xact()) - x0 - idle);
+      const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
+      const bridge = bench.stack.bridge.stats.requests - bridgeBefore;
+      const ok = result.requests - result.errors;
+      const m = { result, roundTrips: ok ? bridge / ok : 0, billed: ok ? billed.total / ok : 0, statements: ok ? statements / ok : 0 };
+      rows.push({
+        scenario: name,
+        "req/s": result.rps,
+        "p50 ms": result.p50Ms,
+        "p99 ms": result.p99Ms,
+        requests: result.requests,
+        errors: result.errors,
+        "redis round trips/page": m.roundTrips,
+        "billed cmds/page": m.billed,
+        "pg statements/page": m.statements,
+      });
+      return m;
+    };
+    const ours = await measured("warm page, this design", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/me/feed?limit=20", headers: auth(i) }) }),
+    );
+    const naive = await measured("warm page, naive Postgres", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/bench/naive/feed", headers: auth(i) }) }),
+    );
+    printTable(rows);
+
+    // ── 3. Fan-out of one post to 10,000 followers, half of them with a timeline ──
+    await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1 + g, $2 FROM generate_series(0, $3 - 1) g`, [FAN_BASE, FANOUT_AUTHOR, FANOUT_FOLLOWERS]);
+    const active = Array.from({ length: FANOUT_FOLLOWERS / 2 }, (_, i) => String(FAN_BASE + 2 * i));
+    const seed = redis.pipeline();
+    for (const f of active) seed.zadd(`feed:tl:${f}`, 0, "0").expire(`feed:tl:${f}`, 3600);
+    await seed.exec();
+    const author = `Bearer ${await bench.token(FANOUT_AUTHOR)}`;
+    await fetch(`${bench.url}/v1/posts`, { method: "POST", headers: { Authorization: author, "content-type": "application/json" }, body: '{"text":"warm-up"}' });
+    await new Promise((r) => setTimeout(r, 3_000)); // the warm-up fan-out drains
+    fanoutLines.length = 0;
+    const statsBefore = await redisCommandStats(bench.stack.redisUrl);
+    const bridgeBefore = bench.stack.bridge.stats.requests;
+    const t0 = performance.now();
+    const res = await fetch(`${bench.url}/v1/posts`, { method: "POST", headers: { Authorization: author, "content-type": "application/json" }, body: '{"text":"to ten thousand"}' });
+    const { id } = (await res.json()) as { id: string };
+    const member = `${id}:${FANOUT_AUTHOR}`;
+    let polls = 0;
+    let fanoutMs = 0;
+    for (;;) {
+      const check = redis.pipeline();
+      for (const f of active) check.zscore(`feed:tl:${f}`, member);
+      polls++;
+      const got = (await check.exec())!.filter(([, v]) => v !== null).length;
+      if (got === active.length) {
+        fanoutMs = performance.now() - t0;
+        break;
+      }
+      if (performance.now() - t0 > 60_000) throw new Error(`fan-out incomplete after 60 s: ${got}/${active.length}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const fanoutBilled = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
+    const fanoutBilledTotal = fanoutBilled.total - (fanoutBilled.byCommand.zscore ?? 0) + 0; // the polls' ZSCOREs are ours, not the design's
+    const fanoutRoundTrips = bench.stack.bridge.stats.requests - bridgeBefore;
+    const timelinesWithPost = active.length;
+    const idleWithPost = (await Promise.all(Array.from({ length: 20 }, (_, i) => redis.exists(`feed:tl:${FAN_BASE + 2 * i + 1}`)))).filter(Boolean).length;
+
+    // ── 4. A follow on the request path (caches already built by a first follow) ──
+    const follower = `Bearer ${await bench.token("3000000")}`;
+    await fetch(`${bench.url}/v1/me/following/1`, { method: "PUT", headers: { Authorization: follower } });
+    const fb = bench.stack.bridge.stats.requests;
+    const fr = await fetch(`${bench.url}/v1/me/following/2`, { method: "PUT", headers: { Authorization: follower } });
+    if (fr.status !== 200) throw new Error(`follow: ${fr.status}`);
+    const followRoundTrips = bench.stack.bridge.stats.requests - fb;
+
+    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    console.log("");
+    printTable([
+      { measure: "cold page (timeline build): Postgres statements per page (10 builds)", value: avg(coldStatements) },
+      { measure: "cold page: ms (mean of 10)", value: avg(coldMs) },
+      { measure: "warm page: speedup (req/s ours / naive)", value: ours.result.rps / naive.result.rps },
+      { measure: "fan-out to 10,000 followers: ms publish → last delivery", value: fanoutMs },
+      { measure: "fan-out: queue messages delivered", value: fanoutLines.length },
+      { measure: "fan-out: Redis round trips (incl. the publish request)", value: fanoutRoundTrips },
+      { measure: "fan-out: billed commands", value: fanoutBilledTotal },
+      { measure: "fan-out: timelines holding the post / with a timeline", value: `${timelinesWithPost}/${active.length}` },
+      { measure: "fan-out: timelines created for inactive followers (of 20 checked)", value: idleWithPost },
+      { measure: "follow: Redis round trips on the request path", value: followRoundTrips },
+    ]);
+    console.log(
+      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips}`,
+    );
+  } finally {
+    redis.disconnect();
+    await db.end();
+    await bench.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
