@@ -31,7 +31,9 @@ async function script<T>(redis: ScriptRunner, source: string, keys: string[], ar
 export async function deliver(services: Pick<Services, "db" | "redis" | "env">, message: FeedMessage): Promise<Delivery> {
   const cap = timelineCap(services.env);
   if (message.kind === "fanout") {
-    const page = await readFollowerPage(services.db, message.authorId, message.after, FANOUT_PAGE_SIZE);
+    // One row more than a page tells whether a next page exists, so the last page sends no empty message.
+    const rows = await readFollowerPage(services.db, message.authorId, message.after, FANOUT_PAGE_SIZE + 1);
+    const page = rows.slice(0, FANOUT_PAGE_SIZE);
     const touched =
       page.length === 0
         ? 0
@@ -42,7 +44,7 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env">, 
             [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
           );
     const last = page[page.length - 1];
-    const next = page.length === FANOUT_PAGE_SIZE && last !== undefined;
+    const next = rows.length > FANOUT_PAGE_SIZE && last !== undefined;
     // After this page's delivery: a failed send retries this (idempotent) page, not a skipped one.
     if (next) await services.env.FEED_QUEUE.send({ ...message, after: { createdAt: last.created_at, followerId: last.follower_id } });
     return { kind: "fanout", followers: page.length, touched: Number(touched), next };
