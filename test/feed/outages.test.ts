@@ -51,13 +51,13 @@ describe("when Postgres is down", () => {
     }
   });
 
-  it("answers 200 degraded (never a 500) for a timeline that must be built", async () => {
+  it("answers 503 unavailable (never a 500) for a timeline that must be built", async () => {
     const me = newId();
     await chaos.current.setPostgresDown(true);
     try {
       const res = await api("GET", "/v1/me/feed", { as: { userId: me }, ...via() });
-      expect([200, 503], show(res)).toContain(res.status);
-      if (res.status === 200) expect(res.body.degraded).toBe(true);
+      expect(res.status, show(res)).toBe(503);
+      expect(res.body.error.code).toBe("unavailable");
     } finally {
       await chaos.current.setPostgresDown(false);
     }
