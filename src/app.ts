@@ -17,7 +17,7 @@ import { countersSubscriber } from "./counters/subscriber";
 import { flushCountersTask, reconcileCountersTask, reconcileSliceTask } from "./counters/tasks";
 import { feedRoutes } from "./feed/routes";
 import { feedSubscriber } from "./feed/subscriber";
-import { feedTombstoneTask } from "./feed/tasks";
+import { feedBigAccountsTask, feedTombstoneTask } from "./feed/tasks";
 import { liveRoutes } from "./live/routes";
 
 /** Capabilities that react to relation changes (counters, badges, feeds). */
@@ -25,7 +25,7 @@ export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSub
 
 /** Scheduled work by cron job. */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
-  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask],
+  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask, feedBigAccountsTask],
   reconcile: [reconcileCountersTask],
 };
 

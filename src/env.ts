@@ -20,6 +20,10 @@ export interface Env {
   FEED_QUEUE: Queue<FeedMessage>;
   /** Newest posts a home timeline keeps (default 1,000). */
   FEED_TIMELINE_CAP?: string;
+  /** Followers from which an account is big: pulled by readers instead of pushed (default 10,000). */
+  BIG_ACCOUNT_FOLLOWERS?: string;
+  /** Big accounts merged into one home page, the most recently active first (default 200). */
+  MAX_PULLED_ACCOUNTS?: string;
   WRITE_LIMITER?: RateLimit;
   VIEW_LIMITER?: RateLimit;
 }

@@ -16,6 +16,18 @@ local function read_counter_caches(keys, fields)
   end
   return out
 end
+
+-- counter_values(row, nfields): one row of read_counter_caches as numbers in field order, or nil
+-- when the entity is not completely cached (for scripts that compute with the values).
+local function counter_values(row, nfields)
+  if type(row) ~= 'table' or #row ~= nfields then return nil end
+  local values = {}
+  for i = 1, nfields do
+    if not row[i] then return nil end
+    values[i] = tonumber(row[i])
+  end
+  return values
+end
 `;
 
 /**

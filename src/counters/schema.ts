@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { idColumn } from "../db/columns";
 
@@ -13,7 +14,11 @@ export const counters = pgTable(
     field: text("field").notNull(),
     value: bigint("value", { mode: "number" }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.entity, t.entityId, t.field] })],
+  (t) => [
+    primaryKey({ columns: [t.entity, t.entityId, t.field] }),
+    // "Users with at least N followers": the feed's per-minute big-account scan reads a range of it.
+    index("counters_user_followers_idx").on(t.value).where(sql`${t.entity} = 'user' and ${t.field} = 'followers'`),
+  ],
 );
 
 /**

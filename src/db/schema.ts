@@ -3,3 +3,4 @@
 export * from "../social/schema";
 export * from "../badges/schema";
 export * from "../counters/schema";
+export * from "../feed/schema";

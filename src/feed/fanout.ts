@@ -4,15 +4,17 @@ import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
 import { DELIVER_PAGE } from "./deliver.lua";
 import { SYNC_FOLLOW } from "./follow.lua";
-import { feedKeys, FOLLOW_COPY, timelineMember, TOMBSTONE } from "./keys";
+import { feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
 import { FANOUT_PAGE_SIZE, type FeedMessage } from "./messages";
-import { readFollowerPage, readNewestPostIds } from "./store";
+import { endTransition, readFollowerPage, readNewestPostIds } from "./store";
+import { BEGIN_TRANSITION, END_TRANSITION, FILL_OUTBOX, TRANSITION_PAGE } from "./transition.lua";
 import { timelineCap } from "./timeline";
 
 /** What handling one message did, for the consumer's log line and the tests. */
 export type Delivery =
   | { kind: "fanout"; followers: number; touched: number; next: boolean }
-  | { kind: "sync"; outcome: string };
+  | { kind: "sync"; outcome: string }
+  | { kind: "transition"; to: "big" | "normal"; followers: number; touched: number; next: boolean };
 
 async function script<T>(redis: ScriptRunner, source: string, keys: string[], args: (string | number)[]): Promise<T> {
   try {
@@ -55,10 +57,52 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env">, 
     const outcome = await script<string>(
       services.redis,
       SYNC_FOLLOW,
-      [feedKeys.timeline(message.followerId), feedKeys.intent(message.followerId, message.followeeId)],
-      [message.followeeId, cap, ...pairs],
+      [feedKeys.timeline(message.followerId), feedKeys.intent(message.followerId, message.followeeId), feedKeys.bigFollows(message.followerId), feedKeys.bigStates()],
+      [message.followeeId, cap, TIMELINE_TTL_SECONDS, ...pairs],
     );
     return { kind: "sync", outcome: String(outcome) };
   }
+  if (message.kind === "transition") return transition(services, message, cap);
   throw new Error(`Unknown feed message ${JSON.stringify(message)}`);
+}
+
+/**
+ * One page of a big-account transition. The first page starts it (the state first, so posts
+ * published from now on reach the outbox; then, for `to: "big"`, the outbox from Postgres), every
+ * page walks 1,000 followers, the last one ends it (Postgres, then Redis). Idempotent per page.
+ */
+async function transition(
+  services: Pick<Services, "db" | "redis" | "env">,
+  message: Extract<FeedMessage, { kind: "transition" }>,
+  cap: number,
+): Promise<Delivery> {
+  const { authorId, to } = message;
+  const op = to === "big" ? "to-big" : "to-normal";
+  if (message.after === null) {
+    await script(services.redis, BEGIN_TRANSITION, [feedKeys.bigStates(), feedKeys.outbox(authorId)], [authorId, op]);
+    if (to === "big") {
+      const posts = await readNewestPostIds(services.db, authorId, OUTBOX_CAP);
+      await script(services.redis, FILL_OUTBOX, [feedKeys.outbox(authorId), feedKeys.activity()], [authorId, OUTBOX_CAP, ...posts.flatMap((p) => [timelineMember(p.id, authorId), p.id])]);
+    }
+  }
+  const rows = await readFollowerPage(services.db, authorId, message.after, FANOUT_PAGE_SIZE + 1);
+  const page = rows.slice(0, FANOUT_PAGE_SIZE);
+  const touched =
+    page.length === 0
+      ? 0
+      : await script<number>(
+          services.redis,
+          TRANSITION_PAGE,
+          [feedKeys.outbox(authorId), ...page.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id)])],
+          [op, authorId, cap, TIMELINE_TTL_SECONDS],
+        );
+  const last = page[page.length - 1];
+  const next = rows.length > FANOUT_PAGE_SIZE && last !== undefined;
+  if (next) {
+    await services.env.FEED_QUEUE.send({ ...message, after: { createdAt: last.created_at, followerId: last.follower_id } });
+  } else {
+    await endTransition(services.db, authorId, to);
+    await script(services.redis, END_TRANSITION, [feedKeys.bigStates(), feedKeys.outbox(authorId), feedKeys.activity()], [authorId, to, OUTBOX_TTL_SECONDS]);
+  }
+  return { kind: "transition", to, followers: page.length, touched: Number(touched), next };
 }

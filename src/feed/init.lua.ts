@@ -1,41 +1,42 @@
 import { ADD_POSTS } from "./chunks.lua";
-import { SERVE_PAGE } from "./page.lua";
+import { PAGE_FUNCTIONS, READ_CONFIG } from "./page.lua";
 
 /**
- * Writes a timeline built from Postgres and serves its first page in the same call. Refuses
- * (`{retry}`) when an unfollow happened since the build read its epoch: the rows may hold that
- * account's posts. Posts pushed during the build are already in the set; ZADD merges, so two racing
- * builds add each post once. An empty build leaves the `0` sentinel alone: the empty marker.
+ * Writes a timeline built from Postgres — the normal followees' posts and the set of big accounts
+ * to pull — and serves its first page in the same call. Refuses (`{retry}`) when an unfollow
+ * happened since the build read its epoch: the rows may hold that account. Posts pushed during the
+ * build are already in the set; ZADD merges, so two racing builds add each post once. An empty
+ * build leaves the `0` sentinel alone: the empty marker.
+ * ARGV: epoch, cap, emptyTtl, max, limit, the config (READ_CONFIG), then nbig, the big accounts,
+ * then pairs (member, score).
  */
-export const INIT_TIMELINE = `${ADD_POSTS}${SERVE_PAGE}
-local tl = KEYS[1]            -- feed:tl:{user}
-local flags = KEYS[2]         -- feed:rx:{user}
-local epoch = KEYS[3]         -- feed:ep:{user}
-local seenEpoch = ARGV[1]     -- epoch read before Postgres
+export const INIT_TIMELINE = `${ADD_POSTS}${PAGE_FUNCTIONS}${READ_CONFIG}
+local seenEpoch = ARGV[1]
 local cap = tonumber(ARGV[2])
-local ttl = ARGV[3]
-local emptyTtl = ARGV[4]
-local max = ARGV[5]
-local limit = tonumber(ARGV[6])
-local postPrefix = ARGV[7]
-local counterPrefix = ARGV[8]
-local nfields = tonumber(ARGV[9])
-local fields = {}
-for i = 1, nfields do fields[i] = ARGV[9 + i] end
-local members, scores = {}, {} -- ARGV[10 + nfields ..]: pairs (member, score)
-for i = 10 + nfields, #ARGV, 2 do
+local emptyTtl = ARGV[3]
+local max = ARGV[4]
+local limit = tonumber(ARGV[5])
+local cfg = read_config(6)
+local a = cfg.nextArg
+local nbig = tonumber(ARGV[a])
+local bigs = {}
+for i = 1, nbig do bigs[i] = ARGV[a + i] end
+local members, scores = {}, {}
+for i = a + 1 + nbig, #ARGV, 2 do
   members[#members + 1] = ARGV[i]
   scores[#scores + 1] = ARGV[i + 1]
 end
 
-if (redis.call('GET', epoch) or '0') ~= seenEpoch then return cjson.encode({retry = true}) end
-redis.call('ZADD', tl, 0, '0')
-redis.call('ZREM', tl, 'b')
-add_posts(tl, cap, members, scores)
-if redis.call('ZCARD', tl) > 1 then
-  redis.call('EXPIRE', tl, ttl)
+if (redis.call('GET', cfg.epoch) or '0') ~= seenEpoch then return cjson.encode({retry = true}) end
+redis.call('ZADD', cfg.tl, 0, '0')
+redis.call('ZREM', cfg.tl, 'b')
+add_posts(cfg.tl, cap, members, scores)
+-- A union, not a replacement: a transition or follow sync may have added an account during the build.
+if nbig > 0 then redis.call('SADD', cfg.bigset, unpack(bigs)) end
+if redis.call('ZCARD', cfg.tl) > 1 or nbig > 0 then
+  redis.call('EXPIRE', cfg.tl, cfg.ttl)
 else
-  redis.call('EXPIRE', tl, emptyTtl)
+  redis.call('EXPIRE', cfg.tl, emptyTtl)
 end
-return cjson.encode(serve_page(tl, flags, max, limit, ttl, postPrefix, counterPrefix, fields))
+return cjson.encode(serve_page(cfg, max, limit))
 `;

@@ -30,6 +30,21 @@ export const FOLLOW_COPY = 100;
 /** Dead letters kept for operators to read (newest first). */
 export const DEAD_LETTERS_CAP = 1000;
 
+/** An author with at least this many followers is big: pulled by readers, not pushed (`BIG_ACCOUNT_FOLLOWERS`). */
+export const DEFAULT_BIG_ACCOUNT_FOLLOWERS = 10_000;
+/** Hysteresis: a big account becomes normal again only below this share of the threshold. */
+export const BIG_ACCOUNT_EXIT_RATIO = 0.9;
+/** Big accounts merged into one page, the most recently active first (`MAX_PULLED_ACCOUNTS`). */
+export const DEFAULT_MAX_PULLED_ACCOUNTS = 200;
+/** Newest posts an outbox keeps (a reader pulls a page at a time from it). */
+export const OUTBOX_CAP = 1000;
+/** An outbox left behind when its account became normal again expires after this. */
+export const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
+/** The ranked feed scores this many newest items of the merged timeline. */
+export const RANKED_CANDIDATES = 300;
+/** A ranked snapshot lives this long; a cursor into an expired one is refused (400). */
+export const RANKED_SNAPSHOT_TTL_SECONDS = 15 * 60;
+
 /** Sentinel members of a timeline (score 0, below every post id). */
 export const BUILT = "0";
 export const BUILDING = "b";
@@ -71,6 +86,29 @@ export const feedKeys = {
    * TTL 1 day.
    */
   intent: (followerId: string, followeeId: string) => `feed:fi:${followerId}:${followeeId}`,
+  /**
+   * Sorted set: the newest OUTBOX_CAP posts of a big (or transitioning) account, same members and
+   * scores as timelines. No TTL while the account is big (it is the only copy readers pull); 7 days
+   * once it is normal again. Rebuilt from Postgres when a transition to big starts.
+   */
+  outbox: (authorId: string) => `feed:ob:${authorId}`,
+  /** Prefix the page script appends author ids to. */
+  outboxPrefix: () => "feed:ob:",
+  /**
+   * CACHE set of the big (or to-big) accounts the user follows: the outboxes a page merges. Written
+   * with the timeline (build, follow syncs, transitions); same TTL, renewed by reads; at most
+   * MAX_FOLLOWEES members.
+   */
+  bigFollows: (userId: string) => `feed:bf:${userId}`,
+  /**
+   * CACHE hash author → `to-big` | `big` | `to-normal` (Postgres `feed_big_accounts`, re-synced by the
+   * per-minute cron): the publish path reads it to pull instead of push. One field per big account.
+   */
+  bigStates: () => "feed:big",
+  /** Sorted set author → newest post id, for big and transitioning accounts ("most recently active first"). */
+  activity: () => "feed:act",
+  /** List of the members of one ranked snapshot, in ranked order. TTL 15 minutes. */
+  rankedSnapshot: (userId: string, snapshot: string) => `feed:rk:${userId}:${snapshot}`,
   /** HOT-ONLY list of dead-lettered queue messages (JSON), newest first, capped at DEAD_LETTERS_CAP. */
   deadLetters: () => "feed:dead",
 } as const;

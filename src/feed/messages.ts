@@ -10,7 +10,13 @@ export type FeedMessage =
    */
   | { kind: "fanout"; op: "add" | "remove"; postId: string; authorId: string; after: { createdAt: string; followerId: string } | null }
   /** Make a follower's timeline agree with the latest follow intent for one followee. */
-  | { kind: "sync"; followerId: string; followeeId: string };
+  | { kind: "sync"; followerId: string; followeeId: string }
+  /**
+   * One page of an account crossing the big-account threshold (`to: "big"`: its followers pull it
+   * from now on; `"normal"`: its posts are pushed again). The first page (`after: null`) starts the
+   * transition, the last one ends it.
+   */
+  | { kind: "transition"; authorId: string; to: "big" | "normal"; after: { createdAt: string; followerId: string } | null };
 
 /** The name of the dead-letter queue in wrangler.toml; its consumer records what lands there. */
 export const FEED_DEAD_LETTER_QUEUE = "feed-fanout-dlq";

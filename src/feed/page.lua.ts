@@ -1,25 +1,70 @@
 import { COUNTER_CACHE_READER } from "../counters/read.lua";
 
 /**
- * serve_page(tl, flags, max, limit, ttl, postPrefix, counterPrefix, fields): one page of a built
- * timeline, hydrated: the members newest first below `max`, each post's cache entry, its cached
- * counters (the counters capability's reader, so one cache and one never-double-count rule) and
- * the reader's flag fields. Tombstoned posts leave the timeline here, so later pages skip them.
- * Renews the timeline's and the flags' TTL (a read keeps an active user's timeline alive).
- * Billed: ZREVRANGEBYSCORE + ZCARD + EXPIRE + MGET + counters' reader + HMGET + EXPIRE (+ ZREM).
+ * Lua functions of a page, shared by the chronological read, the build and the ranked read. `cfg`
+ * is a table: tl (feed:tl:{user}), flags (feed:rx:{user}), bigset (feed:bf:{user}), activity
+ * (feed:act), outboxPrefix, maxPulled, ttl, postPrefix, counterPrefix, fields (post counter fields).
+ *
+ * merged_members(cfg, max, want): the `want` newest members below `max` of the user's timeline
+ * merged with the outboxes of the big accounts they follow — at most `maxPulled` of them, the most
+ * recently active first (activity = the account's newest post id). An outbox is read only while it
+ * can still beat the want-th candidate: accounts come in activity order, so the first that cannot
+ * ends the merge. Members are unique (a post pushed before its author became big is in both).
+ * Billed: ZREVRANGEBYSCORE + SMEMBERS (+ ZMSCORE + one ZREVRANGEBYSCORE per outbox read).
+ *
+ * hydrate(cfg, members): each member's post cache entry, its cached counters (the counters
+ * capability's reader: one cache, one never-double-count rule) and the reader's flag fields;
+ * tombstoned posts leave the timeline here, so later pages skip them.
+ * Billed: MGET + counters' reader + HMGET (+ ZREM).
+ *
+ * renew(cfg): a read keeps an active user's timeline, big-account set and flags alive.
+ * Billed: ZCARD + EXPIRE + EXPIRE (+ EXPIRE).
  */
-export const SERVE_PAGE = `${COUNTER_CACHE_READER}
-local function serve_page(tl, flags, max, limit, ttl, postPrefix, counterPrefix, fields)
-  local members = redis.call('ZREVRANGEBYSCORE', tl, max, '(0', 'LIMIT', 0, limit + 1)
-  local more = #members > limit
-  if more then members[#members] = nil end
-  if redis.call('ZCARD', tl) > 1 then redis.call('EXPIRE', tl, ttl) end
-  if #members == 0 then return {members = {}, more = false} end
+export const PAGE_FUNCTIONS = `${COUNTER_CACHE_READER}
+local function by_score_desc(a, b) return a[2] > b[2] end
+
+local function merged_members(cfg, max, want)
+  local cands, seen = {}, {}
+  local rows = redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'WITHSCORES', 'LIMIT', 0, want)
+  for i = 1, #rows, 2 do
+    seen[rows[i]] = true
+    cands[#cands + 1] = {rows[i], tonumber(rows[i + 1])}
+  end
+  local bigs = redis.call('SMEMBERS', cfg.bigset)
+  if #bigs > 0 then
+    local acts = redis.call('ZMSCORE', cfg.activity, unpack(bigs))
+    local order = {}
+    for i = 1, #bigs do
+      if acts[i] then order[#order + 1] = {bigs[i], tonumber(acts[i])} end
+    end
+    table.sort(order, by_score_desc)
+    local below = max == '+inf' and math.huge or tonumber(string.sub(max, 2))
+    for i = 1, math.min(#order, cfg.maxPulled) do
+      if #cands >= want and math.min(order[i][2], below) <= cands[want][2] then break end
+      local ob = redis.call('ZREVRANGEBYSCORE', cfg.outboxPrefix .. order[i][1], max, '(0', 'WITHSCORES', 'LIMIT', 0, want)
+      for j = 1, #ob, 2 do
+        if not seen[ob[j]] then
+          seen[ob[j]] = true
+          cands[#cands + 1] = {ob[j], tonumber(ob[j + 1])}
+        end
+      end
+      table.sort(cands, by_score_desc)
+      for k = #cands, want + 1, -1 do cands[k] = nil end
+    end
+  end
+  table.sort(cands, by_score_desc)
+  local members = {}
+  for i = 1, math.min(#cands, want) do members[i] = cands[i][1] end
+  return members
+end
+
+local function hydrate(cfg, members)
+  if #members == 0 then return {members = {}} end
   local postKeys, counterKeys, flagFields = {}, {}, {'f', 'x'}
   for i, m in ipairs(members) do
     local id = string.match(m, '^(%d+):')
-    postKeys[i] = postPrefix .. id
-    counterKeys[i] = counterPrefix .. id
+    postKeys[i] = cfg.postPrefix .. id
+    counterKeys[i] = cfg.counterPrefix .. id
     flagFields[#flagFields + 1] = 'l' .. id
     flagFields[#flagFields + 1] = 'v' .. id
   end
@@ -28,37 +73,137 @@ local function serve_page(tl, flags, max, limit, ttl, postPrefix, counterPrefix,
   for i = 1, #members do
     if posts[i] == 'd' then gone[#gone + 1] = members[i] end
   end
-  if #gone > 0 then redis.call('ZREM', tl, unpack(gone)) end
-  local counts = read_counter_caches(counterKeys, fields)
-  local fl = redis.call('HMGET', flags, unpack(flagFields))
-  if fl[1] and not fl[2] then redis.call('EXPIRE', flags, ttl) end
-  return {members = members, posts = posts, counts = counts, flags = fl, more = more}
+  if #gone > 0 then redis.call('ZREM', cfg.tl, unpack(gone)) end
+  local counts = read_counter_caches(counterKeys, cfg.fields)
+  local fl = redis.call('HMGET', cfg.flags, unpack(flagFields))
+  return {members = members, posts = posts, counts = counts, flags = fl}
+end
+
+local function renew(cfg, flagsUsable)
+  if redis.call('ZCARD', cfg.tl) > 1 then redis.call('EXPIRE', cfg.tl, cfg.ttl) end
+  redis.call('EXPIRE', cfg.bigset, cfg.ttl)
+  if flagsUsable then redis.call('EXPIRE', cfg.flags, cfg.ttl) end
+end
+
+-- One page below max: the members, hydrated, and whether more follow.
+local function serve_page(cfg, max, limit)
+  local members = merged_members(cfg, max, limit + 1)
+  local more = #members > limit
+  if more then members[#members] = nil end
+  local page = hydrate(cfg, members)
+  renew(cfg, page.flags and page.flags[1] and not page.flags[2])
+  page.more = more
+  return page
 end
 `;
 
-/**
- * The home page read: one call serves a warm page. A timeline that is not built yet is marked as
- * building (sentinel `b`, short TTL) BEFORE the caller reads Postgres, so a post fanned out while
- * the build runs lands in it instead of being skipped; the answer then carries the unfollow epoch
- * the build must still see when it writes.
- */
-export const READ_PAGE = `${SERVE_PAGE}
-local tl = KEYS[1]            -- feed:tl:{user}
-local flags = KEYS[2]         -- feed:rx:{user}
-local epoch = KEYS[3]         -- feed:ep:{user}
-local max = ARGV[1]           -- '+inf' or '(' .. cursor id
-local limit = tonumber(ARGV[2])
-local ttl = ARGV[3]           -- timeline TTL (s)
-local buildTtl = ARGV[4]      -- TTL of a timeline under construction (s)
-local postPrefix = ARGV[5]    -- feed:post:
-local counterPrefix = ARGV[6] -- ctr:v:post:
-local fields = {}             -- ARGV[7..]: the post counter fields in registry order
-for i = 7, #ARGV do fields[#fields + 1] = ARGV[i] end
-
-if not redis.call('ZSCORE', tl, '0') then
-  redis.call('ZADD', tl, 0, 'b')
-  redis.call('EXPIRE', tl, buildTtl)
-  return cjson.encode({cold = true, epoch = redis.call('GET', epoch) or '0'})
+/** The `cfg` table of PAGE_FUNCTIONS from KEYS[1..5] and ARGV[a..]: ttl, postPrefix, counterPrefix, outboxPrefix, maxPulled, nfields, fields. Sets `nextArg`. */
+export const READ_CONFIG = `
+local function read_config(a)
+  local cfg = {tl = KEYS[1], flags = KEYS[2], epoch = KEYS[3], bigset = KEYS[4], activity = KEYS[5]}
+  cfg.ttl = ARGV[a]
+  cfg.postPrefix = ARGV[a + 1]
+  cfg.counterPrefix = ARGV[a + 2]
+  cfg.outboxPrefix = ARGV[a + 3]
+  cfg.maxPulled = tonumber(ARGV[a + 4])
+  local n = tonumber(ARGV[a + 5])
+  cfg.fields = {}
+  for i = 1, n do cfg.fields[i] = ARGV[a + 5 + i] end
+  cfg.nextArg = a + 6 + n
+  return cfg
 end
-return cjson.encode(serve_page(tl, flags, max, limit, ttl, postPrefix, counterPrefix, fields))
+
+-- A timeline not built yet is marked as building (sentinel b, short TTL) BEFORE the caller reads
+-- Postgres, so a post fanned out while the build runs lands in it; the answer carries the unfollow
+-- epoch the build must still see when it writes.
+local function cold_unless_built(cfg, buildTtl)
+  if redis.call('ZSCORE', cfg.tl, '0') then return nil end
+  redis.call('ZADD', cfg.tl, 0, 'b')
+  redis.call('EXPIRE', cfg.tl, buildTtl)
+  return cjson.encode({cold = true, epoch = redis.call('GET', cfg.epoch) or '0'})
+end
+`;
+
+/** KEYS of every page script: timeline, flags, unfollow epoch, big-account set, activity. */
+export const PAGE_KEY_COUNT = 5;
+
+/**
+ * The chronological home page: one call serves a warm page (timeline merged with pulled outboxes).
+ * ARGV: max ('+inf' | '(' .. cursor id), limit, buildTtl, then the config (see READ_CONFIG).
+ */
+export const READ_PAGE = `${PAGE_FUNCTIONS}${READ_CONFIG}
+local max = ARGV[1]
+local limit = tonumber(ARGV[2])
+local cfg = read_config(4)
+local cold = cold_unless_built(cfg, ARGV[3])
+if cold then return cold end
+return cjson.encode(serve_page(cfg, max, limit))
+`;
+
+/**
+ * The ranked home page. A first page (no cursor) scores the RANKED_CANDIDATES newest items of the
+ * merged timeline — `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5` from the cached
+ * counters and the post's creation time — stores the ranking as a snapshot (a list, short TTL) and
+ * serves its first page; later pages read the same snapshot from `offset`, so items never move
+ * between pages while the user scrolls. Candidates whose post or counters are not cached come back
+ * as `missing` (the caller fills them and asks again).
+ * ARGV: mode ('new'|'page'), offset, limit, buildTtl, now (ms), candidates, snapshotTtl,
+ * likes/comments/forwards positions in the fields, then the config. KEYS[6]: the snapshot list.
+ */
+export const READ_RANKED = `${PAGE_FUNCTIONS}${READ_CONFIG}
+local mode = ARGV[1]
+local offset = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local now = tonumber(ARGV[5])
+local candidates = tonumber(ARGV[6])
+local snapshotTtl = ARGV[7]
+local iLikes, iComments, iForwards = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local cfg = read_config(11)
+local snapshot = KEYS[6]
+
+if mode == 'page' then
+  local members = redis.call('LRANGE', snapshot, offset, offset + limit - 1)
+  if #members == 0 and redis.call('EXISTS', snapshot) == 0 then return cjson.encode({expired = true}) end
+  local page = hydrate(cfg, members)
+  page.more = redis.call('LLEN', snapshot) > offset + limit
+  renew(cfg, false)
+  return cjson.encode(page)
+end
+
+local cold = cold_unless_built(cfg, ARGV[4])
+if cold then return cold end
+local members = merged_members(cfg, '+inf', candidates)
+if #members == 0 then return cjson.encode({members = {}, more = false}) end
+local all = hydrate(cfg, members)
+local scored, missing = {}, {}
+for i, m in ipairs(members) do
+  local post, c = all.posts[i], counter_values(all.counts[i], #cfg.fields)
+  if post and post ~= 'd' and c then
+    local created = cjson.decode(post)[4] or now
+    local ageHours = math.max(0, now - created) / 3600000
+    local engagement = 1 + tonumber(c[iLikes]) + 2 * tonumber(c[iComments]) + 3 * tonumber(c[iForwards])
+    scored[#scored + 1] = {m, engagement / (ageHours + 2) ^ 1.5}
+  elseif post ~= 'd' then
+    missing[#missing + 1] = m
+  end
+end
+if #missing > 0 then return cjson.encode({missing = missing}) end
+-- Ties (same score) keep the newer post first, so the order is total and repeatable.
+table.sort(scored, function(a, b)
+  if a[2] ~= b[2] then return a[2] > b[2] end
+  return tonumber(string.match(a[1], '^(%d+)')) > tonumber(string.match(b[1], '^(%d+)'))
+end)
+local ranked = {}
+for i, s in ipairs(scored) do ranked[i] = s[1] end
+redis.call('DEL', snapshot)
+if #ranked > 0 then
+  redis.call('RPUSH', snapshot, unpack(ranked))
+  redis.call('EXPIRE', snapshot, snapshotTtl)
+end
+local first = {}
+for i = 1, math.min(limit, #ranked) do first[i] = ranked[i] end
+local page = hydrate(cfg, first)
+page.more = #ranked > limit
+renew(cfg, false)
+return cjson.encode(page)
 `;

@@ -41,7 +41,18 @@ export const feedRoutes = newRouter().openapi(
       "Each item carries the post, its counters and the caller's like/favourite flags. A page may hold fewer than `limit` items (deleted posts are skipped) and still have a `nextCursor`; the last page has `nextCursor: null`.",
     security: bearerAuth,
     middleware: [authenticate()] as const,
-    request: { query: PaginationQuery },
+    request: {
+      query: PaginationQuery.extend({
+        order: z
+          .enum(["chronological", "ranked"])
+          .default("chronological")
+          .openapi({
+            param: { name: "order", in: "query" },
+            description:
+              "`ranked`: the newest 300 items scored by `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5`; the cursor walks one snapshot of that ranking (15 minutes), so items do not move between pages; drop the cursor for a new one",
+          }),
+      }),
+    },
     responses: {
       200: jsonContent(FeedPageSchema, "One page of the home timeline"),
       ...errorResponses("bad_request", "unauthorized", "unavailable"),

@@ -17,12 +17,23 @@ const AUTHORS = `
   UNION ALL SELECT $1::bigint`;
 
 /**
+ * The authors a timeline build loads: the user's followees that are not big (a `to-big` one still
+ * has its posts pushed, so it is loaded too) and the user.
+ */
+const PUSHED_AUTHORS = `
+  SELECT f.followee_id AS author_id FROM (
+    SELECT followee_id FROM follows WHERE follower_id = $1 ORDER BY created_at DESC LIMIT ${MAX_FOLLOWEES}
+  ) f
+  WHERE NOT EXISTS (SELECT 1 FROM feed_big_accounts b WHERE b.author_id = f.followee_id AND b.state = 'big')
+  UNION ALL SELECT $1::bigint`;
+
+/**
  * Newest live posts of those authors below `before`: per author an index range scan of at most
  * `n` rows (`posts_author_id_idx`), merged — bounded whatever the authors posted.
  */
-const NEWEST_POSTS = (n: string, before: string) => `
+const NEWEST_POSTS = (n: string, before: string, authors = AUTHORS) => `
   SELECT p.id, p.author_id, p.text, p.created_at
-  FROM (${AUTHORS}) a
+  FROM (${authors}) a
   CROSS JOIN LATERAL (
     SELECT id, author_id, text, created_at FROM posts
     WHERE author_id = a.author_id AND deleted_at IS NULL AND id < ${before}
@@ -38,14 +49,15 @@ export type CounterSnapshot = { watermark: number; values: Map<string, Map<strin
 /**
  * A timeline build in ONE statement (one snapshot): the newest `cap` post ids of the user's
  * authors; for the first `pageSize` of them their text (to cache) and their flushed counters with
- * the flush watermark (so the counters' warm needs no statement of its own); and the user's likes
- * and favourites on posts from the oldest of them up (the flags, at most `flagLimit` rows each).
+ * the flush watermark (so the counters' warm needs no statement of its own); the user's likes
+ * and favourites on posts from the oldest of them up (the flags, at most `flagLimit` rows each);
+ * and the followees to pull (big accounts are not loaded: their outboxes are merged at read time).
  * Rows are tagged by kind in the first column; the other columns mean what the kind says.
  */
 export async function readTimelineBuild(db: Database, userId: string, cap: number, pageSize: number, flagLimit: number) {
-  const rows = await queryRows<{ kind: "p" | "l" | "v" | "c" | "w"; a: string; b: string | null; c: string | null; d: string | null }>(
+  const rows = await queryRows<{ kind: "p" | "l" | "v" | "c" | "w" | "b"; a: string; b: string | null; c: string | null; d: string | null }>(
     db,
-    `WITH tl AS (${NEWEST_POSTS("$2", "9223372036854775807")}),
+    `WITH tl AS (${NEWEST_POSTS("$2", "9223372036854775807", PUSHED_AUTHORS)}),
           ranked AS (SELECT tl.*, row_number() OVER (ORDER BY id DESC) AS rn FROM tl),
           floor AS (SELECT coalesce(min(id), 9223372036854775807) AS m FROM tl)
      SELECT 'p' AS kind, id::text AS a, author_id::text AS b,
@@ -57,14 +69,19 @@ export async function readTimelineBuild(db: Database, userId: string, cap: numbe
                 WHERE user_id = $1 AND post_id >= (SELECT m FROM floor) ORDER BY post_id DESC LIMIT $4)
      UNION ALL SELECT 'c', c.entity_id::text, c.field, c.value::text, NULL FROM counters c
                 WHERE c.entity = 'post' AND c.entity_id IN (SELECT id FROM ranked WHERE rn <= $3)
-     UNION ALL SELECT 'w', coalesce(max(batch), 0)::text, NULL, NULL, NULL FROM counter_flush_batches`,
+     UNION ALL SELECT 'w', coalesce(max(batch), 0)::text, NULL, NULL, NULL FROM counter_flush_batches
+     UNION ALL (SELECT 'b', f.followee_id::text, NULL, NULL, NULL
+                FROM (SELECT followee_id FROM follows WHERE follower_id = $1 ORDER BY created_at DESC LIMIT ${MAX_FOLLOWEES}) f
+                JOIN feed_big_accounts b ON b.author_id = f.followee_id AND b.state IN ('to-big', 'big'))`,
     [userId, cap, pageSize, flagLimit],
   );
   const posts: PostRow[] = [];
   const flags: FlagRow[] = [];
   const counters: CounterSnapshot = { watermark: 0, values: new Map() };
+  const bigFollowees: string[] = [];
   for (const r of rows) {
-    if (r.kind === "p") posts.push({ id: r.a, author_id: r.b!, text: r.c, created_at: r.d });
+    if (r.kind === "b") bigFollowees.push(r.a);
+    else if (r.kind === "p") posts.push({ id: r.a, author_id: r.b!, text: r.c, created_at: r.d });
     else if (r.kind === "l" || r.kind === "v") flags.push({ post_id: r.a, kind: r.kind });
     else if (r.kind === "w") counters.watermark = Number(r.a);
     else {
@@ -73,7 +90,7 @@ export async function readTimelineBuild(db: Database, userId: string, cap: numbe
       fields.set(r.b!, Number(r.c));
     }
   }
-  return { posts, flags, counters };
+  return { posts, flags, counters, bigFollowees };
 }
 
 /** Posts by id, deleted ones included (`deleted` true), for filling the post cache. */
@@ -154,5 +171,54 @@ export async function readPageFromPostgres(db: Database, userId: string, before:
             EXISTS (SELECT 1 FROM post_favorites f WHERE f.post_id = page.id AND f.user_id = $1) AS favorited
      FROM page ORDER BY page.id DESC`,
     [userId, limit + 1, before],
+  );
+}
+
+/**
+ * The per-minute threshold scan, in one statement: claims accounts whose flushed followers counter
+ * reached `enter` (a `to-big` row), releases big accounts below `exit` (`to-normal`), and re-sends
+ * transitions whose messages seem lost (no end within an hour). Hysteresis: `exit` < `enter`.
+ */
+export async function claimTransitions(db: Database, enter: number, exit: number, limit: number) {
+  return queryRows<{ author_id: string; to: "big" | "normal" }>(
+    db,
+    `WITH claimed AS (
+       INSERT INTO feed_big_accounts (author_id, state)
+       SELECT c.entity_id, 'to-big' FROM counters c
+       WHERE c.entity = 'user' AND c.field = 'followers' AND c.value >= $1
+         AND NOT EXISTS (SELECT 1 FROM feed_big_accounts b WHERE b.author_id = c.entity_id)
+       ORDER BY c.value DESC LIMIT $3
+       ON CONFLICT DO NOTHING RETURNING author_id, 'big' AS "to"),
+     released AS (
+       UPDATE feed_big_accounts b SET state = 'to-normal', changed_at = now()
+       WHERE b.author_id IN (
+         SELECT b2.author_id FROM feed_big_accounts b2
+         LEFT JOIN counters c ON c.entity = 'user' AND c.field = 'followers' AND c.entity_id = b2.author_id
+         WHERE b2.state = 'big' AND coalesce(c.value, 0) < $2 LIMIT $3)
+       RETURNING author_id, 'normal' AS "to"),
+     stuck AS (
+       UPDATE feed_big_accounts SET changed_at = now()
+       WHERE state IN ('to-big', 'to-normal') AND changed_at < now() - interval '1 hour'
+       RETURNING author_id, CASE state WHEN 'to-big' THEN 'big' ELSE 'normal' END AS "to")
+     SELECT author_id::text AS author_id, "to" FROM claimed
+     UNION ALL SELECT author_id::text, "to" FROM released
+     UNION ALL SELECT author_id::text, "to" FROM stuck`,
+    [enter, exit, limit],
+  );
+}
+
+/** Every big or transitioning account with its state (what Redis `feed:big` caches). */
+export async function readBigAccounts(db: Database, limit: number) {
+  return queryRows<{ author_id: string; state: string }>(db, `SELECT author_id::text AS author_id, state FROM feed_big_accounts ORDER BY author_id LIMIT $1`, [limit]);
+}
+
+/** Ends a transition in Postgres: `big` stays as a row, normal removes it. */
+export async function endTransition(db: Database, authorId: string, to: "big" | "normal") {
+  await queryRows(
+    db,
+    to === "big"
+      ? `UPDATE feed_big_accounts SET state = 'big', changed_at = now() WHERE author_id = $1 AND state = 'to-big'`
+      : `DELETE FROM feed_big_accounts WHERE author_id = $1 AND state = 'to-normal'`,
+    [authorId],
   );
 }

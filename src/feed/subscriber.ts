@@ -1,6 +1,16 @@
 import type { EventServices, Subscriber } from "../lib/events";
 import { MARK_FOLLOW, UNFOLLOW } from "./follow.lua";
-import { feedKeys, FLAGS_CAP, INTENT_TTL_SECONDS, POST_CACHE_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE, TOMBSTONE_TTL_SECONDS } from "./keys";
+import {
+  feedKeys,
+  FLAGS_CAP,
+  INTENT_TTL_SECONDS,
+  OUTBOX_CAP,
+  POST_CACHE_TTL_SECONDS,
+  TIMELINE_TTL_SECONDS,
+  timelineMember,
+  TOMBSTONE,
+  TOMBSTONE_TTL_SECONDS,
+} from "./keys";
 import type { FeedMessage } from "./messages";
 import { PUBLISH_POST, UNPUBLISH_POST } from "./publish.lua";
 import { SET_REACTION_FLAG } from "./reaction.lua";
@@ -31,17 +41,23 @@ export const feedSubscriber: Subscriber = {
   name: "feed",
   on: {
     "post.created": async (e, s) => {
-      await script(
+      const state = await script(
         s,
         PUBLISH_POST,
-        [feedKeys.post(e.postId), feedKeys.timeline(e.authorId)],
-        [encodeCachedPost(e), POST_CACHE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.postId, timelineCap(s.env)],
+        [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId), feedKeys.activity()],
+        [encodeCachedPost(e), POST_CACHE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.postId, timelineCap(s.env), OUTBOX_CAP, e.authorId],
       );
-      await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null });
+      // A big account's followers pull its outbox: no fan-out (millions of writes) for its posts.
+      if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null });
     },
     "post.deleted": async (e, s) => {
-      await script(s, UNPUBLISH_POST, [feedKeys.post(e.postId), feedKeys.timeline(e.authorId)], [TOMBSTONE, TOMBSTONE_TTL_SECONDS, timelineMember(e.postId, e.authorId)]);
-      await send(s, { kind: "fanout", op: "remove", postId: e.postId, authorId: e.authorId, after: null });
+      const state = await script(
+        s,
+        UNPUBLISH_POST,
+        [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId)],
+        [TOMBSTONE, TOMBSTONE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.authorId],
+      );
+      if (state !== "big") await send(s, { kind: "fanout", op: "remove", postId: e.postId, authorId: e.authorId, after: null });
     },
     "follow.created": async (e, s) => {
       await script(s, MARK_FOLLOW, [feedKeys.intent(e.followerId, e.followeeId)], [INTENT_TTL_SECONDS]);
@@ -51,7 +67,7 @@ export const feedSubscriber: Subscriber = {
       await script(
         s,
         UNFOLLOW,
-        [feedKeys.timeline(e.followerId), feedKeys.intent(e.followerId, e.followeeId), feedKeys.unfollowEpoch(e.followerId)],
+        [feedKeys.timeline(e.followerId), feedKeys.intent(e.followerId, e.followeeId), feedKeys.unfollowEpoch(e.followerId), feedKeys.bigFollows(e.followerId)],
         [e.followeeId, INTENT_TTL_SECONDS, TIMELINE_TTL_SECONDS],
       );
     },

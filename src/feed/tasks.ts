@@ -1,8 +1,9 @@
 import { createScriptBatch } from "../lib/script-batch";
 import type { CronTask } from "../scheduled";
-import { feedKeys, timelineMember, TOMBSTONE, TOMBSTONE_TTL_SECONDS } from "./keys";
+import { BIG_ACCOUNT_EXIT_RATIO, DEFAULT_BIG_ACCOUNT_FOLLOWERS, feedKeys, timelineMember, TOMBSTONE, TOMBSTONE_TTL_SECONDS } from "./keys";
 import { UNPUBLISH_POST } from "./publish.lua";
-import { readRecentlyDeleted } from "./store";
+import { claimTransitions, readBigAccounts, readRecentlyDeleted } from "./store";
+import { SYNC_BIG_STATES } from "./transition.lua";
 
 /** Deletes looked back on each minute: three runs see each delete, so one failed run loses nothing. */
 const TOMBSTONE_LOOKBACK_SECONDS = 180;
@@ -22,9 +23,40 @@ export const feedTombstoneTask: CronTask = {
       deleted.map((p) =>
         redis
           .createScript(UNPUBLISH_POST)
-          .exec([feedKeys.post(p.id), feedKeys.timeline(p.author_id)], [TOMBSTONE, String(TOMBSTONE_TTL_SECONDS), timelineMember(p.id, p.author_id)]),
+          .exec(
+            [feedKeys.post(p.id), feedKeys.timeline(p.author_id), feedKeys.bigStates(), feedKeys.outbox(p.author_id)],
+            [TOMBSTONE, String(TOMBSTONE_TTL_SECONDS), timelineMember(p.id, p.author_id), p.author_id],
+          ),
       ),
     );
     return { tombstoned: deleted.length };
   },
 };
+
+/** Threshold crossings started per cron run (each is one queue message, then its own pages). */
+const TRANSITIONS_PER_RUN = 100;
+/** Big accounts re-synced into `feed:big` per run: far above any real number of big accounts. */
+const BIG_ACCOUNTS_SYNCED = 10_000;
+
+/**
+ * Every minute: accounts whose flushed followers counter crossed the threshold start a transition
+ * (to big at ≥ BIG_ACCOUNT_FOLLOWERS, back to normal below 90% of it: an account hovering at the
+ * threshold does not flap), and `feed:big` is re-synced from Postgres (one round trip).
+ */
+export const feedBigAccountsTask: CronTask = {
+  name: "feed.big-accounts",
+  async run(services) {
+    const enter = bigAccountThreshold(services.env);
+    const claimed = await claimTransitions(services.db, enter, Math.floor(enter * BIG_ACCOUNT_EXIT_RATIO), TRANSITIONS_PER_RUN);
+    for (const c of claimed) await services.env.FEED_QUEUE.send({ kind: "transition", authorId: c.author_id, to: c.to, after: null });
+    const states = await readBigAccounts(services.db, BIG_ACCOUNTS_SYNCED);
+    await services.redis.createScript(SYNC_BIG_STATES).exec([feedKeys.bigStates()], states.flatMap((r) => [r.author_id, r.state]));
+    return { transitions: claimed.length, bigAccounts: states.length };
+  },
+};
+
+/** The big-account threshold in force (`BIG_ACCOUNT_FOLLOWERS`, default 10,000). */
+export function bigAccountThreshold(env: { BIG_ACCOUNT_FOLLOWERS?: string }): number {
+  const n = Number(env.BIG_ACCOUNT_FOLLOWERS);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_BIG_ACCOUNT_FOLLOWERS;
+}

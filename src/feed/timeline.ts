@@ -11,7 +11,10 @@ import type { Services } from "../lib/services";
 import { FILL_CACHES } from "./fill.lua";
 import { INIT_TIMELINE } from "./init.lua";
 import {
+  DEFAULT_MAX_PULLED_ACCOUNTS,
   DEFAULT_TIMELINE_CAP,
+  RANKED_CANDIDATES,
+  RANKED_SNAPSHOT_TTL_SECONDS,
   EMPTY_TIMELINE_TTL_SECONDS,
   feedKeys,
   FLAGS_CAP,
@@ -21,7 +24,7 @@ import {
   TOMBSTONE,
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
-import { READ_PAGE } from "./page.lua";
+import { READ_PAGE, READ_RANKED } from "./page.lua";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
 
 export type Post = { id: string; authorId: string; text: string; createdAt: string };
@@ -39,8 +42,15 @@ export function timelineCap(env: { FEED_TIMELINE_CAP?: string }): number {
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_TIMELINE_CAP;
 }
 
-/** The cached form of a post: JSON `[authorId, text, createdAt]`. */
-export const encodeCachedPost = (p: { authorId: string; text: string; createdAt: string }) => JSON.stringify([p.authorId, p.text, p.createdAt]);
+/** The cached form of a post: JSON `[authorId, text, createdAt, createdAtMs]` (the ranked read ages posts from the last). */
+export const encodeCachedPost = (p: { authorId: string; text: string; createdAt: string }) =>
+  JSON.stringify([p.authorId, p.text, p.createdAt, Date.parse(p.createdAt)]);
+
+/** Big accounts merged into one page (`MAX_PULLED_ACCOUNTS`, default 200). */
+export function maxPulledAccounts(env: { MAX_PULLED_ACCOUNTS?: string }): number {
+  const n = Number(env.MAX_PULLED_ACCOUNTS);
+  return Number.isInteger(n) && n >= 0 ? n : DEFAULT_MAX_PULLED_ACCOUNTS;
+}
 
 /** What a page script answered, before hydration fills its misses. */
 type RawPage = {
@@ -50,7 +60,12 @@ type RawPage = {
   flags: (string | false)[];
   more: boolean;
 };
-type ScriptAnswer = ({ cold: true; epoch: string } | { retry: true } | RawPage) & { cold?: boolean; retry?: boolean };
+type ScriptAnswer = ({ cold: true; epoch: string } | { retry: true } | { expired: true } | { missing: string[] } | RawPage) & {
+  cold?: boolean;
+  retry?: boolean;
+  expired?: boolean;
+  missing?: string[];
+};
 
 function decodeFeedCursor(cursor: string): string {
   const [id] = decodeCursor(cursor, 1) as [string];
@@ -81,30 +96,47 @@ async function run(redis: ScriptRunner, source: string, keys: string[], args: (s
  * Redis down: one Postgres statement, `degraded: true`. Postgres down: what Redis holds, items it
  * cannot hydrate left out, `degraded: true`.
  */
-export async function readHomeFeed(services: Services, userId: string, page: { limit: number; cursor?: string }): Promise<FeedPage> {
+export async function readHomeFeed(
+  services: Services,
+  userId: string,
+  page: { limit: number; cursor?: string; order?: "chronological" | "ranked" },
+): Promise<FeedPage> {
+  if (page.order === "ranked") return readRankedFeed(services, userId, page);
   const before = page.cursor ? decodeFeedCursor(page.cursor) : null;
   try {
     const raw = await readPage(services, userId, before, page.limit);
     if (raw === "postgres") return await pageFromPostgres(services, userId, before, page.limit, false);
-    return await hydrate(services, userId, raw, page.limit);
+    const last = raw.members[raw.members.length - 1];
+    const nextCursor = raw.more && last ? encodeCursor([last.split(":")[0]!]) : null;
+    return { ...(await hydrate(services, userId, raw)), nextCursor };
   } catch (err) {
     if (err instanceof ApiError || !isRedisOutage(err)) throw err;
     return pageFromPostgres(services, userId, before, page.limit, true);
   }
 }
 
-const pageKeys = (userId: string) => [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId)];
+/** KEYS of the page scripts (PAGE_KEY_COUNT): timeline, flags, unfollow epoch, pulled set, activity. */
+const pageKeys = (userId: string) => [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId), feedKeys.bigFollows(userId), feedKeys.activity()];
+
+/** The config arguments every page script reads (READ_CONFIG in page.lua.ts). */
+const configArgs = (env: Services["env"]) => [
+  TIMELINE_TTL_SECONDS,
+  feedKeys.postPrefix(),
+  counterKeys.cache("post", ""),
+  feedKeys.outboxPrefix(),
+  maxPulledAccounts(env),
+  POST_FIELDS.length,
+  ...POST_FIELDS,
+];
 
 /** The raw page from Redis, building the timeline first when it is not built; "postgres" when builds keep racing unfollows. */
 async function readPage(services: Services, userId: string, before: string | null, limit: number): Promise<RawPage | "postgres"> {
   const max = before ? `(${before}` : "+inf";
-  const counterPrefix = counterKeys.cache("post", "");
-  const read = () =>
-    run(services.redis, READ_PAGE, pageKeys(userId), [max, limit, TIMELINE_TTL_SECONDS, EMPTY_TIMELINE_TTL_SECONDS, feedKeys.postPrefix(), counterPrefix, ...POST_FIELDS]);
+  const read = () => run(services.redis, READ_PAGE, pageKeys(userId), [max, limit, EMPTY_TIMELINE_TTL_SECONDS, ...configArgs(services.env)]);
   let answer = await read();
   for (let attempt = 1; "cold" in answer && answer.cold; attempt++) {
     if (attempt > BUILD_ATTEMPTS) return "postgres";
-    const built = await buildTimeline(services, userId, (answer as { epoch: string }).epoch, max, limit, counterPrefix);
+    const built = await buildTimeline(services, userId, (answer as { epoch: string }).epoch, max, limit);
     // An unfollow moved the epoch during the build: read the new epoch (the timeline is still cold) and build again.
     answer = "retry" in built && built.retry ? await read() : built;
   }
@@ -115,7 +147,7 @@ async function readPage(services: Services, userId: string, before: string | nul
  * One statement reads the timeline (and the first page's posts and the reader's flags), one
  * script writes it if no unfollow happened since `epoch` and serves the page.
  */
-async function buildTimeline(services: Services, userId: string, epoch: string, max: string, limit: number, counterPrefix: string) {
+async function buildTimeline(services: Services, userId: string, epoch: string, max: string, limit: number) {
   const cap = timelineCap(services.env);
   const build = await readTimelineBuild(services.db, userId, cap, limit, FLAGS_CAP);
   const pairs: string[] = [];
@@ -123,14 +155,12 @@ async function buildTimeline(services: Services, userId: string, epoch: string, 
   const answer = await run(services.redis, INIT_TIMELINE, pageKeys(userId), [
     epoch,
     cap,
-    TIMELINE_TTL_SECONDS,
     EMPTY_TIMELINE_TTL_SECONDS,
     max,
     limit,
-    feedKeys.postPrefix(),
-    counterPrefix,
-    POST_FIELDS.length,
-    ...POST_FIELDS,
+    ...configArgs(services.env),
+    build.bigFollowees.length,
+    ...build.bigFollowees,
     ...pairs,
   ]);
   if ("retry" in answer && answer.retry) return answer;
@@ -157,15 +187,12 @@ async function hydrate(
   services: Services,
   userId: string,
   raw: RawPage & { known?: Map<string, string>; counterSnapshot?: { snapshot: CounterSnapshot; ids: Set<string> }; built?: { floor: string; flags: FlagRow[] } },
-  limit: number,
-): Promise<FeedPage> {
+): Promise<{ items: FeedItem[]; degraded: boolean }> {
   const members: Parsed[] = raw.members.map((m) => {
     const [id, authorId] = m.split(":") as [string, string];
     return { id, authorId, member: m };
   });
-  const last = members[members.length - 1];
-  const nextCursor = raw.more && last ? encodeCursor([last.id]) : null;
-  if (members.length === 0) return { items: [], nextCursor, degraded: false };
+  if (members.length === 0) return { items: [], degraded: false };
 
   const posts = new Map<string, string>();
   const counts = new Map<string, number[]>();
@@ -243,7 +270,7 @@ async function hydrate(
     if (!flag.has(m.id)) degraded = true;
     items.push({ post: { id: m.id, authorId, text, createdAt }, counts: shapeCounts(row), ...f });
   }
-  return { items, nextCursor, degraded };
+  return { items, degraded };
 }
 
 /** A Postgres failure while filling misses degrades the page; anything else is a bug and fails it. */
@@ -307,4 +334,89 @@ async function pageFromPostgres(services: Services, userId: string, before: stri
   }));
   const last = pageRows[pageRows.length - 1];
   return { items, nextCursor: more && last ? encodeCursor([last.id]) : null, degraded };
+}
+
+/**
+ * A ranked item's score: engagement over age, `(1 + likes + 2·comments + 3·forwards) /
+ * (age_hours + 2)^1.5` — the same formula as READ_RANKED's (used here when Redis is down).
+ */
+export function rankScore(counts: PostCounts, createdAtMs: number, now: number): number {
+  const ageHours = Math.max(0, now - createdAtMs) / 3_600_000;
+  return (1 + counts.likes + 2 * counts.comments + 3 * counts.forwards) / (ageHours + 2) ** 1.5;
+}
+
+function decodeRankedCursor(cursor: string): { snapshot: string; offset: number } {
+  const [snapshot, offset] = decodeCursor(cursor, 2) as [string, string];
+  if (!/^[a-z0-9-]{1,40}$/.test(snapshot) || !/^\d{1,4}$/.test(offset) || Number(offset) > RANKED_CANDIDATES) {
+    throw new ApiError("bad_request", "Invalid cursor", [{ field: "cursor", message: "is not a cursor this endpoint issued" }]);
+  }
+  return { snapshot, offset: Number(offset) };
+}
+
+/** Builds, fills and retries before a ranked page gives up on Redis and ranks from Postgres. */
+const RANKED_ATTEMPTS = 4;
+
+/**
+ * The ranked home page: the newest RANKED_CANDIDATES items of the merged timeline scored in the
+ * page script and kept as a snapshot (15 minutes); the cursor names the snapshot and the offset,
+ * so paging walks one ranking and items never jump between pages. Dropping the cursor starts a new
+ * snapshot. Warm: one round trip. Redis down: the candidates are ranked from one Postgres statement
+ * (`degraded: true`; without a snapshot, later pages are ranked again).
+ */
+async function readRankedFeed(services: Services, userId: string, page: { limit: number; cursor?: string }): Promise<FeedPage> {
+  const at = page.cursor ? decodeRankedCursor(page.cursor) : { snapshot: crypto.randomUUID(), offset: 0 };
+  if (at.snapshot === "pg") return rankedFromPostgres(services, userId, at.offset, page.limit);
+  const fields = POST_FIELDS as readonly string[];
+  const args = () => [
+    page.cursor ? "page" : "new",
+    at.offset,
+    page.limit,
+    EMPTY_TIMELINE_TTL_SECONDS,
+    Date.now(),
+    RANKED_CANDIDATES,
+    RANKED_SNAPSHOT_TTL_SECONDS,
+    fields.indexOf("likes") + 1,
+    fields.indexOf("comments") + 1,
+    fields.indexOf("forwards") + 1,
+    ...configArgs(services.env),
+  ];
+  const keys = [...pageKeys(userId), feedKeys.rankedSnapshot(userId, at.snapshot)];
+  try {
+    for (let attempt = 0; attempt < RANKED_ATTEMPTS; attempt++) {
+      const answer = await run(services.redis, READ_RANKED, keys, args());
+      if (answer.expired) {
+        throw new ApiError("bad_request", "This ranking has expired", [{ field: "cursor", message: "names a ranking that expired: start again without a cursor" }]);
+      }
+      if (answer.cold) {
+        // Build the timeline (its chronological first page is thrown away), then rank.
+        const built = await buildTimeline(services, userId, (answer as { epoch: string }).epoch, "+inf", page.limit);
+        if (!built.retry) await hydrate(services, userId, built as RawPage);
+        continue;
+      }
+      if (answer.missing) {
+        // Cache the candidates' posts and counters the ranking needs, then rank again.
+        await hydrate(services, userId, { members: answer.missing, posts: answer.missing.map(() => false), counts: [], flags: [], more: false });
+        continue;
+      }
+      const raw = answer as RawPage;
+      const { items, degraded } = await hydrate(services, userId, raw);
+      return { items, nextCursor: raw.more ? encodeCursor([at.snapshot, at.offset + page.limit]) : null, degraded };
+    }
+    return await rankedFromPostgres(services, userId, at.offset, page.limit);
+  } catch (err) {
+    if (err instanceof ApiError || !isRedisOutage(err)) throw err;
+    return rankedFromPostgres(services, userId, at.offset, page.limit);
+  }
+}
+
+/** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */
+async function rankedFromPostgres(services: Services, userId: string, offset: number, limit: number): Promise<FeedPage> {
+  const candidates = await pageFromPostgres(services, userId, null, RANKED_CANDIDATES, true);
+  const now = Date.now();
+  const ranked = candidates.items
+    .map((item) => ({ item, score: rankScore(item.counts, Date.parse(item.post.createdAt), now) }))
+    .sort((a, b) => b.score - a.score || (BigInt(b.item.post.id) > BigInt(a.item.post.id) ? 1 : -1))
+    .map((r) => r.item);
+  const items = ranked.slice(offset, offset + limit);
+  return { items, nextCursor: ranked.length > offset + limit ? encodeCursor(["pg", offset + limit]) : null, degraded: true };
 }

@@ -16,11 +16,15 @@ import { eventually, feed, follow, newestFirst, post, redis, removePost } from "
 
 const { services } = servicesFor();
 
+const pageKeys = (userId: string) => [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId), feedKeys.bigFollows(userId), feedKeys.activity()];
+/** The page scripts' config arguments: TTL, prefixes, pulled-account bound, counter fields. */
+const CONFIG = ["604800", "feed:post:", "ctr:v:post:", "feed:ob:", "200", "5", "views", "comments", "likes", "favorites", "forwards"];
+
 /** Runs the page script as the read does, with the first page's arguments. */
 async function readPageScript(userId: string) {
   const raw = await redis
     .createScript(READ_PAGE)
-    .exec([feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId)], ["+inf", "20", "604800", "300", "feed:post:", "ctr:v:post:", "views", "comments", "likes", "favorites", "forwards"]);
+    .exec(pageKeys(userId), ["+inf", "20", "300", ...CONFIG]);
   return (typeof raw === "string" ? JSON.parse(raw) : raw) as { cold?: boolean; epoch?: string; members?: string[] };
 }
 
@@ -29,8 +33,8 @@ async function initScript(userId: string, epoch: string, pairs: string[]) {
   const raw = await redis
     .createScript(INIT_TIMELINE)
     .exec(
-      [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId)],
-      [epoch, "1000", "604800", "300", "+inf", "20", "feed:post:", "ctr:v:post:", "5", "views", "comments", "likes", "favorites", "forwards", ...pairs],
+      pageKeys(userId),
+      [epoch, "1000", "300", "+inf", "20", ...CONFIG, "0", ...pairs],
     );
   return (typeof raw === "string" ? JSON.parse(raw) : raw) as { retry?: boolean; members?: string[] };
 }

@@ -1,0 +1,98 @@
+import { ADD_POSTS } from "./chunks.lua";
+
+/**
+ * A transition starts: from now on the author's posts go to the outbox (`to-big`: and are still
+ * pushed; `to-normal`: and are pushed again). Written BEFORE the outbox is read from Postgres, so a
+ * post published meanwhile is either in that read or in the outbox by its own publish.
+ * Billed: EVALSHA + HSET + PERSIST.
+ */
+export const BEGIN_TRANSITION = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) -- feed:big: author → to-big | to-normal
+redis.call('PERSIST', KEYS[2])                 -- feed:ob:{author}: the only copy while big
+return 1
+`;
+
+/**
+ * The outbox of an account becoming big, from Postgres (its newest OUTBOX_CAP live posts), merged
+ * with what its publishes already added. Billed: EVALSHA + ZADD + ZREMRANGEBYRANK + ZADD.
+ */
+export const FILL_OUTBOX = `
+local outbox = KEYS[1]        -- feed:ob:{author}
+local activity = KEYS[2]      -- feed:act
+local author = ARGV[1]
+local cap = tonumber(ARGV[2])
+local args, newest = {}, 0
+for i = 3, #ARGV, 2 do
+  args[#args + 1] = ARGV[i + 1]
+  args[#args + 1] = ARGV[i]
+  newest = math.max(newest, tonumber(ARGV[i + 1]))
+end
+if #args > 0 then
+  redis.call('ZADD', outbox, unpack(args))
+  redis.call('ZREMRANGEBYRANK', outbox, 0, -(cap + 1))
+end
+redis.call('ZADD', activity, 'GT', newest, author)
+return 1
+`;
+
+/**
+ * One page (up to 1,000 followers) of a transition, for followers whose timeline exists:
+ * `to-big` puts the author in their pulled set; `to-normal` copies the outbox into their timeline
+ * and takes the author out of the set. Idempotent. KEYS: outbox, then per follower its timeline
+ * and its pulled set. Billed: EVALSHA (+ ZRANGE) + per follower EXISTS + (SADD + EXPIRE | ZADD +
+ * ZREMRANGEBYRANK + SREM).
+ */
+export const TRANSITION_PAGE = `${ADD_POSTS}
+local outbox = KEYS[1]
+local op = ARGV[1]            -- 'to-big' | 'to-normal'
+local author = ARGV[2]
+local cap = tonumber(ARGV[3])
+local ttl = ARGV[4]
+local members, scores = {}, {}
+if op == 'to-normal' then
+  local rows = redis.call('ZRANGE', outbox, 0, -1, 'WITHSCORES')
+  for i = 1, #rows, 2 do
+    members[#members + 1] = rows[i]
+    scores[#scores + 1] = rows[i + 1]
+  end
+end
+local touched = 0
+for i = 2, #KEYS, 2 do
+  local tl, bigset = KEYS[i], KEYS[i + 1]
+  if redis.call('EXISTS', tl) == 1 then
+    if op == 'to-big' then
+      redis.call('SADD', bigset, author)
+      redis.call('EXPIRE', bigset, ttl)
+    else
+      add_posts(tl, cap, members, scores)
+      redis.call('SREM', bigset, author)
+    end
+    touched = touched + 1
+  end
+end
+return touched
+`;
+
+/**
+ * A transition reached every follower: `big` (posts only go to the outbox from now on) or normal
+ * (no state: posts are only pushed; the outbox expires). Billed: EVALSHA + HSET | HDEL + ZREM + EXPIRE.
+ */
+export const END_TRANSITION = `
+local states, outbox, activity = KEYS[1], KEYS[2], KEYS[3]
+local author, final, outboxTtl = ARGV[1], ARGV[2], ARGV[3]
+if final == 'big' then
+  redis.call('HSET', states, author, 'big')
+else
+  redis.call('HDEL', states, author)
+  redis.call('ZREM', activity, author)
+  redis.call('EXPIRE', outbox, outboxTtl)
+end
+return 1
+`;
+
+/** The per-minute re-sync of `feed:big` from Postgres (a lost hash would push big accounts' posts). Billed: EVALSHA + DEL (+ HSET). */
+export const SYNC_BIG_STATES = `
+redis.call('DEL', KEYS[1])
+if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
+return #ARGV / 2
+`;
