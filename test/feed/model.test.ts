@@ -1,11 +1,13 @@
 /**
  * Model-based test of the home timeline: seeded random interleavings of posts, deletes, follows,
- * unfollows, queue deliveries (held back while reads happen, delivered out of order, some
- * redelivered), timeline expiry and reads. The domain functions the routes and the queue handler
+ * unfollows, big-account threshold crossings both ways (posts, follows and reads happen while a
+ * transition is claimed but not delivered, and transitions are redelivered), queue deliveries
+ * (held back while reads happen, delivered out of order, some redelivered), timeline expiry and reads. The domain functions the routes and the queue handler
  * run are called directly, with a queue that holds messages until the test delivers them, so the
  * test decides the delivery order.
  *
  * At every read: no deleted post, no post of an account not followed, no item twice across pages.
+ * Around every transition step: no reader loses a post of that author.
  * Once the queue is drained: every user's whole timeline equals the model — followees' and own live
  * posts, newest first. (The model stays under the cap; the cap has its own test in feed.test.ts.)
  */
@@ -14,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import { events } from "../../src/app";
 import type { Env } from "../../src/env";
 import { deliver } from "../../src/feed/fanout";
+import { queryRows } from "../../src/counters/store";
 import { feedKeys } from "../../src/feed/keys";
 import type { FeedMessage } from "../../src/feed/messages";
 import { readHomeFeed } from "../../src/feed/timeline";
@@ -76,11 +79,36 @@ async function runSeed(seed: number, steps: number) {
     throw new Error("runaway pagination");
   }
 
+  /**
+   * Other test files run the threshold scan on the same database: a flushed followers counter far
+   * above their threshold while big (and 0 once normal) keeps their scans off this model's authors.
+   */
+  async function setFollowers(author: string, value: number) {
+    await queryRows(
+      services.db,
+      `INSERT INTO counters (entity, entity_id, field, value) VALUES ('user', $1, 'followers', $2)
+       ON CONFLICT (entity, entity_id, field) DO UPDATE SET value = excluded.value`,
+      [author, value],
+    );
+  }
+
   async function deliverOne() {
     const i = rnd.int(0, held.length - 1);
     const [message] = rnd.next() < 0.2 ? [structuredClone(held[i]!)] : held.splice(i, 1); // 20%: delivered now and again later
     log.push(`deliver ${JSON.stringify(message)}`);
+    if (message!.kind !== "transition") {
+      await deliver(services, message!);
+      return;
+    }
+    // A transition step never takes one of the author's posts off anyone's page.
+    const author = message!.authorId;
+    const visible = async () => new Map(await Promise.all(users.map(async (u) => [u, (await walk(u)).filter((id) => posts.get(id)?.author === author)] as const)));
+    const before = await visible();
     await deliver(services, message!);
+    const after = await visible();
+    for (const u of users) {
+      expect(after.get(u), `seed ${seed}: transition of ${author} hid posts from ${u}; log:\n${log.slice(-25).join("\n")}`).toEqual(expect.arrayContaining(before.get(u)!));
+    }
   }
 
   try {
@@ -92,12 +120,12 @@ async function runSeed(seed: number, steps: number) {
         const p = await createPost(services, author, `s${seed} #${step}`);
         posts.set(p.id, { author, live: true });
         log.push(`post ${p.id} by ${author}`);
-      } else if (roll < 0.28 && live.length > 0) {
+      } else if (roll < 0.26 && live.length > 0) {
         const [id, p] = rnd.pick(live);
         await deletePost(services, { userId: p.author, role: "user" }, id);
         p.live = false;
         log.push(`delete ${id}`);
-      } else if (roll < 0.45) {
+      } else if (roll < 0.4) {
         const [a, b] = [rnd.pick(users), rnd.pick(users)];
         if (a === b) continue;
         if (follows.has(`${a}>${b}`)) {
@@ -109,7 +137,23 @@ async function runSeed(seed: number, steps: number) {
           follows.add(`${a}>${b}`);
           log.push(`follow ${a}>${b}`);
         }
-      } else if (roll < 0.7 && held.length > 0) {
+      } else if (roll < 0.48) {
+        // A threshold crossing, as the per-minute scan starts it: the Postgres claim now, the
+        // transition's message into the held queue (so posts, follows and reads happen mid-transition).
+        const author = rnd.pick(users);
+        const [row] = await queryRows<{ state: string }>(services.db, `SELECT state FROM feed_big_accounts WHERE author_id = $1`, [author]);
+        if (!row) {
+          await queryRows(services.db, `INSERT INTO feed_big_accounts (author_id, state) VALUES ($1, 'to-big')`, [author]);
+          await setFollowers(author, 1_000_000_000);
+          held.push({ kind: "transition", authorId: author, to: "big", after: null });
+          log.push(`to-big ${author}`);
+        } else if (row.state === "big") {
+          await queryRows(services.db, `UPDATE feed_big_accounts SET state = 'to-normal' WHERE author_id = $1`, [author]);
+          await setFollowers(author, 0);
+          held.push({ kind: "transition", authorId: author, to: "normal", after: null });
+          log.push(`to-normal ${author}`);
+        }
+      } else if (roll < 0.72 && held.length > 0) {
         await deliverOne();
       } else if (roll < 0.75) {
         const user = rnd.pick(users);
@@ -122,6 +166,14 @@ async function runSeed(seed: number, steps: number) {
       }
     }
     while (held.length > 0) await deliverOne();
+    // Epilogue: everyone posts once more after every transition has ended (pull for the big
+    // accounts, push for the others), then everything is delivered.
+    for (const author of users) {
+      const p = await createPost(services, author, `s${seed} epilogue`);
+      posts.set(p.id, { author, live: true });
+      log.push(`post ${p.id} by ${author}`);
+    }
+    while (held.length > 0) await deliverOne();
     for (const user of users) {
       expect(await walk(user), `seed ${seed}, user ${user}, log:\n${log.slice(-25).join("\n")}`).toEqual(expected(user));
     }
@@ -131,9 +183,9 @@ async function runSeed(seed: number, steps: number) {
 }
 
 describe("home timeline model", () => {
-  for (const seed of [1, 2, 3, 4, 5]) {
+  for (const seed of [1, 2, 3, 4, 5, 6]) {
     it(`seed ${seed}: every read shows no deleted post, no unfollowed account and no duplicate; drained, every timeline equals the model`, async () => {
-      await runSeed(seed, 70);
+      await runSeed(seed, 90);
     });
   }
 });
