@@ -170,6 +170,117 @@ async function main() {
     // counted from the consumer's log lines): the request path's share is the rest.
     const followRoundTrips = bench.stack.bridge.stats.requests - fb - (fanoutLines.length - consumed);
 
+    // ── 5. Ranked page vs the chronological page (same readers, warm) ──
+    await runLoad({ baseUrl: bench.url, concurrency: 8, total: READERS * 2, request: (i) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: auth(i) }) });
+    const chrono = await measured("chronological page (again)", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/me/feed?limit=20", headers: auth(i) }) }),
+    );
+    const ranked = await measured("ranked page (300 candidates scored)", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: auth(i) }) }),
+    );
+
+    // ── 6. Big accounts: a reader following 50 big and 500 normal authors ──
+    // Fixture: the big accounts are seeded in the state a finished transition leaves (Postgres row,
+    // feed:big, outbox, activity, the readers' pulled sets); the transition itself is tested.
+    const BIG = 50;
+    const MIXED_READERS = 20;
+    const MIXED_BASE = 4_000_000;
+    const bigAuthors = Array.from({ length: BIG }, (_, i) => String(AUTHORS + 1 + i));
+    await db.query(`INSERT INTO posts (author_id, text) SELECT $1 + 1 + (g % $2), 'big post ' || g FROM generate_series(1, $3) g`, [AUTHORS, BIG, BIG * 200]);
+    await db.query(`INSERT INTO feed_big_accounts (author_id, state) SELECT unnest($1::bigint[]), 'big'`, [bigAuthors]);
+    await db.query(
+      `INSERT INTO follows (follower_id, followee_id)
+       SELECT $1 + r, 1 + (r * 41 + k * 3) % $2 FROM generate_series(0, $3 - 1) r, generate_series(0, 499) k ON CONFLICT DO NOTHING`,
+      [MIXED_BASE, AUTHORS, MIXED_READERS],
+    );
+    await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1 + r, unnest($2::bigint[]) FROM generate_series(0, $3 - 1) r`, [MIXED_BASE, bigAuthors, MIXED_READERS]);
+    const { rows: outboxRows } = await db.query(
+      `SELECT author_id::text AS a, id::text AS id FROM (SELECT author_id, id, row_number() OVER (PARTITION BY author_id ORDER BY id DESC) AS rn FROM posts WHERE author_id = ANY($1::bigint[])) t WHERE rn <= 1000`,
+      [bigAuthors],
+    );
+    const fixture = redis.pipeline();
+    for (const r of outboxRows) fixture.zadd(`feed:ob:${r.a}`, r.id, `${r.id}:${r.a}`);
+    for (const a of bigAuthors) {
+      fixture.hset("feed:big", a, "big");
+      const newest = Math.max(...outboxRows.filter((r: { a: string }) => r.a === a).map((r: { id: string }) => Number(r.id)));
+      fixture.zadd("feed:act", newest, a);
+    }
+    await fixture.exec();
+    await db.query("ANALYZE");
+    const mixedTokens = await Promise.all(Array.from({ length: MIXED_READERS }, (_, r) => bench.token(String(MIXED_BASE + r))));
+    const mixedAuth = (i: number) => ({ Authorization: `Bearer ${mixedTokens[i % MIXED_READERS]}` });
+    await runLoad({ baseUrl: bench.url, concurrency: 4, total: MIXED_READERS * 2, request: (i) => ({ path: "/v1/me/feed?limit=20", headers: mixedAuth(i) }) });
+    await runLoad({ baseUrl: bench.url, concurrency: 4, total: 40, request: (i) => ({ path: "/v1/bench/naive/feed", headers: mixedAuth(i) }) });
+    const merged = await measured("merged page (50 big + 500 normal), this design", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/me/feed?limit=20", headers: mixedAuth(i) }) }),
+    );
+    const mergedNaive = await measured("merged page (50 big + 500 normal), naive Postgres", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/bench/naive/feed", headers: mixedAuth(i) }) }),
+    );
+    console.log("");
+    printTable(rows.slice(2));
+
+    // ── 7. Publishing by an account with 1,000,000 followers vs pushing to every follower ──
+    const MILLION = 1_000_000;
+    const PUSHED = 100_000;
+    const bigStar = "7000000";
+    const pusher = "7000001";
+    const STAR_FANS = 10_000_000;
+    await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1 + g, $2 FROM generate_series(0, $3 - 1) g`, [STAR_FANS, bigStar, MILLION]);
+    await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1 + g, $2 FROM generate_series(0, $3 - 1) g`, [STAR_FANS, pusher, PUSHED]);
+    await db.query(`INSERT INTO feed_big_accounts (author_id, state) VALUES ($1, 'big')`, [bigStar]);
+    await redis.hset("feed:big", bigStar, "big");
+    // Pushing to every follower: each of the 100,000 has a timeline (an active follower).
+    for (let from = 0; from < PUSHED; from += 10_000) {
+      const p = redis.pipeline();
+      for (let g = from; g < from + 10_000; g++) p.zadd(`feed:tl:${STAR_FANS + g}`, 0, "0").expire(`feed:tl:${STAR_FANS + g}`, 3600);
+      await p.exec();
+    }
+    // A follower of the big account reading its first page: it pulls the star (as a transition leaves it).
+    const fanToken = `Bearer ${await bench.token(String(STAR_FANS))}`;
+    await redis.sadd(`feed:bf:${STAR_FANS}`, bigStar);
+    await fetch(`${bench.url}/v1/me/feed`, { headers: { Authorization: fanToken } });
+    const publish = async (authorId: string, text: string) => {
+      const res = await fetch(`${bench.url}/v1/posts`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${await bench.token(authorId)}`, "content-type": "application/json" },
+        body: JSON.stringify({ text }),
+      });
+      return ((await res.json()) as { id: string }).id;
+    };
+    await publish(bigStar, "warm-up");
+    await new Promise((r) => setTimeout(r, 500));
+    let s0 = await redisCommandStats(bench.stack.redisUrl);
+    let t = performance.now();
+    const bigPost = await publish(bigStar, "to a million");
+    const bigPublishMs = performance.now() - t;
+    let lagMs = 0;
+    for (;;) {
+      const page = (await (await fetch(`${bench.url}/v1/me/feed?limit=20`, { headers: { Authorization: fanToken } })).json()) as { items: { post: { id: string } }[] };
+      if (page.items.some((i) => i.post.id === bigPost)) {
+        lagMs = performance.now() - t;
+        break;
+      }
+      if (performance.now() - t > 30_000) throw new Error("the big account's post never reached the follower's page");
+    }
+    await new Promise((r) => setTimeout(r, 1_500));
+    s0 = await redisCommandStats(bench.stack.redisUrl);
+    const before = bench.stack.bridge.stats.requests;
+    t = performance.now();
+    const pushedPost = await publish(pusher, "to a hundred thousand");
+    for (;;) {
+      const last = await redis.zscore(`feed:tl:${STAR_FANS + PUSHED - 1}`, `${pushedPost}:${pusher}`);
+      const first = await redis.zscore(`feed:tl:${STAR_FANS}`, `${pushedPost}:${pusher}`);
+      if (last !== null && first !== null) break;
+      if (performance.now() - t > 300_000) throw new Error("push to 100,000 did not finish");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const pushMs = performance.now() - t;
+    await new Promise((r) => setTimeout(r, 500));
+    const pushBilled = billedCommandsBetween(s0, await redisCommandStats(bench.stack.redisUrl));
+    const pushCommands = pushBilled.total - (pushBilled.byCommand.zscore ?? 0);
+    const pushRoundTrips = bench.stack.bridge.stats.requests - before;
+
     const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     console.log("");
     printTable([
@@ -184,8 +295,30 @@ async function main() {
       { measure: "fan-out: timelines created for inactive followers (of 20 checked)", value: idleWithPost },
       { measure: "follow: Redis round trips on the request path", value: followRoundTrips },
     ]);
+    // The big publish's own billed commands, counted alone: its request (one pipeline: counters,
+    // badges, feed) and no queue work — nothing is fanned out.
+    const bigPublishCommands = await (async () => {
+      const q0 = await redisCommandStats(bench.stack.redisUrl);
+      await publish(bigStar, "counted alone");
+      await new Promise((r) => setTimeout(r, 1_000));
+      return billedCommandsBetween(q0, await redisCommandStats(bench.stack.redisUrl)).total;
+    })();
+    console.log("");
+    printTable([
+      { measure: "big account (1,000,000 followers): billed Redis commands per post", value: bigPublishCommands },
+      { measure: "big account: publish request ms", value: bigPublishMs },
+      { measure: "big account: ms until the post is on a follower's first page", value: lagMs },
+      { measure: "push to 100,000 followers: billed commands (measured)", value: pushCommands },
+      { measure: "push to 100,000 followers: ms to the last timeline (measured)", value: pushMs },
+      { measure: "push to 100,000 followers: Redis round trips", value: pushRoundTrips },
+      { measure: "push to 1,000,000 followers: billed commands (×10)", value: pushCommands * 10 },
+      { measure: "push to 1,000,000 followers: ms (×10)", value: pushMs * 10 },
+      { measure: "ranked page p99 ms / chronological p99 ms", value: `${fmt(ranked.result.p99Ms)} / ${fmt(chrono.result.p99Ms)}` },
+      { measure: "ranked page req/s / chronological req/s", value: `${fmt(ranked.result.rps)} / ${fmt(chrono.result.rps)}` },
+      { measure: "merged page: speedup vs naive", value: merged.result.rps / mergedNaive.result.rps },
+    ]);
     console.log(
-      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips}`,
+      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)}`,
     );
   } finally {
     redis.disconnect();
