@@ -206,7 +206,7 @@ async function main() {
       fixture.zadd("feed:act", newest, a);
     }
     await fixture.exec();
-    await db.query("ANALYZE");
+    await db.query("VACUUM ANALYZE");
     const mixedTokens = await Promise.all(Array.from({ length: MIXED_READERS }, (_, r) => bench.token(String(MIXED_BASE + r))));
     const mixedAuth = (i: number) => ({ Authorization: `Bearer ${mixedTokens[i % MIXED_READERS]}` });
     await runLoad({ baseUrl: bench.url, concurrency: 4, total: MIXED_READERS * 2, request: (i) => ({ path: "/v1/me/feed?limit=20", headers: mixedAuth(i) }) });

@@ -59,6 +59,16 @@ export async function startBenchWorker(
 ): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
   const stack = await startStack({ mode: "test", log });
+  try {
+    return await serveWorker(stack, options);
+  } catch (err) {
+    // A failed bundle or Miniflare start must not leave the stack's Postgres and Redis running.
+    await stack.stop();
+    throw err;
+  }
+}
+
+async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWorker>[0] & {}): Promise<BenchWorker> {
   const outdir = bundleWorker(options.entry);
   const jwtSecret = randomBytes(32).toString("hex");
   const mf = new Miniflare({
