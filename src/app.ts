@@ -14,8 +14,8 @@ import { badgesRoutes } from "./badges/routes";
 import { badgesSubscriber } from "./badges/subscriber";
 import { countersRoutes } from "./counters/routes";
 import { countersSubscriber } from "./counters/subscriber";
-import { flushCountersTask, reconcileCountersTask, reconcileSliceTask } from "./counters/tasks";
-import { feedRoutes } from "./feed/routes";
+import { flushCountersTask, reconcileCountersTask, reconcileSliceTask, trimTrendingTask } from "./counters/tasks";
+import { feedRoutes, trendingRoutes } from "./feed/routes";
 import { feedSubscriber } from "./feed/subscriber";
 import { feedBigAccountsTask, feedTombstoneTask } from "./feed/tasks";
 import { liveRoutes } from "./live/routes";
@@ -25,7 +25,7 @@ export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSub
 
 /** Scheduled work by cron job. */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
-  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask, feedBigAccountsTask],
+  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask, feedBigAccountsTask, trimTrendingTask],
   reconcile: [reconcileCountersTask],
 };
 
@@ -37,6 +37,7 @@ export function newApp() {
   app.use("*", requestContext(events));
 
   app.route("/", healthRoutes);
+  app.route("/", trendingRoutes); // before socialRoutes: "trending" is not a post id
   app.route("/", socialRoutes);
   app.route("/", badgesRoutes);
   app.route("/", countersRoutes);

@@ -7,6 +7,7 @@ import { CACHE_TTL_SECONDS, counterKeys, IDEMPOTENCY_TTL_SECONDS } from "./keys"
 import { READ_CACHED_COUNTERS } from "./read.lua";
 import { COUNTER_REGISTRY, type CounterDelta, type CounterEntity, fieldsOf, isCounterEntity, isCounterField, MAX_ABS_DELTA } from "./registry";
 import { applyDirect, mergeDeltas, readSnapshot } from "./store";
+import { hourOf, trendingWeight } from "./trending";
 import { WARM_COUNTERS } from "./warm.lua";
 
 /** Counters' hot paths run scripts only, so they also run inside an event's one pipeline. */
@@ -59,7 +60,13 @@ export type IncrementOutcome =
  * with an idempotency key, which only Redis can remember: then 503, so the caller retries later.
  * A key reused with a different request is a 409.
  */
-export async function incrementCounters(deps: Deps, deltas: readonly CounterDelta[], claim?: IdempotencyClaim): Promise<IncrementOutcome> {
+export async function incrementCounters(
+  deps: Deps,
+  deltas: readonly CounterDelta[],
+  claim?: IdempotencyClaim,
+  options: { trending?: boolean } = {},
+): Promise<IncrementOutcome> {
+  const trending = options.trending ?? true;
   const merged = mergeDeltas(deltas);
   const groups = new Map<string, { entity: CounterEntity; id: string; fields: [string, number][] }>();
   for (const d of merged) {
@@ -72,10 +79,12 @@ export async function incrementCounters(deps: Deps, deltas: readonly CounterDelt
   const keys = [counterKeys.pending(), ...[...groups.values()].map((g) => counterKeys.cache(g.entity, g.id))];
   const args: (string | number)[] = [groups.size, claim ? `${claim.fingerprint}\n${claim.answer}` : "", IDEMPOTENCY_TTL_SECONDS];
   for (const g of groups.values()) {
-    args.push(counterKeys.pendingField(g.entity, g.id, ""), g.fields.length);
+    const weight = trending ? trendingWeight(g.fields.map(([field, delta]) => ({ entity: g.entity, field, delta }))) : 0;
+    args.push(counterKeys.pendingField(g.entity, g.id, ""), weight, g.fields.length);
     for (const [field, delta] of g.fields) args.push(field, delta);
   }
   if (claim) keys.push(counterKeys.idempotency(claim.callerId, claim.key));
+  keys.push(counterKeys.trendingBucket(hourOf(Date.now())));
   let result: [number, unknown?];
   try {
     result = await deps.redis.createScript<[number, unknown?]>(INCREMENT_COUNTERS).exec(keys, args.map(String));

@@ -4,7 +4,8 @@
  * Several entities and fields in one call. With an idempotency key, the whole call is applied at
  * most once per key: `SET NX` claims the key in the same script that applies, so a retry racing
  * the first attempt cannot apply twice. Billed: EVALSHA + per entity EXISTS + per field 1–2 HINCRBY
- * (+ SET, or SET + GET on a replay).
+ * (+ SET, or SET + GET on a replay) + one ZINCRBY per post whose weighted engagement moved
+ * (`trending.ts`).
  *
  * Returns `{1}` when applied, `{0, stored}` when the key was already used (stored = its first value).
  */
@@ -19,18 +20,22 @@ if idemValue ~= '' then
     return {0, redis.call('GET', idem)}
   end
 end
-local a = 4                        -- ARGV[4..]: per entity: pending prefix "entity:id:", n, then n x (field, delta)
+local trending = KEYS[#KEYS]       -- ctr:trend:h:{hour} (the last key)
+local a = 4                        -- ARGV[4..]: per entity: pending prefix "entity:id:", trending weight, n, then n x (field, delta)
 for g = 1, groups do
   local cache = KEYS[g + 1]
   local prefix = ARGV[a]
-  local n = tonumber(ARGV[a + 1])
-  a = a + 2
+  local weight = tonumber(ARGV[a + 1])
+  local n = tonumber(ARGV[a + 2])
+  a = a + 3
   local cached = redis.call('EXISTS', cache) == 1
   for _ = 1, n do
     redis.call('HINCRBY', pending, prefix .. ARGV[a], ARGV[a + 1])
     if cached then redis.call('HINCRBY', cache, ARGV[a], ARGV[a + 1]) end
     a = a + 2
   end
+  -- A post's engagement moves its trending score in this hour's bucket (same call: no round trip).
+  if weight ~= 0 then redis.call('ZINCRBY', trending, weight, string.match(prefix, ':(%d+):$')) end
 end
 return {1}
 `;

@@ -36,6 +36,16 @@ export const counterKeys = {
    * TTL 2 days, so a pass that keeps failing does not run forever.
    */
   reconcileCursor: () => "ctr:reconcile:cursor",
+  /**
+   * Sorted set post id → weighted engagement moved in one UTC hour (`trending.ts`), bumped by the
+   * increment script. Trimmed to the top TRENDING_BUCKET_TOP by the per-minute cron (between two
+   * trims it holds at most a minute of distinct posts more); TTL 8 days, set by that cron.
+   */
+  trendingBucket: (hour: number) => `ctr:trend:h:${hour}`,
+  /** String: JSON of one window's computed top list, shared by every isolate for a few seconds. */
+  trendingResult: (window: string) => `ctr:trend:r:${window}`,
+  /** Sorted set: scratch of the union of a window's buckets, deleted by the script that makes it. */
+  trendingScratch: (window: string) => `ctr:trend:tmp:${window}`,
   /** String: fingerprint + "\n" + first answer of an idempotent increment. TTL 24 h. Key ≤ 64 chars. */
   idempotency: (callerId: string, key: string) => `ctr:idem:${callerId}:${key}`,
 } as const;

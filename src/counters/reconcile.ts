@@ -160,7 +160,8 @@ async function repair(
     });
   });
   if (deltas.length > 0) {
-    await incrementCounters(services, deltas);
+    // A repair is not engagement: it does not move trending.
+    await incrementCounters(services, deltas, undefined, { trending: false });
     await services.redis.del(...[...drifted].map((id) => counterKeys.cache(entity, id)));
   }
   report.scanned += ids.length;

@@ -4,6 +4,8 @@ import { IdSchema } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonContent, newRouter } from "../lib/openapi";
 import { PaginationQuery } from "../lib/pagination";
 import { readHomeFeed } from "./timeline";
+import { MAX_TRENDING, readTrending, TRENDING_WINDOWS } from "./trending";
+import { TRENDING_WEIGHTS } from "../counters/trending";
 
 const FeedItemSchema = z
   .object({
@@ -30,6 +32,39 @@ const FeedPageSchema = z
     }),
   })
   .openapi("FeedPage");
+
+const TrendingSchema = z
+  .object({
+    window: z.enum(Object.keys(TRENDING_WINDOWS) as ["1h", "24h", "7d"]),
+    items: z.array(FeedItemSchema.omit({ liked: true, favorited: true }).extend({ score: z.number() })),
+    degraded: z.boolean().openapi({ description: "true when Redis was unreachable (the list is then empty)" }),
+  })
+  .openapi("TrendingPosts");
+
+/** Mounted before the posts routes, so `/v1/posts/trending` is not read as a post id. */
+export const trendingRoutes = newRouter().openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/posts/trending",
+    tags: ["Feed"],
+    summary: "The posts with the most engagement in a window",
+    description: `Score = Σ weight × counter movement in the window (${Object.entries(TRENDING_WEIGHTS)
+      .map(([f, w]) => `${f} ${w}`)
+      .join(", ")}), from hourly buckets: \`1h\` covers the last 60–120 minutes, \`24h\` 24–25 hours, \`7d\` 168–169 hours. Answers are shared for up to 5 seconds.`,
+    request: {
+      query: z.object({
+        window: z.enum(["1h", "24h", "7d"]).default("24h").openapi({ param: { name: "window", in: "query" } }),
+        limit: z.coerce.number().int().min(1).max(MAX_TRENDING).default(20).openapi({ param: { name: "limit", in: "query" }, example: 20 }),
+      }),
+    },
+    responses: { 200: jsonContent(TrendingSchema, "The trending posts, highest score first"), ...errorResponses("bad_request", "unavailable") },
+  }),
+  async (c) => {
+    const { window, limit } = c.req.valid("query");
+    c.header("Cache-Control", "public, max-age=5");
+    return c.json(await readTrending(c.var.services, window, limit), 200);
+  },
+);
 
 export const feedRoutes = newRouter().openapi(
   createRoute({
