@@ -295,6 +295,22 @@ async function main() {
       { measure: "fan-out: timelines created for inactive followers (of 20 checked)", value: idleWithPost },
       { measure: "follow: Redis round trips on the request path", value: followRoundTrips },
     ]);
+    // ── 8. Trending: commands the increment path adds, and reads of the list ──
+    const service = { Authorization: `Bearer ${await bench.token("900", "service")}` };
+    const incrStats0 = await redisCommandStats(bench.stack.redisUrl);
+    const incr = await runLoad({
+      baseUrl: bench.url,
+      concurrency: CONCURRENCY,
+      total: 2_000,
+      request: (i) => ({ method: "POST", path: `/v1/counters/post/${1 + ((i * 7919) % 5000)}`, headers: service, body: { deltas: { likes: 1 } } }),
+    });
+    const incrBilled = billedCommandsBetween(incrStats0, await redisCommandStats(bench.stack.redisUrl));
+    const incrOk = incr.requests - incr.errors;
+    const trendingPerIncrement = (incrBilled.byCommand.zincrby ?? 0) / incrOk;
+    const trendingReads = await measured("trending list (24h)", () =>
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: () => ({ path: "/v1/posts/trending?window=24h&limit=20" }) }),
+    );
+
     // The big publish's own billed commands, counted alone: its request (one pipeline: counters,
     // badges, feed) and no queue work — nothing is fanned out.
     const bigPublishCommands = await (async () => {
@@ -316,9 +332,13 @@ async function main() {
       { measure: "ranked page p99 ms / chronological p99 ms", value: `${fmt(ranked.result.p99Ms)} / ${fmt(chrono.result.p99Ms)}` },
       { measure: "ranked page req/s / chronological req/s", value: `${fmt(ranked.result.rps)} / ${fmt(chrono.result.rps)}` },
       { measure: "merged page: speedup vs naive", value: merged.result.rps / mergedNaive.result.rps },
+      { measure: "trending: billed commands added per increment (ZINCRBY per like)", value: trendingPerIncrement },
+      { measure: "trending: billed commands per increment in all", value: incrBilled.total / incrOk },
+      { measure: "trending list: reads/s, p99 ms", value: `${fmt(trendingReads.result.rps)}, ${fmt(trendingReads.result.p99Ms)}` },
+      { measure: "trending list: billed commands per read", value: trendingReads.billed },
     ]);
     console.log(
-      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)}`,
+      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)} trending_commands_per_increment=${fmt(trendingPerIncrement)}`,
     );
   } finally {
     redis.disconnect();
