@@ -25,6 +25,18 @@ async function script<T>(redis: ScriptRunner, source: string, keys: string[], ar
 }
 
 /**
+ * One page of an author's followers and the keyset of the next page (null on the last). One row
+ * more than a page tells whether a next page exists, so the last page sends no empty message.
+ */
+async function followerPage(services: Pick<Services, "db">, authorId: string, after: { createdAt: string; followerId: string } | null) {
+  const rows = await readFollowerPage(services.db, authorId, after, FANOUT_PAGE_SIZE + 1);
+  const page = rows.slice(0, FANOUT_PAGE_SIZE);
+  const last = page[page.length - 1];
+  const next = rows.length > FANOUT_PAGE_SIZE && last ? { createdAt: last.created_at, followerId: last.follower_id } : null;
+  return { page, next };
+}
+
+/**
  * Handles one queue message. Fan-out: one Postgres page of followers, ONE Redis call for the whole
  * page, then the next page as its own message (so a 100,000-follower fan-out is 100 small
  * retriable messages). Sync: the followee's newest posts from Postgres, one Redis call that acts
@@ -33,9 +45,7 @@ async function script<T>(redis: ScriptRunner, source: string, keys: string[], ar
 export async function deliver(services: Pick<Services, "db" | "redis" | "env">, message: FeedMessage): Promise<Delivery> {
   const cap = timelineCap(services.env);
   if (message.kind === "fanout") {
-    // One row more than a page tells whether a next page exists, so the last page sends no empty message.
-    const rows = await readFollowerPage(services.db, message.authorId, message.after, FANOUT_PAGE_SIZE + 1);
-    const page = rows.slice(0, FANOUT_PAGE_SIZE);
+    const { page, next } = await followerPage(services, message.authorId, message.after);
     const touched =
       page.length === 0
         ? 0
@@ -45,11 +55,9 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env">, 
             [feedKeys.post(message.postId), ...page.map((f) => feedKeys.timeline(f.follower_id))],
             [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
           );
-    const last = page[page.length - 1];
-    const next = rows.length > FANOUT_PAGE_SIZE && last !== undefined;
     // After this page's delivery: a failed send retries this (idempotent) page, not a skipped one.
-    if (next) await services.env.FEED_QUEUE.send({ ...message, after: { createdAt: last.created_at, followerId: last.follower_id } });
-    return { kind: "fanout", followers: page.length, touched: Number(touched), next };
+    if (next) await services.env.FEED_QUEUE.send({ ...message, after: next });
+    return { kind: "fanout", followers: page.length, touched: Number(touched), next: next !== null };
   }
   if (message.kind === "sync") {
     const posts = await readNewestPostIds(services.db, message.followeeId, FOLLOW_COPY);
@@ -85,8 +93,7 @@ async function transition(
       await script(services.redis, FILL_OUTBOX, [feedKeys.outbox(authorId), feedKeys.activity()], [authorId, OUTBOX_CAP, ...posts.flatMap((p) => [timelineMember(p.id, authorId), p.id])]);
     }
   }
-  const rows = await readFollowerPage(services.db, authorId, message.after, FANOUT_PAGE_SIZE + 1);
-  const page = rows.slice(0, FANOUT_PAGE_SIZE);
+  const { page, next } = await followerPage(services, authorId, message.after);
   const touched =
     page.length === 0
       ? 0
@@ -96,13 +103,11 @@ async function transition(
           [feedKeys.outbox(authorId), ...page.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id)])],
           [op, authorId, cap, TIMELINE_TTL_SECONDS],
         );
-  const last = page[page.length - 1];
-  const next = rows.length > FANOUT_PAGE_SIZE && last !== undefined;
   if (next) {
-    await services.env.FEED_QUEUE.send({ ...message, after: { createdAt: last.created_at, followerId: last.follower_id } });
+    await services.env.FEED_QUEUE.send({ ...message, after: next });
   } else {
     await endTransition(services.db, authorId, to);
     await script(services.redis, END_TRANSITION, [feedKeys.bigStates(), feedKeys.outbox(authorId), feedKeys.activity()], [authorId, to, OUTBOX_TTL_SECONDS]);
   }
-  return { kind: "transition", to, followers: page.length, touched: Number(touched), next };
+  return { kind: "transition", to, followers: page.length, touched: Number(touched), next: next !== null };
 }

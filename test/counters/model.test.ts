@@ -13,19 +13,7 @@ import { queryRows, readSnapshot } from "../../src/counters/store";
 import type { Services } from "../../src/lib/services";
 import { newId } from "../support/api";
 import { servicesFor } from "./support";
-
-/** mulberry32: a tiny seeded PRNG, so a failing seed replays exactly. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)]! };
-}
+import { prng } from "../support/prng";
 
 /** Fields no relation derives, so a reconcile running in another test file leaves them alone. */
 const MODEL_FIELDS: Record<CounterEntity, string[]> = { user: ["comments", "coins", "groups"], post: ["views", "comments", "forwards"], group: ["subscribers", "posts", "featured"] };

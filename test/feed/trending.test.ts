@@ -11,9 +11,11 @@ import { hourOf, TRENDING_BUCKET_TOP } from "../../src/counters/trending";
 import { readTrending } from "../../src/feed/trending";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
+import { useChaos } from "../support/stack";
 import { post, redis, removePost } from "./support";
 
 const { services } = servicesFor();
+const chaos = useChaos();
 const service = { userId: newId(), role: "service" as const };
 let clock = Date.now();
 /** A read past the isolate cache and the shared result. */
@@ -81,5 +83,13 @@ describe("trending posts", () => {
       expect(bad.status, show(bad)).toBe(400);
       expect(bad.body.error.details[0].field).toBe(field);
     }
+  });
+
+  it("serves repeated reads from the isolate for two seconds: no Redis round trip", async () => {
+    const via = { env: chaos.current.bindings };
+    expect((await api("GET", "/v1/posts/trending?window=7d", via)).status).toBe(200);
+    const before = await chaos.current.stats();
+    for (let i = 0; i < 5; i++) expect((await api("GET", "/v1/posts/trending?window=7d&limit=3", via)).status).toBe(200);
+    expect((await chaos.current.stats()).requests - before.requests).toBe(0);
   });
 });
