@@ -98,7 +98,7 @@ async function main() {
       const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
       const bridge = bench.stack.bridge.stats.requests - bridgeBefore;
       const ok = result.requests - result.errors;
-      const m = { result, roundTrips: ok ? bridge / ok : 0, billed: ok ? billed.total / ok : 0, statements: ok ? statements / ok : 0 };
+      const m = { result, roundTrips: ok ? bridge / ok : 0, billed: ok ? billed.total / ok : 0, statements: ok ? statements / ok : 0, byCommand: billed.byCommand };
       rows.push({
         scenario: name,
         "req/s": result.rps,
@@ -336,6 +336,8 @@ async function main() {
       { measure: "trending: billed commands per increment in all", value: incrBilled.total / incrOk },
       { measure: "trending list: reads/s, p99 ms", value: `${fmt(trendingReads.result.rps)}, ${fmt(trendingReads.result.p99Ms)}` },
       { measure: "trending list: billed commands per read", value: trendingReads.billed },
+      { measure: "trending list: Redis round trips per read", value: trendingReads.roundTrips },
+      { measure: "trending list: billed commands in the window, by command", value: JSON.stringify(trendingReads.byCommand) },
     ]);
     console.log(
       `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)} trending_commands_per_increment=${fmt(trendingPerIncrement)}`,
