@@ -5,8 +5,8 @@ import type { Services } from "../lib/services";
 import { DELIVER_PAGE } from "./deliver.lua";
 import { SYNC_FOLLOW } from "./follow.lua";
 import { feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
-import { FANOUT_PAGE_SIZE, type FeedMessage } from "./messages";
-import { endTransition, readFollowerPage, readNewestPostIds } from "./store";
+import { FANOUT_PAGE_SIZE, type FeedMessage, MAX_FANOUT_PAGES, SEND_BATCH_LIMIT } from "./messages";
+import { endTransition, readFollowerPage, readNewestPostIds, readPageStarts } from "./store";
 import { BEGIN_TRANSITION, END_TRANSITION, FILL_OUTBOX, TRANSITION_PAGE } from "./transition.lua";
 import { timelineCap } from "./timeline";
 
@@ -38,8 +38,8 @@ async function followerPage(services: Pick<Services, "db">, authorId: string, af
 
 /**
  * Handles one queue message. Fan-out: one Postgres page of followers, ONE Redis call for the whole
- * page, then the next page as its own message (so a 100,000-follower fan-out is 100 small
- * retriable messages). Sync: the followee's newest posts from Postgres, one Redis call that acts
+ * page; the first page then enqueues every other page as its own message (so a 100,000-follower
+ * fan-out is 100 small retriable messages, delivered in parallel). Sync: the followee's newest posts from Postgres, one Redis call that acts
  * on the latest follow intent. Throws on failure: the queue retries, then dead-letters.
  */
 export async function deliver(services: Pick<Services, "db" | "redis" | "env">, message: FeedMessage): Promise<Delivery> {
@@ -55,9 +55,18 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env">, 
             [feedKeys.post(message.postId), ...page.map((f) => feedKeys.timeline(f.follower_id))],
             [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
           );
-    // After this page's delivery: a failed send retries this (idempotent) page, not a skipped one.
-    if (next) await services.env.FEED_QUEUE.send({ ...message, after: next });
-    return { kind: "fanout", followers: page.length, touched: Number(touched), next: next !== null };
+    // The first page, once delivered, enqueues all the others (a failed send retries this
+    // idempotent page and sends them again; a duplicate page changes nothing).
+    let enqueued = 0;
+    if (message.after === null && !message.split && next) {
+      const starts = await readPageStarts(services.db, message.authorId, FANOUT_PAGE_SIZE, MAX_FANOUT_PAGES);
+      for (let i = 0; i < starts.length; i += SEND_BATCH_LIMIT) {
+        const batch = starts.slice(i, i + SEND_BATCH_LIMIT);
+        await services.env.FEED_QUEUE.sendBatch(batch.map((s) => ({ body: { ...message, after: { createdAt: s.created_at, followerId: s.follower_id }, split: true } })));
+        enqueued += batch.length;
+      }
+    }
+    return { kind: "fanout", followers: page.length, touched: Number(touched), next: enqueued > 0 };
   }
   if (message.kind === "sync") {
     const posts = await readNewestPostIds(services.db, message.followeeId, FOLLOW_COPY);

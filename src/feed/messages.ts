@@ -6,9 +6,10 @@ export type FeedMessage =
   /**
    * One page of a post's fan-out: add the post to (or remove it from) the timelines of the
    * author's followers after `after` (keyset on follow time, follower id; null = first page). The
-   * consumer sends the next page as its own message.
+   * first page's consumer enqueues every other page at once (`split: true`), so pages are delivered
+   * in parallel, not one queue hop after another.
    */
-  | { kind: "fanout"; op: "add" | "remove"; postId: string; authorId: string; after: { createdAt: string; followerId: string } | null }
+  | { kind: "fanout"; op: "add" | "remove"; postId: string; authorId: string; after: FollowerKeyset | null; split?: true }
   /** Make a follower's timeline agree with the latest follow intent for one followee. */
   | { kind: "sync"; followerId: string; followeeId: string }
   /**
@@ -16,10 +17,17 @@ export type FeedMessage =
    * from now on; `"normal"`: its posts are pushed again). The first page (`after: null`) starts the
    * transition, the last one ends it.
    */
-  | { kind: "transition"; authorId: string; to: "big" | "normal"; after: { createdAt: string; followerId: string } | null };
+  | { kind: "transition"; authorId: string; to: "big" | "normal"; after: FollowerKeyset | null };
+
+/** Where a page of followers starts: after this (follow time, follower id), newest first. */
+export type FollowerKeyset = { createdAt: string; followerId: string };
 
 /** The name of the dead-letter queue in wrangler.toml; its consumer records what lands there. */
 export const FEED_DEAD_LETTER_QUEUE = "feed-fanout-dlq";
 
 /** Followers per fan-out message: one Postgres page and one Redis round trip each. */
 export const FANOUT_PAGE_SIZE = 1000;
+/** Messages per `sendBatch` (the Queues limit). */
+export const SEND_BATCH_LIMIT = 100;
+/** Pages one fan-out enqueues at most (10,000,000 followers; big accounts are never fanned out). */
+export const MAX_FANOUT_PAGES = 10_000;

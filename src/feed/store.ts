@@ -138,6 +138,21 @@ export async function readFollowerPage(db: Database, authorId: string, after: { 
   );
 }
 
+/**
+ * Where every page after the first of an author's followers starts (the keyset of each page's
+ * last follower), in one index scan: what a fan-out enqueues at once.
+ */
+export async function readPageStarts(db: Database, authorId: string, pageSize: number, maxPages: number) {
+  return queryRows<{ created_at: string; follower_id: string }>(
+    db,
+    `SELECT created_at::text AS created_at, follower_id::text AS follower_id FROM (
+       SELECT created_at, follower_id, row_number() OVER (ORDER BY created_at DESC, follower_id DESC) AS rn, count(*) OVER () AS total
+       FROM follows WHERE followee_id = $1) t
+     WHERE rn % $2 = 0 AND rn < total ORDER BY rn LIMIT $3`,
+    [authorId, pageSize, maxPages],
+  );
+}
+
 /** An author's newest live post ids (what a follow copies). */
 export async function readNewestPostIds(db: Database, authorId: string, n: number) {
   return queryRows<{ id: string }>(
