@@ -135,6 +135,17 @@ describe("GET /v1/me/feed", () => {
   });
 });
 
+describe("API documentation", () => {
+  it("lists the feed routes with their parameters, and no bench baseline", async () => {
+    const res = await api("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    const feedParams = res.body.paths["/v1/me/feed"].get.parameters.map((p: { name: string }) => p.name);
+    expect(feedParams).toEqual(expect.arrayContaining(["limit", "cursor", "order"]));
+    expect(res.body.paths["/v1/posts/trending"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["window", "limit"]));
+    expect(Object.keys(res.body.paths).filter((p) => p.includes("bench"))).toEqual([]);
+  });
+});
+
 describe("timeline storage", () => {
   it("writes an empty marker with a short TTL for an empty timeline, so empty reads skip Postgres", async () => {
     const me = newId();
