@@ -6,22 +6,16 @@
  * Benchmarks report ratios against a baseline run side by side in the same process: the machine
  * is shared and noisy, absolute numbers are only indicative.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { randomBytes } from "node:crypto";
 import { Redis as IORedis } from "ioredis";
-import { Log, LogLevel, Miniflare } from "miniflare";
+import type { Miniflare } from "miniflare";
 import { sign } from "hono/jwt";
 import { startStack, type Stack } from "../stack/index.js";
+import { startWorkerd } from "../stack/workerd.js";
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
 
 export interface BenchWorker {
   /** Base URL of the Worker (http://127.0.0.1:PORT). */
@@ -35,21 +29,6 @@ export interface BenchWorker {
   stop(): Promise<void>;
 }
 
-/** The Worker's compatibility date and flags, as wrangler.toml declares them. */
-function compatibilityOf(toml: string): { compatibilityDate: string; compatibilityFlags: string[] } {
-  const date = toml.match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1];
-  const flags = toml.match(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m)?.[1] ?? "";
-  if (!date) throw new Error("wrangler.toml has no compatibility_date");
-  return { compatibilityDate: date, compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!) };
-}
-
-/** Bundles the Worker with wrangler (as deploy would) into a temp dir. */
-function bundleWorker(): string {
-  const outdir = mkdtempSync(join(tmpdir(), "bench-worker-"));
-  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-  return outdir;
-}
-
 /**
  * Starts a fresh stack and the Worker in workerd. Rate limiters are left unbound (the middleware
  * fails open) so the load generator measures the handlers, not the limiter.
@@ -57,19 +36,9 @@ function bundleWorker(): string {
 export async function startBenchWorker(options: { vars?: Record<string, string>; log?: (line: string) => void } = {}): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
   const stack = await startStack({ mode: "test", log });
-  const outdir = bundleWorker();
   const jwtSecret = randomBytes(32).toString("hex");
-  const mf = new Miniflare({
-    log: new Log(LogLevel.WARN),
-    modules: true,
-    scriptPath: join(outdir, "index.js"),
-    modulesRoot: outdir,
-    ...compatibilityOf(readFileSync(join(ROOT, "wrangler.toml"), "utf8")),
-    host: "127.0.0.1",
-    port: 0,
-    // BENCH_INSPECT_PORT=9229 opens the V8 inspector of the Worker (CPU profiles of a run).
-    ...(process.env.BENCH_INSPECT_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECT_PORT) } : {}),
-    bindings: {
+  const worker = await startWorkerd({
+    vars: {
       UPSTASH_REDIS_REST_URL: stack.restUrl,
       UPSTASH_REDIS_REST_TOKEN: stack.restToken,
       DATABASE_URL: stack.databaseUrl,
@@ -78,32 +47,25 @@ export async function startBenchWorker(options: { vars?: Record<string, string>;
       ENVIRONMENT: "bench",
       ...options.vars,
     },
-    durableObjects: { LIVE_ROOMS: { className: "LiveRoom", useSQLite: true } },
     // Serve the Worker on its own socket, as Cloudflare's edge hands requests straight to the
     // isolate: Miniflare's default entry worker adds a second hop through workerd per request.
-    unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-    // The Worker logs one JSON line per request; drain it so logging costs what it costs in
+    socket: "direct",
+    rateLimiters: false,
+    // BENCH_INSPECT_PORT=9229 opens the V8 inspector of the Worker (CPU profiles of a run).
+    inspectorPort: process.env.BENCH_INSPECT_PORT ? Number(process.env.BENCH_INSPECT_PORT) : undefined,
+    // The Worker logs one JSON line per request; it is drained so logging costs what it costs in
     // production without flooding the benchmark's output.
-    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-      stdout.resume();
-      stderr.on("data", (chunk: Buffer) => process.env.BENCH_DEBUG && process.stderr.write(chunk));
-    },
+    onOutput: (chunk, stream) => stream === "stderr" && process.env.BENCH_DEBUG && process.stderr.write(chunk),
   });
-  await mf.ready;
-  const url = (await mf.unsafeGetDirectURL()).toString().replace(/\/$/, "");
   return {
-    url,
+    url: worker.url,
     stack,
-    mf,
+    mf: worker.mf,
     token: (sub, role = "user") => sign({ sub, role, exp: Math.floor(Date.now() / 1000) + 3600 }, jwtSecret, "HS256"),
-    async scheduled(cron) {
-      const worker = await mf.getWorker();
-      await worker.scheduled({ cron, scheduledTime: new Date() });
-    },
+    scheduled: worker.scheduled,
     async stop() {
-      await mf.dispose();
+      await worker.stop();
       await stack.stop();
-      rmSync(outdir, { recursive: true, force: true });
     },
   };
 }
