@@ -75,16 +75,35 @@ export interface LoadRequest {
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Label for per-scenario figures (`LoadResult.byScenario`). */
+  scenario?: string;
+  /**
+   * A WebSocket session instead of an HTTP request: connect to `path`, send `send` (if any), wait
+   * for the first message, close. Its latency is the whole session (join and leave).
+   */
+  webSocket?: { send?: string };
 }
 
-export interface LoadResult {
+export interface LoadStats {
   requests: number;
   errors: number;
-  /** Status codes of failed requests (non-2xx), for the report. */
+  /** Status codes of failed requests (non-2xx; `network` when no answer came), for the report. */
   errorStatuses: Record<string, number>;
   rps: number;
   p50Ms: number;
+  p90Ms: number;
   p99Ms: number;
+}
+
+export interface LoadResult extends LoadStats {
+  elapsedMs: number;
+  /** The same figures per `LoadRequest.scenario` (requests without one count under ""). */
+  byScenario: Record<string, LoadStats>;
+}
+
+export interface LoadProgress {
+  requests: number;
+  errors: number;
   elapsedMs: number;
 }
 
@@ -99,6 +118,7 @@ const REQUEST_CHUNK = 256;
  * main thread, and clients sharing its event loop would slow them down — unlike production, where
  * Upstash and Neon are other machines. `request(i)` runs here, in order, in chunks the thread asks
  * for as it runs low, so it may close over anything (at most one chunk is built and not sent).
+ * `onProgress` is called about once a second with the running totals.
  */
 export async function runLoad(options: {
   baseUrl: string;
@@ -106,8 +126,9 @@ export async function runLoad(options: {
   durationMs?: number;
   total?: number;
   request: (i: number) => LoadRequest;
+  onProgress?: (progress: LoadProgress) => void;
 }): Promise<LoadResult> {
-  const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request } = options;
+  const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request, onProgress } = options;
   let built = 0;
   const nextChunk = () => {
     const chunk = [];
@@ -120,34 +141,48 @@ export async function runLoad(options: {
         // gzip every small JSON answer itself and the clients would inflate it.
         headers: { "accept-encoding": "identity", ...(req.body === undefined ? {} : { "content-type": "application/json" }), ...req.headers },
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        scenario: req.scenario ?? "",
+        webSocket: req.webSocket,
       });
     }
     return chunk;
   };
   const worker = new Worker(LOAD_WORKER_SOURCE, { eval: true, env: process.env, workerData: { origin: baseUrl, first: nextChunk(), concurrency, durationMs } });
-  const { latencies, errors, errorStatuses, elapsedMs } = await new Promise<{
-    latencies: Float64Array;
-    errors: number;
-    errorStatuses: Record<string, number>;
+  const { latencies, elapsedMs } = await new Promise<{
+    latencies: Record<string, { ms: Float64Array; errors: number; errorStatuses: Record<string, number> }>;
     elapsedMs: number;
   }>((resolve, reject) => {
-    worker.on("message", (message: { need?: true; done?: true }) => {
+    worker.on("message", (message: { need?: true; progress?: LoadProgress; done?: true }) => {
       if (message.need) worker.postMessage(nextChunk());
+      else if (message.progress) onProgress?.(message.progress);
       else resolve(message as never);
     });
     worker.once("error", reject);
   });
   await worker.terminate();
-  const sorted = Array.from(latencies).sort((a, b) => a - b);
-  return {
-    requests: sorted.length,
-    errors,
-    errorStatuses,
-    rps: sorted.length / (elapsedMs / 1000),
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
-    elapsedMs,
+  const statsOf = (ms: number[], errors: number, errorStatuses: Record<string, number>): LoadStats => {
+    const sorted = ms.sort((a, b) => a - b);
+    return {
+      requests: sorted.length,
+      errors,
+      errorStatuses,
+      rps: sorted.length / (elapsedMs / 1000),
+      p50Ms: percentile(sorted, 0.5),
+      p90Ms: percentile(sorted, 0.9),
+      p99Ms: percentile(sorted, 0.99),
+    };
   };
+  const byScenario: Record<string, LoadStats> = {};
+  const all: number[] = [];
+  const allStatuses: Record<string, number> = {};
+  let allErrors = 0;
+  for (const [scenario, { ms, errors, errorStatuses }] of Object.entries(latencies)) {
+    byScenario[scenario] = statsOf(Array.from(ms), errors, errorStatuses);
+    for (const value of ms) all.push(value);
+    allErrors += errors;
+    for (const [status, n] of Object.entries(errorStatuses)) allStatuses[status] = (allStatuses[status] ?? 0) + n;
+  }
+  return { ...statsOf(all, allErrors, allStatuses), elapsedMs, byScenario };
 }
 
 /** The clients' loop, run in a worker thread (plain JavaScript: no loader needed there). */
@@ -157,8 +192,12 @@ const { performance } = require("node:perf_hooks");
 // undici's Pool rather than fetch: the WHATWG wrapper costs the clients several times the CPU,
 // and on this 2-core machine the clients' CPU is taken from the services being measured.
 const { Pool } = require("undici");
+const WebSocket = require("ws");
 const { origin, first, concurrency, durationMs } = workerData;
 const pool = new Pool(origin, { connections: concurrency });
+const wsOrigin = origin.replace(/^http/, "ws");
+/** A WebSocket session that shows no message within this time counts as failed (status "timeout"). */
+const WS_TIMEOUT_MS = 10000;
 const queue = first.slice();
 let exhausted = first.length === 0, refill = null;
 function askForMore() {
@@ -173,11 +212,31 @@ function askForMore() {
   }
   return refill;
 }
-const latencies = [];
-const errorStatuses = {};
-let errors = 0;
+/** Resolves to null when the session went as planned, else to the status to report. */
+function webSocketSession(req) {
+  return new Promise((resolve) => {
+    let outcome = null, settled = false;
+    const ws = new WebSocket(wsOrigin + req.path, { headers: req.headers, perMessageDeflate: false });
+    const finish = (status) => { if (!settled) { settled = true; clearTimeout(timer); resolve(status); } };
+    const timer = setTimeout(() => { outcome = "timeout"; ws.terminate(); finish("timeout"); }, WS_TIMEOUT_MS);
+    ws.on("unexpected-response", (_, res) => { res.resume(); ws.terminate(); finish(String(res.statusCode)); });
+    ws.on("open", () => { if (req.webSocket.send !== undefined) ws.send(req.webSocket.send); else ws.close(1000); });
+    ws.on("message", () => ws.close(1000));
+    ws.on("close", () => finish(outcome));
+    ws.on("error", () => finish("network"));
+  });
+}
+const byScenario = {};
+let requests = 0, errors = 0;
+function record(scenario, ms, status) {
+  const s = byScenario[scenario] || (byScenario[scenario] = { ms: [], errors: 0, errorStatuses: {} });
+  s.ms.push(ms);
+  requests++;
+  if (status !== null) { s.errors++; errors++; s.errorStatuses[status] = (s.errorStatuses[status] || 0) + 1; }
+}
 const started = performance.now();
 const deadline = started + durationMs;
+const progress = setInterval(() => parentPort.postMessage({ progress: { requests, errors, elapsedMs: performance.now() - started } }), 1000);
 async function client() {
   while (performance.now() < deadline) {
     if (queue.length < concurrency) askForMore();
@@ -188,19 +247,26 @@ async function client() {
     }
     const req = queue.shift();
     const sentAt = performance.now();
+    let status = null;
     try {
-      const res = await pool.request({ path: req.path, method: req.method, headers: req.headers, body: req.body });
-      await res.body.arrayBuffer();
-      if (res.statusCode >= 300) { errors++; errorStatuses[res.statusCode] = (errorStatuses[res.statusCode] || 0) + 1; }
+      if (req.webSocket) status = await webSocketSession(req);
+      else {
+        const res = await pool.request({ path: req.path, method: req.method, headers: req.headers, body: req.body });
+        await res.body.arrayBuffer();
+        if (res.statusCode >= 300) status = String(res.statusCode);
+      }
     } catch {
-      errors++; errorStatuses.network = (errorStatuses.network || 0) + 1;
+      status = "network";
     }
-    latencies.push(performance.now() - sentAt);
+    record(req.scenario, performance.now() - sentAt, status);
   }
 }
 Promise.all(Array.from({ length: concurrency }, client)).then(() => {
+  clearInterval(progress);
   pool.close();
-  parentPort.postMessage({ done: true, latencies: Float64Array.from(latencies), errors, errorStatuses, elapsedMs: performance.now() - started });
+  const latencies = {};
+  for (const [name, s] of Object.entries(byScenario)) latencies[name] = { ms: Float64Array.from(s.ms), errors: s.errors, errorStatuses: s.errorStatuses };
+  parentPort.postMessage({ done: true, latencies, elapsedMs: performance.now() - started });
 });
 `;
 
