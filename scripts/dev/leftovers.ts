@@ -26,9 +26,20 @@ export interface DevRecord {
   port: number;
   startedAt: string;
   processes: StartedProcess[];
+  /** Where the run's Redis and Upstash bridge listen: `npm run load` counts round trips and commands there. */
+  stack?: { redisUrl: string; restUrl: string; restToken: string };
 }
 
 export const devRecordPath = (dataDir: string) => join(dataDir, "dev.pid");
+
+/** The record of the dev run in `dataDir`, if any (whether or not that run is still alive). */
+export function readDevRecord(path: string): DevRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as DevRecord;
+  } catch {
+    return undefined;
+  }
+}
 
 export function writeDevRecord(path: string, record: DevRecord): void {
   writeFileSync(path, `${JSON.stringify(record, null, 2)}\n`);

@@ -21,7 +21,7 @@ import { startWorkerd, type RunningWorker } from "../stack/workerd.js";
 import { DEV_JWT_SECRET, readDevVars } from "../dev-vars.js";
 import { fireCron } from "../fire-cron.js";
 import { startCronRunner } from "./cron-runner.js";
-import { cleanLeftovers, descendantsNamed, devRecordPath, removeDevRecord, writeDevRecord, type StartedProcess } from "./leftovers.js";
+import { cleanLeftovers, descendantsNamed, devRecordPath, removeDevRecord, writeDevRecord, type DevRecord, type StartedProcess } from "./leftovers.js";
 import { CRON_SCHEDULES } from "../../src/cron.js";
 
 const { values: flags } = parseArgs({
@@ -49,7 +49,9 @@ if (leftovers.previousPid !== undefined) {
 }
 
 const started: StartedProcess[] = [];
-const record = () => writeDevRecord(recordPath, { pid: process.pid, port: PORT, startedAt: new Date().toISOString(), processes: started });
+let stackInfo: DevRecord["stack"];
+const startedAt = new Date().toISOString();
+const record = () => writeDevRecord(recordPath, { pid: process.pid, port: PORT, startedAt, processes: started, stack: stackInfo });
 record(); // from here on a hard kill leaves a record the next start can act on
 
 const stack = await startStack({
@@ -60,6 +62,7 @@ const stack = await startStack({
 });
 const postmaster = Number(readFileSafe(join(DATA_DIR, "postgres/postmaster.pid"))?.split("\n")[0]);
 if (postmaster) started.push({ pid: postmaster, what: "postgres", match: "postgres" });
+stackInfo = { redisUrl: stack.redisUrl, restUrl: stack.restUrl, restToken: stack.restToken };
 record();
 const jwtSecret = readDevVars().JWT_SECRET ?? DEV_JWT_SECRET;
 
