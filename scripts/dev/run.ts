@@ -12,6 +12,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startStack } from "../stack/index.js";
@@ -46,6 +47,11 @@ if (leftovers.previousPid !== undefined) {
     `the last dev run (pid ${leftovers.previousPid}) did not shut down: ` +
       (leftovers.stopped.length ? `stopped what it left running: ${leftovers.stopped.join(", ")}` : "nothing of it was still running"),
   );
+}
+
+if (!(await portIsFree(PORT))) {
+  log(`port ${PORT} is taken by another program (\`ss -ltnp 'sport = :${PORT}'\` shows which); stop it or pass --port`);
+  process.exit(1);
 }
 
 const started: StartedProcess[] = [];
@@ -198,6 +204,14 @@ async function serveBundle(): Promise<Served> {
     // Miniflare restarts nothing by itself and reports no exit: a dead workerd shows as failed requests.
     exited: new Promise<number>(() => {}),
   };
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
 }
 
 function readFileSafe(path: string): string | undefined {
