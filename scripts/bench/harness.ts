@@ -6,22 +6,16 @@
  * Benchmarks report ratios against a baseline run side by side in the same process: the machine
  * is shared and noisy, absolute numbers are only indicative.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, extname, join } from "node:path";
-import type { Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { randomBytes } from "node:crypto";
 import { Redis as IORedis } from "ioredis";
-import { Log, LogLevel, Miniflare } from "miniflare";
+import type { Miniflare } from "miniflare";
 import { sign } from "hono/jwt";
 import { startStack, type Stack } from "../stack/index.js";
+import { startWorkerd } from "../stack/workerd.js";
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
 
 export interface BenchWorker {
   /** Base URL of the Worker (http://127.0.0.1:PORT). */
@@ -35,27 +29,19 @@ export interface BenchWorker {
   stop(): Promise<void>;
 }
 
-/** The Worker's compatibility date and flags, as wrangler.toml declares them. */
-function compatibilityOf(toml: string): { compatibilityDate: string; compatibilityFlags: string[] } {
-  const date = toml.match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1];
-  const flags = toml.match(/^compatibility_flags\s*=\s*\[([^\]]*)\]/m)?.[1] ?? "";
-  if (!date) throw new Error("wrangler.toml has no compatibility_date");
-  return { compatibilityDate: date, compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!) };
-}
-
-/** Bundles the Worker with wrangler (as deploy would) into a temp dir; `entry` replaces wrangler.toml's `main`. */
-function bundleWorker(entry?: string): string {
-  const outdir = mkdtempSync(join(tmpdir(), "bench-worker-"));
-  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", outdir, ...(entry ? [entry] : [])], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-  return outdir;
-}
-
 /**
  * Starts a fresh stack and the Worker in workerd. Rate limiters are left unbound (the middleware
  * fails open) so the load generator measures the handlers, not the limiter.
  */
 export async function startBenchWorker(
-  options: { vars?: Record<string, string>; log?: (line: string) => void; entry?: string; onWorkerLog?: (line: string) => void } = {},
+  options: {
+    vars?: Record<string, string>;
+    log?: (line: string) => void;
+    /** A bench-only entry to bundle instead of wrangler.toml's `main` (one that adds baseline routes). */
+    entry?: string;
+    /** Each line the Worker writes to stdout (its JSON request and queue log lines). */
+    onWorkerLog?: (line: string) => void;
+  } = {},
 ): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
   const stack = await startStack({ mode: "test", log });
@@ -69,20 +55,11 @@ export async function startBenchWorker(
 }
 
 async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWorker>[0] & {}): Promise<BenchWorker> {
-  const outdir = bundleWorker(options.entry);
   const jwtSecret = randomBytes(32).toString("hex");
-  const mf = new Miniflare({
-    log: new Log(LogLevel.WARN),
-    modules: true,
-    // wrangler names the bundle after its entry (index.js for src/index.ts, worker.js for a bench entry).
-    scriptPath: join(outdir, options.entry ? `${basename(options.entry, extname(options.entry))}.js` : "index.js"),
-    modulesRoot: outdir,
-    ...compatibilityOf(readFileSync(join(ROOT, "wrangler.toml"), "utf8")),
-    host: "127.0.0.1",
-    port: 0,
-    // BENCH_INSPECT_PORT=9229 opens the V8 inspector of the Worker (CPU profiles of a run).
-    ...(process.env.BENCH_INSPECT_PORT ? { inspectorPort: Number(process.env.BENCH_INSPECT_PORT) } : {}),
-    bindings: {
+  let rest = "";
+  const worker = await startWorkerd({
+    entry: options.entry,
+    vars: {
       UPSTASH_REDIS_REST_URL: stack.restUrl,
       UPSTASH_REDIS_REST_TOKEN: stack.restToken,
       DATABASE_URL: stack.databaseUrl,
@@ -91,45 +68,33 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
       ENVIRONMENT: "bench",
       ...options.vars,
     },
-    durableObjects: { LIVE_ROOMS: { className: "LiveRoom", useSQLite: true } },
-    // The feed queue as wrangler.toml declares it (the consumer is this Worker's queue()).
-    queueProducers: { FEED_QUEUE: "feed-fanout" },
-    queueConsumers: {
-      "feed-fanout": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 5, deadLetterQueue: "feed-fanout-dlq" },
-      "feed-fanout-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
-    },
     // Serve the Worker on its own socket, as Cloudflare's edge hands requests straight to the
     // isolate: Miniflare's default entry worker adds a second hop through workerd per request.
-    unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-    // The Worker logs one JSON line per request; drain it so logging costs what it costs in
+    socket: "direct",
+    rateLimiters: false,
+    // BENCH_INSPECT_PORT=9229 opens the V8 inspector of the Worker (CPU profiles of a run).
+    inspectorPort: process.env.BENCH_INSPECT_PORT ? Number(process.env.BENCH_INSPECT_PORT) : undefined,
+    // The Worker logs one JSON line per request; it is drained so logging costs what it costs in
     // production without flooding the benchmark's output.
-    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-      if (options.onWorkerLog) {
-        let rest = "";
-        stdout.on("data", (chunk: Buffer) => {
-          const lines = (rest + chunk.toString("utf8")).split("\n");
-          rest = lines.pop() ?? "";
-          for (const line of lines) options.onWorkerLog!(line);
-        });
-      } else stdout.resume();
-      stderr.on("data", (chunk: Buffer) => process.env.BENCH_DEBUG && process.stderr.write(chunk));
+    onOutput: (chunk, stream) => {
+      if (stream === "stderr") {
+        if (process.env.BENCH_DEBUG) process.stderr.write(chunk);
+      } else if (options.onWorkerLog) {
+        const lines = (rest + chunk.toString("utf8")).split("\n");
+        rest = lines.pop() ?? "";
+        for (const line of lines) options.onWorkerLog(line);
+      }
     },
   });
-  await mf.ready;
-  const url = (await mf.unsafeGetDirectURL()).toString().replace(/\/$/, "");
   return {
-    url,
+    url: worker.url,
     stack,
-    mf,
+    mf: worker.mf,
     token: (sub, role = "user") => sign({ sub, role, exp: Math.floor(Date.now() / 1000) + 3600 }, jwtSecret, "HS256"),
-    async scheduled(cron) {
-      const worker = await mf.getWorker();
-      await worker.scheduled({ cron, scheduledTime: new Date() });
-    },
+    scheduled: worker.scheduled,
     async stop() {
-      await mf.dispose();
+      await worker.stop();
       await stack.stop();
-      rmSync(outdir, { recursive: true, force: true });
     },
   };
 }
@@ -139,16 +104,35 @@ export interface LoadRequest {
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** Label for per-scenario figures (`LoadResult.byScenario`). */
+  scenario?: string;
+  /**
+   * A WebSocket session instead of an HTTP request: connect to `path`, send `send` (if any), wait
+   * for the first message, close. Its latency is the whole session (join and leave).
+   */
+  webSocket?: { send?: string };
 }
 
-export interface LoadResult {
+export interface LoadStats {
   requests: number;
   errors: number;
-  /** Status codes of failed requests (non-2xx), for the report. */
+  /** Status codes of failed requests (non-2xx; `network` when no answer came), for the report. */
   errorStatuses: Record<string, number>;
   rps: number;
   p50Ms: number;
+  p90Ms: number;
   p99Ms: number;
+}
+
+export interface LoadResult extends LoadStats {
+  elapsedMs: number;
+  /** The same figures per `LoadRequest.scenario` (requests without one count under ""). */
+  byScenario: Record<string, LoadStats>;
+}
+
+export interface LoadProgress {
+  requests: number;
+  errors: number;
   elapsedMs: number;
 }
 
@@ -163,6 +147,7 @@ const REQUEST_CHUNK = 256;
  * main thread, and clients sharing its event loop would slow them down — unlike production, where
  * Upstash and Neon are other machines. `request(i)` runs here, in order, in chunks the thread asks
  * for as it runs low, so it may close over anything (at most one chunk is built and not sent).
+ * `onProgress` is called about once a second with the running totals.
  */
 export async function runLoad(options: {
   baseUrl: string;
@@ -170,8 +155,9 @@ export async function runLoad(options: {
   durationMs?: number;
   total?: number;
   request: (i: number) => LoadRequest;
+  onProgress?: (progress: LoadProgress) => void;
 }): Promise<LoadResult> {
-  const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request } = options;
+  const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request, onProgress } = options;
   let built = 0;
   const nextChunk = () => {
     const chunk = [];
@@ -184,34 +170,48 @@ export async function runLoad(options: {
         // gzip every small JSON answer itself and the clients would inflate it.
         headers: { "accept-encoding": "identity", ...(req.body === undefined ? {} : { "content-type": "application/json" }), ...req.headers },
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        scenario: req.scenario ?? "",
+        webSocket: req.webSocket,
       });
     }
     return chunk;
   };
   const worker = new Worker(LOAD_WORKER_SOURCE, { eval: true, env: process.env, workerData: { origin: baseUrl, first: nextChunk(), concurrency, durationMs } });
-  const { latencies, errors, errorStatuses, elapsedMs } = await new Promise<{
-    latencies: Float64Array;
-    errors: number;
-    errorStatuses: Record<string, number>;
+  const { latencies, elapsedMs } = await new Promise<{
+    latencies: Record<string, { ms: Float64Array; errors: number; errorStatuses: Record<string, number> }>;
     elapsedMs: number;
   }>((resolve, reject) => {
-    worker.on("message", (message: { need?: true; done?: true }) => {
+    worker.on("message", (message: { need?: true; progress?: LoadProgress; done?: true }) => {
       if (message.need) worker.postMessage(nextChunk());
+      else if (message.progress) onProgress?.(message.progress);
       else resolve(message as never);
     });
     worker.once("error", reject);
   });
   await worker.terminate();
-  const sorted = Array.from(latencies).sort((a, b) => a - b);
-  return {
-    requests: sorted.length,
-    errors,
-    errorStatuses,
-    rps: sorted.length / (elapsedMs / 1000),
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
-    elapsedMs,
+  const statsOf = (ms: number[], errors: number, errorStatuses: Record<string, number>): LoadStats => {
+    const sorted = ms.sort((a, b) => a - b);
+    return {
+      requests: sorted.length,
+      errors,
+      errorStatuses,
+      rps: sorted.length / (elapsedMs / 1000),
+      p50Ms: percentile(sorted, 0.5),
+      p90Ms: percentile(sorted, 0.9),
+      p99Ms: percentile(sorted, 0.99),
+    };
   };
+  const byScenario: Record<string, LoadStats> = {};
+  const all: number[] = [];
+  const allStatuses: Record<string, number> = {};
+  let allErrors = 0;
+  for (const [scenario, { ms, errors, errorStatuses }] of Object.entries(latencies)) {
+    byScenario[scenario] = statsOf(Array.from(ms), errors, errorStatuses);
+    for (const value of ms) all.push(value);
+    allErrors += errors;
+    for (const [status, n] of Object.entries(errorStatuses)) allStatuses[status] = (allStatuses[status] ?? 0) + n;
+  }
+  return { ...statsOf(all, allErrors, allStatuses), elapsedMs, byScenario };
 }
 
 /** The clients' loop, run in a worker thread (plain JavaScript: no loader needed there). */
@@ -221,8 +221,12 @@ const { performance } = require("node:perf_hooks");
 // undici's Pool rather than fetch: the WHATWG wrapper costs the clients several times the CPU,
 // and on this 2-core machine the clients' CPU is taken from the services being measured.
 const { Pool } = require("undici");
+const WebSocket = require("ws");
 const { origin, first, concurrency, durationMs } = workerData;
 const pool = new Pool(origin, { connections: concurrency });
+const wsOrigin = origin.replace(/^http/, "ws");
+/** A WebSocket session that shows no message within this time counts as failed (status "timeout"). */
+const WS_TIMEOUT_MS = 10000;
 const queue = first.slice();
 let exhausted = first.length === 0, refill = null;
 function askForMore() {
@@ -237,11 +241,31 @@ function askForMore() {
   }
   return refill;
 }
-const latencies = [];
-const errorStatuses = {};
-let errors = 0;
+/** Resolves to null when the session went as planned, else to the status to report. */
+function webSocketSession(req) {
+  return new Promise((resolve) => {
+    let outcome = null, settled = false;
+    const ws = new WebSocket(wsOrigin + req.path, { headers: req.headers, perMessageDeflate: false });
+    const finish = (status) => { if (!settled) { settled = true; clearTimeout(timer); resolve(status); } };
+    const timer = setTimeout(() => { outcome = "timeout"; ws.terminate(); finish("timeout"); }, WS_TIMEOUT_MS);
+    ws.on("unexpected-response", (_, res) => { res.resume(); ws.terminate(); finish(String(res.statusCode)); });
+    ws.on("open", () => { if (req.webSocket.send !== undefined) ws.send(req.webSocket.send); else ws.close(1000); });
+    ws.on("message", () => ws.close(1000));
+    ws.on("close", () => finish(outcome));
+    ws.on("error", () => finish("network"));
+  });
+}
+const byScenario = {};
+let requests = 0, errors = 0;
+function record(scenario, ms, status) {
+  const s = byScenario[scenario] || (byScenario[scenario] = { ms: [], errors: 0, errorStatuses: {} });
+  s.ms.push(ms);
+  requests++;
+  if (status !== null) { s.errors++; errors++; s.errorStatuses[status] = (s.errorStatuses[status] || 0) + 1; }
+}
 const started = performance.now();
 const deadline = started + durationMs;
+const progress = setInterval(() => parentPort.postMessage({ progress: { requests, errors, elapsedMs: performance.now() - started } }), 1000);
 async function client() {
   while (performance.now() < deadline) {
     if (queue.length < concurrency) askForMore();
@@ -252,19 +276,26 @@ async function client() {
     }
     const req = queue.shift();
     const sentAt = performance.now();
+    let status = null;
     try {
-      const res = await pool.request({ path: req.path, method: req.method, headers: req.headers, body: req.body });
-      await res.body.arrayBuffer();
-      if (res.statusCode >= 300) { errors++; errorStatuses[res.statusCode] = (errorStatuses[res.statusCode] || 0) + 1; }
+      if (req.webSocket) status = await webSocketSession(req);
+      else {
+        const res = await pool.request({ path: req.path, method: req.method, headers: req.headers, body: req.body });
+        await res.body.arrayBuffer();
+        if (res.statusCode >= 300) status = String(res.statusCode);
+      }
     } catch {
-      errors++; errorStatuses.network = (errorStatuses.network || 0) + 1;
+      status = "network";
     }
-    latencies.push(performance.now() - sentAt);
+    record(req.scenario, performance.now() - sentAt, status);
   }
 }
 Promise.all(Array.from({ length: concurrency }, client)).then(() => {
+  clearInterval(progress);
   pool.close();
-  parentPort.postMessage({ done: true, latencies: Float64Array.from(latencies), errors, errorStatuses, elapsedMs: performance.now() - started });
+  const latencies = {};
+  for (const [name, s] of Object.entries(byScenario)) latencies[name] = { ms: Float64Array.from(s.ms), errors: s.errors, errorStatuses: s.errorStatuses };
+  parentPort.postMessage({ done: true, latencies, elapsedMs: performance.now() - started });
 });
 `;
 

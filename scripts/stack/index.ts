@@ -5,7 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { startRedis } from "./redis.js";
-import { startPostgres, type StackMode } from "./postgres.js";
+import { join } from "node:path";
+import { DEV_DATA_DIR, startPostgres, type StackMode } from "./postgres.js";
 import { migrate } from "./migrate.js";
 import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge.js";
 import { startNeonWsProxy, type NeonWsProxy } from "./neon-ws-proxy.js";
@@ -37,9 +38,19 @@ export interface StackOptions {
   log?: (line: string) => void;
   /** Apply `drizzle/` migrations once Postgres is up (default true). */
   migrate?: boolean;
+  /** Dev mode: where Postgres (`postgres/`) and Redis (`redis/`, append-only file) keep their data. */
+  dataDir?: string;
+  /** Dev mode: told each spawned redis-server's pid (for the leftover record). */
+  onRedisSpawn?: (pid: number) => void;
 }
 
-export async function startStack({ mode, log = () => {}, migrate: runMigrations = true }: StackOptions): Promise<Stack> {
+export async function startStack({
+  mode,
+  log = () => {},
+  migrate: runMigrations = true,
+  dataDir = DEV_DATA_DIR,
+  onRedisSpawn,
+}: StackOptions): Promise<Stack> {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stops.reverse()) {
@@ -50,7 +61,10 @@ export async function startStack({ mode, log = () => {}, migrate: runMigrations 
 
   try {
     // Started side by side (Postgres takes seconds); whichever succeeded is stopped if the other failed.
-    const [redisStarted, postgresStarted] = await Promise.allSettled([startRedis({ log }), startPostgres({ mode, log })]);
+    const [redisStarted, postgresStarted] = await Promise.allSettled([
+      startRedis({ log, onSpawn: onRedisSpawn, dataDir: mode === "dev" ? join(dataDir, "redis") : undefined }),
+      startPostgres({ mode, log, dataDir }),
+    ]);
     if (redisStarted.status === "fulfilled") stops.push(() => redisStarted.value.stop());
     if (postgresStarted.status === "fulfilled") stops.push(() => postgresStarted.value.stop());
     if (redisStarted.status === "rejected") throw redisStarted.reason;

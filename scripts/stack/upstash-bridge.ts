@@ -43,6 +43,9 @@ export interface UpstashBridgeOptions {
   port?: number;
 }
 
+/** `GET` with the bearer token: the bridge's `BridgeStats` as JSON (local tooling only). */
+export const STATS_PATH = "/__bridge/stats";
+
 /** Upstash's documented request size limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -74,6 +77,10 @@ export async function startUpstashBridge({
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://bridge").pathname.replace(/\/+$/, "") || "/";
+    // Not Upstash's protocol: how `npm run load` counts the round trips of a running dev Worker.
+    if (path === STATS_PATH && req.method === "GET" && req.headers.authorization === `Bearer ${token}`) {
+      return respond(res, 200, stats);
+    }
     stats.requests += 1;
     if (path === "/" || path === "/pipeline" || path === "/multi-exec") stats.byPath[path] += 1;
 

@@ -1,0 +1,246 @@
+/**
+ * What `npm run dev` runs (started by `scripts/dev.ts` in a process group of its own): the local
+ * stack (Redis, Postgres, Upstash bridge, Neon proxy), migrations, the Worker, and a cron runner.
+ *
+ * - default: `wrangler dev` (rebuilds on save, DevTools, source-mapped logs);
+ * - `--serve`: the bundled Worker in workerd through Miniflare's API, with no dev proxy in front
+ *   (production-like: for load and soak work; see the README for why both exist).
+ *
+ * SIGTERM, or the end of stdin (the supervising `scripts/dev.ts` is gone, however it died), flushes
+ * buffered counters (fires the flush cron), then stops everything it started. A run killed hard
+ * itself is cleaned up by the next start (`leftovers.ts`).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { startStack } from "../stack/index.js";
+import { REPO_ROOT } from "../stack/migrate.js";
+import { DEV_DATA_DIR, redactPassword } from "../stack/postgres.js";
+import { startWorkerd, type RunningWorker } from "../stack/workerd.js";
+import { DEV_JWT_SECRET, readDevVars } from "../dev-vars.js";
+import { fireCron } from "../fire-cron.js";
+import { startCronRunner } from "./cron-runner.js";
+import { cleanLeftovers, descendantsNamed, devRecordPath, removeDevRecord, writeDevRecord, type DevRecord, type StartedProcess } from "./leftovers.js";
+import { CRON_SCHEDULES } from "../../src/cron.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    serve: { type: "boolean", default: false },
+    port: { type: "string", default: "8787" },
+    "data-dir": { type: "string", default: DEV_DATA_DIR },
+  },
+});
+const PORT = Number(flags.port);
+const DATA_DIR = resolve(flags["data-dir"]!);
+const WORKER_URL = `http://127.0.0.1:${PORT}`;
+/** Longest wait for the flush on the way out; then the deltas simply stay in Redis' file. */
+const FLUSH_ON_STOP_MS = 30_000;
+const log = (line: string) => console.log(`[dev] ${line}`);
+
+mkdirSync(DATA_DIR, { recursive: true });
+const recordPath = devRecordPath(DATA_DIR);
+const leftovers = await cleanLeftovers(recordPath);
+if (leftovers.previousPid !== undefined) {
+  log(
+    `the last dev run (pid ${leftovers.previousPid}) did not shut down: ` +
+      (leftovers.stopped.length ? `stopped what it left running: ${leftovers.stopped.join(", ")}` : "nothing of it was still running"),
+  );
+}
+
+if (!(await portIsFree(PORT))) {
+  log(`port ${PORT} is taken by another program (\`ss -ltnp 'sport = :${PORT}'\` shows which); stop it or pass --port`);
+  process.exit(1);
+}
+
+const started: StartedProcess[] = [];
+let stackInfo: DevRecord["stack"];
+const startedAt = new Date().toISOString();
+const record = () => writeDevRecord(recordPath, { pid: process.pid, port: PORT, startedAt, processes: started, stack: stackInfo });
+record(); // from here on a hard kill leaves a record the next start can act on
+
+const stack = await startStack({
+  mode: "dev",
+  dataDir: DATA_DIR,
+  log,
+  onRedisSpawn: (pid) => (started.push({ pid, what: "redis-server", match: "redis-server" }), record()),
+});
+const postmaster = Number(readFileSafe(join(DATA_DIR, "postgres/postmaster.pid"))?.split("\n")[0]);
+if (postmaster) started.push({ pid: postmaster, what: "postgres", match: "postgres" });
+stackInfo = { redisUrl: stack.redisUrl, restUrl: stack.restUrl, restToken: stack.restToken };
+record();
+const jwtSecret = readDevVars().JWT_SECRET ?? DEV_JWT_SECRET;
+
+const vars: Record<string, string> = {
+  UPSTASH_REDIS_REST_URL: stack.restUrl,
+  UPSTASH_REDIS_REST_TOKEN: stack.restToken,
+  DATABASE_URL: stack.databaseUrl,
+  NEON_WS_PROXY: stack.wsProxy,
+  JWT_SECRET: jwtSecret,
+};
+
+/** How the running Worker is stopped and how a cron is fired on it, whichever way it runs. */
+interface Served {
+  fire(expression: string): Promise<number>;
+  stop(): Promise<void>;
+  exited: Promise<number>;
+}
+
+const served: Served = flags.serve ? await serveBundle() : startWranglerDev();
+started.push(...descendantsNamed(process.pid, ["workerd"]));
+record();
+
+console.log(
+  [
+    "",
+    `  Local stack (${flags.serve ? "--serve: bundled Worker in workerd, no dev proxy" : "wrangler dev"})`,
+    `    Postgres        ${redactPassword(stack.databaseUrl)}`,
+    `    Redis           ${stack.redisUrl} (append-only file in ${join(DATA_DIR, "redis")})`,
+    `    Upstash bridge  ${stack.restUrl}  (token ${stack.restToken})`,
+    `    Neon WS proxy   ${stack.wsProxy}`,
+    `    Worker          ${WORKER_URL}`,
+    `    JWT secret      ${jwtSecret === DEV_JWT_SECRET ? "dev default (set JWT_SECRET in .dev.vars)" : "from .dev.vars"}`,
+    `    Crons           ${Object.entries(CRON_SCHEDULES).map(([name, expr]) => `${name} "${expr}"`).join(", ")} (UTC)`,
+    `    Data            ${DATA_DIR}`,
+    "",
+  ].join("\n"),
+);
+
+const crons = startCronRunner({ fire: served.fire, log });
+
+let stopping = false;
+async function shutdown(exitCode: number, workerGone = false): Promise<never> {
+  if (stopping) return new Promise<never>(() => {});
+  stopping = true;
+  log("stopping…");
+  crons.stop();
+  if (!workerGone) {
+    // Increments wait in Redis for the per-minute flush; apply them now so Postgres holds them too.
+    const flushed = await Promise.race([
+      served.fire(CRON_SCHEDULES.flush).then((status) => `flushed counters (flush cron → ${status})`),
+      new Promise<string>((r) => setTimeout(() => r("flush did not finish in time: pending deltas stay in Redis' file"), FLUSH_ON_STOP_MS)),
+    ]).catch((error: unknown) => `flush failed (${String(error)}): pending deltas stay in Redis' file`);
+    log(flushed);
+  }
+  await served.stop();
+  await stack.stop();
+  removeDevRecord(recordPath);
+  log("stopped");
+  process.exit(exitCode);
+}
+
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+process.on("SIGHUP", () => void shutdown(0));
+// The supervisor holds our stdin's other end: EOF means it is gone (killed, terminal closed).
+process.stdin.on("end", () => void shutdown(0));
+process.stdin.on("error", () => void shutdown(0));
+process.stdin.resume();
+void served.exited.then((code) => shutdown(code, true));
+
+/** `wrangler dev` on PORT, in a process group of its own under an orphan guard. */
+function startWranglerDev(): Served {
+  // Own process group (detached): Ctrl-C reaches this script, which flushes through wrangler
+  // before stopping it; stopping the group takes wrangler AND the workerd it spawns. The guard
+  // stops that group if this script dies without doing so (its stdin is our pipe).
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      join(REPO_ROOT, "scripts/dev/orphan-guard.mjs"),
+      join(REPO_ROOT, "node_modules/.bin/wrangler"),
+      "dev",
+      "--port",
+      String(PORT),
+      "--ip",
+      "127.0.0.1",
+      "--test-scheduled",
+      ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+    ],
+    {
+      cwd: REPO_ROOT,
+      stdio: ["pipe", "inherit", "inherit"],
+      detached: true,
+      env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+    },
+  );
+  started.push({ pid: child.pid!, what: "wrangler", match: "orphan-guard", group: true });
+  return {
+    fire: async (expression) => (await fireCron(expression, WORKER_URL)).status,
+    stop: () => stopProcessGroup(child),
+    exited: new Promise((r) => child.once("exit", (code) => r(code ?? 1))),
+  };
+}
+
+/** The bundled Worker in workerd through Miniflare's API, on PORT behind its entry worker. */
+async function serveBundle(): Promise<Served> {
+  let worker: RunningWorker;
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  try {
+    worker = await startWorkerd({
+      vars,
+      port: PORT,
+      // The entry worker adds /cdn-cgi/handler/scheduled, so `npm run cron` works in this mode too.
+      socket: "entry",
+      onOutput: (chunk, stream) => (stream === "stdout" ? process.stdout : process.stderr).write(chunk),
+    });
+  } catch (error) {
+    await stack.stop();
+    removeDevRecord(recordPath);
+    throw error;
+  }
+  // Miniflare's exit hook kills workerd and exits on SIGINT/SIGTERM; this script must flush
+  // through workerd first and stops it itself (its "exit" hook stays, as a last resort).
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  }
+  return {
+    fire: async (expression) => {
+      await worker.scheduled(expression);
+      return 200;
+    },
+    stop: () => worker.stop(),
+    // Miniflare restarts nothing by itself and reports no exit: a dead workerd shows as failed requests.
+    exited: new Promise<number>(() => {}),
+  };
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+function readFileSafe(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * SIGTERM the child's whole process group (also when it already exited, so no workerd is left
+ * behind); SIGKILL it if it is still there after 5 s.
+ */
+async function stopProcessGroup(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined) return;
+  const exited =
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  signalGroup("SIGTERM");
+  const timer = setTimeout(() => signalGroup("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

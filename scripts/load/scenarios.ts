@@ -1,0 +1,83 @@
+/**
+ * What `npm run load` sends: the requests a community app's screens make most, each scenario a
+ * function from request number to request. Users rotate over the synthetic population so that
+ * per-user write limits (wrangler.toml `[[ratelimits]]`) hold at full speed, as with real users.
+ */
+import type { LoadRequest } from "../bench/harness.js";
+import type { Callers } from "./target.js";
+
+export interface Fixtures {
+  callers: Callers;
+  hotPost: string;
+  room: string;
+}
+
+export interface Scenario {
+  name: string;
+  what: string;
+  request(i: number, f: Fixtures): LoadRequest;
+}
+
+/** Users a follow-churn run follows and unfollows (a few popular accounts, as in real churn). */
+const FOLLOW_TARGETS = 10;
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: "likes",
+    what: "like then unlike the hot post, each user in turn",
+    request: (i, { callers, hotPost }) => ({
+      // A user's first pass likes, the next unlikes: the counter moves on every request.
+      method: Math.floor(i / callers.users) % 2 === 0 ? "PUT" : "DELETE",
+      path: `/v1/posts/${hotPost}/likes/me`,
+      headers: { authorization: callers.user(i) },
+    }),
+  },
+  {
+    name: "reads",
+    what: "the hot post's counters and the post itself",
+    request: (i, { hotPost }) => ({ path: i % 2 === 0 ? `/v1/counters/post?ids=${hotPost}` : `/v1/posts/${hotPost}` }),
+  },
+  {
+    name: "feed",
+    what: "first page of the home timeline",
+    request: (i, { callers }) => ({ path: "/v1/me/feed?limit=20", headers: { authorization: callers.user(i) } }),
+  },
+  {
+    name: "badges",
+    what: "every unread badge in one call",
+    request: (i, { callers }) => ({ path: "/v1/me/badges?cap=99", headers: { authorization: callers.user(i) } }),
+  },
+  {
+    name: "live",
+    what: "join the live room over a WebSocket, ask the counts, leave",
+    request: (i, { callers, room }) => ({
+      // User 0 hosts; viewers are everyone else.
+      path: `/v1/live/${room}/ws?token=${callers.userToken(1 + (i % (callers.users - 1)))}`,
+      webSocket: { send: "counts" },
+    }),
+  },
+  {
+    name: "follows",
+    what: "follow then unfollow popular accounts",
+    request: (i, { callers }) => {
+      // The last FOLLOW_TARGETS users are the accounts followed; each other user alternates
+      // following and unfollowing the same one.
+      const followers = callers.users - FOLLOW_TARGETS;
+      const k = i % followers;
+      return {
+        method: Math.floor(i / followers) % 2 === 0 ? "PUT" : "DELETE",
+        path: `/v1/me/following/${callers.userId(followers + (k % FOLLOW_TARGETS))}`,
+        headers: { authorization: callers.user(k) },
+      };
+    },
+  },
+];
+
+/** Scenarios by name, in the order given; throws on an unknown name. */
+export function pickScenarios(names: string): Scenario[] {
+  return names.split(",").map((name) => {
+    const scenario = SCENARIOS.find((s) => s.name === name.trim());
+    if (!scenario) throw new Error(`unknown scenario "${name}" (known: ${SCENARIOS.map((s) => s.name).join(", ")})`);
+    return scenario;
+  });
+}
