@@ -5,8 +5,8 @@
  *      posts: this design (one script) vs the naive design (`/v1/bench/naive/feed`: follows ⋈ posts
  *      ORDER BY id DESC LIMIT 20, then counters and flags, all from Postgres) — requests/s, p50,
  *      p99, Redis round trips (requests reaching the Upstash bridge), billed commands
- *      (`INFO commandstats` deltas) and Postgres statements (`xact_commit` deltas; each autocommit
- *      statement is one transaction) per page;
+ *      (`INFO commandstats` deltas) and Postgres statements (counted by the stack's Neon proxy:
+ *      Query/Execute messages) per page;
  *   2. a cold page (timeline build): Postgres statements and ms;
  *   3. a fan-out of one post to 10,000 followers of whom half have a timeline: ms from publish to the
  *      last delivery, queue messages (the consumer's log lines), Redis round trips, billed commands;
@@ -59,22 +59,14 @@ async function main() {
     const tokens = await Promise.all(Array.from({ length: READERS }, (_, r) => bench.token(String(READER_BASE + r))));
     const auth = (r: number) => ({ Authorization: `Bearer ${tokens[r % READERS]}` });
 
-    // Statements Postgres ran: committed transactions (each autocommit statement is one) minus new
-    // sessions (each connection's start-up commits one: a Worker request opens its own pool) minus
-    // the idle noise of a window (our own stats query).
-    const pgCount = async () => {
-      await new Promise((r) => setTimeout(r, 1_100)); // backends report stats at most once a second
-      const { rows } = await db.query("SELECT xact_commit::text AS x, sessions::text AS s FROM pg_stat_database WHERE datname = current_database()");
-      return Number(rows[0].x) - Number(rows[0].s);
-    };
-    const idle0 = await pgCount();
-    const idle = (await pgCount()) - idle0;
-    const xact = pgCount;
+    // Statements the Worker sent to Postgres: counted by the stack's Neon proxy (each simple Query
+    // or extended-protocol Execute message is one statement).
+    const statementsSoFar = () => bench.stack.proxy.stats.statements;
 
     // ── 2. Cold pages (timeline builds): 10 readers one after another, in one counting window ──
     const COLD = 10;
     const coldMs: number[] = [];
-    const x0 = await xact();
+    const x0 = statementsSoFar();
     for (let r = 0; r < COLD; r++) {
       const t0 = performance.now();
       const res = await fetch(`${bench.url}/v1/me/feed?limit=20`, { headers: auth(r) });
@@ -82,7 +74,7 @@ async function main() {
       const body = (await res.json()) as { items: unknown[] };
       if (res.status !== 200 || body.items.length !== 20) throw new Error(`cold page: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
     }
-    const coldStatements = [Math.max(0, (await xact()) - x0 - idle) / COLD];
+    const coldStatements = [(statementsSoFar() - x0) / COLD];
     // Every reader's timeline built and its first page's counters cached: the warm state.
     await runLoad({ baseUrl: bench.url, concurrency: 8, total: READERS * 2, request: (i) => ({ path: "/v1/me/feed?limit=20", headers: auth(i) }) });
     await runLoad({ baseUrl: bench.url, concurrency: 8, total: 100, request: (i) => ({ path: "/v1/bench/naive/feed", headers: auth(i) }) });
@@ -92,9 +84,9 @@ async function main() {
     const measured = async (name: string, run: () => Promise<LoadResult>) => {
       const statsBefore = await redisCommandStats(bench.stack.redisUrl);
       const bridgeBefore = bench.stack.bridge.stats.requests;
-      const x0 = await xact();
+      const x0 = statementsSoFar();
       const result = await run();
-      const statements = Math.max(0, (await xact()) - x0 - idle);
+      const statements = statementsSoFar() - x0;
       const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
       const bridge = bench.stack.bridge.stats.requests - bridgeBefore;
       const ok = result.requests - result.errors;
@@ -160,12 +152,12 @@ async function main() {
     // ── 4. A follow on the request path (caches already built by a first follow) ──
     const follower = `Bearer ${await bench.token("3000000")}`;
     await fetch(`${bench.url}/v1/me/following/1`, { method: "PUT", headers: { Authorization: follower } });
-    await new Promise((r) => setTimeout(r, 1_000)); // its queued sync is delivered
+    await new Promise((r) => setTimeout(r, 2_500)); // its queued sync is delivered (max_batch_timeout 1 s)
     const consumed = fanoutLines.length;
     const fb = bench.stack.bridge.stats.requests;
     const fr = await fetch(`${bench.url}/v1/me/following/2`, { method: "PUT", headers: { Authorization: follower } });
     if (fr.status !== 200) throw new Error(`follow: ${fr.status}`);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await new Promise((r) => setTimeout(r, 2_500));
     // The bridge also saw the queue consumer deliver this follow's sync (one script per delivery,
     // counted from the consumer's log lines): the request path's share is the rest.
     const followRoundTrips = bench.stack.bridge.stats.requests - fb - (fanoutLines.length - consumed);

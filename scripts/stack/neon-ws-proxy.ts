@@ -19,6 +19,11 @@ export interface NeonWsProxy {
   port: number;
   /** Simulates Postgres being unreachable: refuse new connections, drop live ones. */
   setDown(down: boolean): void;
+  /**
+   * What drivers sent through this proxy since it started: connections, and statements (simple
+   * `Query` or extended-protocol `Execute` messages) — what the benchmarks count per request.
+   */
+  readonly stats: { connections: number; statements: number };
   close(): Promise<void>;
 }
 
@@ -30,6 +35,7 @@ export interface NeonWsProxyOptions {
 export async function startNeonWsProxy({ host = "127.0.0.1", port = 0 }: NeonWsProxyOptions = {}): Promise<NeonWsProxy> {
   const live = new Set<{ ws: WebSocket; tcp: Socket }>();
   let down = false;
+  const stats = { connections: 0, statements: 0 };
 
   const server = createServer((_req, res) => {
     res.writeHead(426, { "content-type": "text/plain" }).end("WebSocket upgrade required\n");
@@ -52,8 +58,14 @@ export async function startNeonWsProxy({ host = "127.0.0.1", port = 0 }: NeonWsP
     const pair = { ws, tcp };
     live.add(pair);
 
+    stats.connections++;
+    const count = statementCounter(() => stats.statements++);
     // Bytes from the driver may arrive before TCP connects; net.Socket buffers them.
-    ws.on("message", (data: RawData) => tcp.write(toBuffer(data)));
+    ws.on("message", (data: RawData) => {
+      const bytes = toBuffer(data);
+      count(bytes);
+      tcp.write(bytes);
+    });
     tcp.on("data", (chunk) => {
       if (ws.readyState === ws.OPEN) ws.send(chunk, { binary: true });
     });
@@ -87,6 +99,7 @@ export async function startNeonWsProxy({ host = "127.0.0.1", port = 0 }: NeonWsP
   return {
     wsProxy: `${host}:${actualPort}/v1`,
     port: actualPort,
+    stats,
     setDown(value: boolean) {
       down = value;
       if (down) dropAll();
@@ -114,4 +127,35 @@ function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
   if (Array.isArray(data)) return Buffer.concat(data);
   return Buffer.from(data);
+}
+
+/**
+ * Reads a connection's frontend byte stream as Postgres messages and calls `onStatement` for each
+ * `Q` (simple query) and `E` (execute). The first message (startup, or an SSL/GSS request before
+ * it) has no type byte; every later one is a type byte and an int32 length that counts itself.
+ */
+function statementCounter(onStatement: () => void): (chunk: Buffer) => void {
+  let pending: Buffer = Buffer.alloc(0);
+  let startup = true;
+  return (chunk) => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    for (;;) {
+      if (startup) {
+        if (pending.length < 8) return;
+        const length = pending.readInt32BE(0);
+        if (pending.length < length) return;
+        const code = pending.readInt32BE(4);
+        pending = pending.subarray(length);
+        // SSLRequest / GSSENCRequest come before the real startup message.
+        if (code !== 80877103 && code !== 80877104) startup = false;
+        continue;
+      }
+      if (pending.length < 5) return;
+      const length = pending.readInt32BE(1);
+      if (pending.length < 1 + length) return;
+      const type = String.fromCharCode(pending[0]!);
+      if (type === "Q" || type === "E") onStatement();
+      pending = pending.subarray(1 + length);
+    }
+  };
 }

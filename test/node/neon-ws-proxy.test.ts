@@ -35,6 +35,19 @@ afterAll(async () => {
 });
 
 describe("Neon Pool through the proxy", () => {
+  it("counts the statements and connections that pass through it (what benchmarks report)", async () => {
+    const before = { ...proxy.stats };
+    const pool = newPool();
+    await pool.query("SELECT 1"); // extended protocol: one Execute
+    await pool.query("SELECT $1::int AS n", [2]);
+    const client = await pool.connect();
+    await client.query("SELECT 3; SELECT 4"); // simple protocol: one Query message
+    client.release();
+    await pool.end();
+    expect(proxy.stats.statements - before.statements).toBe(3);
+    expect(proxy.stats.connections - before.connections).toBeGreaterThanOrEqual(1);
+  });
+
   it("runs a query with parameters", async () => {
     const pool = newPool();
     const { rows } = await pool.query("SELECT $1::int + 1 AS two, current_database() AS db", [1]);
