@@ -11,10 +11,10 @@ import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { feedBigAccountsTask } from "../../src/feed/tasks";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
-import { eventually, feed, follow, newestFirst, post, redis, walk } from "./support";
+import { eventually, feed, follow, newestFirst, post, redis, walk, fileServices } from "./support";
 
 const THRESHOLD = "900000000";
-const { services } = servicesFor();
+const services = fileServices();
 
 /** Sets an author's flushed followers counter and runs the per-minute scan; waits for the transition's end. */
 async function setFollowersAndScan(authors: string[], followers: number, expected: "big" | null) {

@@ -12,9 +12,9 @@ import { READ_PAGE } from "../../src/feed/page.lua";
 import { readHomeFeed } from "../../src/feed/timeline";
 import { servicesFor } from "../counters/support";
 import { newId } from "../support/api";
-import { eventually, feed, follow, newestFirst, post, redis, removePost } from "./support";
+import { eventually, feed, follow, newestFirst, post, redis, removePost, fileServices } from "./support";
 
-const { services } = servicesFor();
+const services = fileServices();
 
 const pageKeys = (userId: string) => [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId), feedKeys.bigFollows(userId), feedKeys.activity()];
 /** The page scripts' config arguments: TTL, prefixes, pulled-account bound, counter fields. */

@@ -1,7 +1,9 @@
 import { env } from "cloudflare:test";
-import { expect } from "vitest";
+import { afterAll, expect } from "vitest";
 import type { Env } from "../../src/env";
 import { createRedis } from "../../src/lib/redis";
+import type { Services } from "../../src/lib/services";
+import { servicesFor } from "../counters/support";
 import { api, type As, show } from "../support/api";
 
 export const redis = createRedis(env as unknown as Env);
@@ -58,3 +60,13 @@ export async function removePost(userId: string, postId: string) {
 
 /** Ids newest first, as the timeline orders them. */
 export const newestFirst = (ids: string[]) => [...ids].sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : BigInt(b) < BigInt(a) ? -1 : 0));
+
+/**
+ * Services for calling domain functions directly from a test file, closed after its last test: a
+ * Neon pool left open holds WebSockets past the file's end, which can stall the Workers pool.
+ */
+export function fileServices(overrides: Partial<Env> = {}): Services {
+  const { services, close } = servicesFor(overrides);
+  afterAll(close);
+  return services;
+}

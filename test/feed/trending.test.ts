@@ -9,12 +9,11 @@ import { counterKeys } from "../../src/counters/keys";
 import { trimTrendingTask } from "../../src/counters/tasks";
 import { hourOf, TRENDING_BUCKET_TOP } from "../../src/counters/trending";
 import { readTrending } from "../../src/feed/trending";
-import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
 import { useChaos } from "../support/stack";
-import { post, redis, removePost } from "./support";
+import { post, redis, removePost, fileServices } from "./support";
 
-const { services } = servicesFor();
+const services = fileServices();
 const chaos = useChaos();
 const service = { userId: newId(), role: "service" as const };
 let clock = Date.now();
