@@ -1,4 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { methodNotAllowed } from "hono/method-not-allowed";
 import type { CronJobName } from "./cron";
 import { DOCS_PAGE } from "./docs/page";
 import { healthRoutes } from "./health/routes";
@@ -31,10 +33,30 @@ export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
 
 export const events = createEventBus(subscribers);
 
+/** Request bodies above this are refused (413) before anything parses them. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
 /** Builds the HTTP app: middleware, every capability's routes, the OpenAPI document and docs page. */
 export function newApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", requestContext(events));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json(errorBody("payload_too_large", `Request body over ${MAX_BODY_BYTES} bytes`, [{ field: "body", message: `must be at most ${MAX_BODY_BYTES} bytes` }]), 413),
+    }),
+  );
+  // A known path asked with a method it does not serve: 405 with `Allow`, not 404.
+  app.use(
+    "*",
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) =>
+        c.json(errorBody("method_not_allowed", `${c.req.method} is not allowed on ${c.req.path}`), 405, { Allow: methods.join(", ") }),
+    }),
+  );
 
   app.route("/", healthRoutes);
   app.route("/", trendingRoutes); // before socialRoutes: "trending" is not a post id

@@ -1,7 +1,8 @@
+import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { api, newId, show, tokenFor } from "../support/api";
 
-const ERROR_CODES = ["bad_request", "unauthorized", "forbidden", "not_found", "conflict", "rate_limited", "unavailable", "internal"];
+const ERROR_CODES = ["bad_request", "unauthorized", "forbidden", "not_found", "method_not_allowed", "conflict", "payload_too_large", "rate_limited", "unavailable", "internal"];
 
 function expectErrorShape(body: any, code: string) {
   expect(body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
@@ -108,6 +109,52 @@ describe("validation and the error shape", () => {
     const res = await api("GET", "/v1/nope");
     expect(res.status, show(res)).toBe(404);
     expectErrorShape(res.body, "not_found");
+  });
+
+  it("answers a known path asked with another method 405, with Allow", async () => {
+    const feed = await api("DELETE", "/v1/me/feed", { as: { userId: newId() } });
+    expect(feed.status, show(feed)).toBe(405);
+    expectErrorShape(feed.body, "method_not_allowed");
+    expect(feed.headers.get("Allow")).toBe("GET, HEAD");
+
+    const posts = await api("PUT", "/v1/posts");
+    expect(posts.status, show(posts)).toBe(405);
+    expect(posts.headers.get("Allow")?.split(", ")).toContain("POST");
+    // Parameterised paths too, and a served method is untouched.
+    const following = await api("PATCH", `/v1/me/following/${newId()}`, { as: { userId: newId() } });
+    expect(following.status, show(following)).toBe(405);
+    expect(following.headers.get("Allow")?.split(", ").sort()).toEqual(["DELETE", "PUT"]);
+  });
+
+  it("refuses a body over 64 KB with 413 before parsing it, and changes nothing", async () => {
+    const me = newId();
+    const text = "x".repeat(70 * 1024);
+    const res = await api("POST", "/v1/posts", { as: { userId: me }, body: { text } });
+    expect(res.status, show(res)).toBe(413);
+    expectErrorShape(res.body, "payload_too_large");
+    expect(res.body.error.details).toEqual([expect.objectContaining({ field: "body" })]);
+
+    // Without Content-Length (a streamed body), the limit is counted as it arrives.
+    const chunk = new TextEncoder().encode(JSON.stringify({ text }));
+    const streamed = await SELF.fetch("http://edge.test/v1/posts", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${await tokenFor(me)}`, "Content-Type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(chunk);
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+
+    const mine = await api("GET", `/v1/users/${me}/posts`);
+    expect(mine.status, show(mine)).toBe(200);
+    expect(mine.body.items).toEqual([]);
+
+    const small = await api("POST", "/v1/posts", { as: { userId: me }, body: { text: "fits" } });
+    expect(small.status, show(small)).toBe(201);
   });
 });
 
