@@ -50,7 +50,9 @@ export const feedBigAccountsTask: CronTask = {
     const claimed = await claimTransitions(services.db, enter, Math.floor(enter * BIG_ACCOUNT_EXIT_RATIO), TRANSITIONS_PER_RUN);
     for (const c of claimed) await services.env.FEED_QUEUE.send({ kind: "transition", authorId: c.author_id, to: c.to, after: null });
     const states = await readBigAccounts(services.db, BIG_ACCOUNTS_SYNCED);
-    await services.redis.createScript(SYNC_BIG_STATES).exec([feedKeys.bigStates()], states.flatMap((r) => [r.author_id, r.state]));
+    const big = states.filter((r) => r.state === "big").map((r) => r.author_id);
+    const moving = states.filter((r) => r.state !== "big").map((r) => r.author_id);
+    await services.redis.createScript(SYNC_BIG_STATES).exec([feedKeys.bigStates()], [String(big.length), ...big, ...moving]);
     return { transitions: claimed.length, bigAccounts: states.length };
   },
 };

@@ -90,9 +90,30 @@ end
 return 1
 `;
 
-/** The per-minute re-sync of `feed:big` from Postgres (a lost hash would push big accounts' posts). Billed: EVALSHA + DEL (+ HSET). */
+/**
+ * The per-minute repair of `feed:big` from Postgres (a lost hash would push big accounts' posts):
+ * settled `big` rows are (re)written, fields of authors Postgres no longer lists are dropped, and
+ * authors in a transition are left to it — their consumer writes `to-…` when it begins and the
+ * final state when it ends, and a snapshot read before that end must not overwrite it (a stuck
+ * transition is re-sent after an hour and begins again). Billed: EVALSHA + HKEYS + one HDEL per
+ * dropped field + one HSET per 500 big accounts.
+ */
 export const SYNC_BIG_STATES = `
-redis.call('DEL', KEYS[1])
-if #ARGV > 0 then redis.call('HSET', KEYS[1], unpack(ARGV)) end
-return #ARGV / 2
+local states = KEYS[1]
+local nBig = tonumber(ARGV[1])            -- ARGV[2..nBig+1]: settled big authors; the rest: authors in a transition
+local listed = {}
+for i = 2, #ARGV do listed[ARGV[i]] = true end
+for _, author in ipairs(redis.call('HKEYS', states)) do
+  if not listed[author] then redis.call('HDEL', states, author) end
+end
+-- HSET in chunks: unpack() of more than a few thousand values overflows Lua's C stack.
+for first = 2, nBig + 1, 500 do
+  local fields = {}
+  for i = first, math.min(first + 499, nBig + 1) do
+    fields[#fields + 1] = ARGV[i]
+    fields[#fields + 1] = 'big'
+  end
+  redis.call('HSET', states, unpack(fields))
+end
+return nBig
 `;

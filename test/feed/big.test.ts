@@ -125,6 +125,37 @@ describe("big accounts", () => {
   });
 });
 
+describe("the per-minute repair of feed:big", () => {
+  it("restores settled big accounts, drops unknown ones, and leaves transitions to their consumer", async () => {
+    const [settled, moving, gone] = [newId(), newId(), newId()];
+    await queryRows(services.db, `INSERT INTO feed_big_accounts (author_id, state) VALUES ($1, 'big'), ($2, 'to-big')`, [settled, moving]);
+    // Followed far above the threshold, so the scan's hysteresis keeps both big.
+    await queryRows(
+      services.db,
+      `INSERT INTO counters (entity, entity_id, field, value) SELECT 'user', unnest($1::bigint[]), 'followers', 1000000000
+       ON CONFLICT (entity, entity_id, field) DO UPDATE SET value = excluded.value`,
+      [[settled, moving]],
+    );
+    try {
+      // The hash lost `settled`; `moving`'s transition ended in Redis after the snapshot the repair
+      // reads was taken (Postgres still says to-big there); `gone` is no big account at all.
+      await redis.hdel(feedKeys.bigStates(), settled);
+      await redis.hset(feedKeys.bigStates(), { [moving]: "big", [gone]: "big" });
+      const { services: scan, close } = servicesFor({ BIG_ACCOUNT_FOLLOWERS: THRESHOLD });
+      try {
+        await feedBigAccountsTask.run(scan);
+      } finally {
+        await close();
+      }
+      const states = await redis.hmget<Record<string, string | null>>(feedKeys.bigStates(), settled, moving, gone);
+      expect(states).toEqual({ [settled]: "big", [moving]: "big", [gone]: null });
+    } finally {
+      await queryRows(services.db, `DELETE FROM feed_big_accounts WHERE author_id = ANY($1::bigint[])`, [[settled, moving]]);
+      await queryRows(services.db, `DELETE FROM counters WHERE entity = 'user' AND entity_id = ANY($1::bigint[])`, [[settled, moving]]);
+    }
+  });
+});
+
 describe("GET /v1/me/feed?order=ranked", () => {
   it("orders by engagement and age, and pages over one snapshot while counts move", async () => {
     const [reader, author] = [newId(), newId()];
