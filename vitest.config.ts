@@ -60,6 +60,10 @@ export default defineConfig({
                 NEON_WS_PROXY: inject("wsProxy"),
                 JWT_SECRET: inject("jwtSecret"),
                 STACK_CONTROL_URL: inject("controlUrl"),
+                // Tests read right after writing through other paths (domain functions, Postgres by
+                // hand, other Redis bridges): they check what a reader sees where no edge copy is.
+                // test/counters/edge-cache.test.ts turns the copy on per request.
+                COUNTER_EDGE_CACHE_MS: "0",
               },
             },
           })),

@@ -24,6 +24,11 @@ export interface Env {
   BIG_ACCOUNT_FOLLOWERS?: string;
   /** Big accounts merged into one home page, the most recently active first (default 200). */
   MAX_PULLED_ACCOUNTS?: string;
+  /**
+   * Freshness bound of the edge copy of counters, in ms (default 1,000; at most 1,000 is enforced;
+   * 0 turns it off): a counter read is never older than this (`src/counters/edge-cache.ts`).
+   */
+  COUNTER_EDGE_CACHE_MS?: string;
   WRITE_LIMITER?: RateLimit;
   VIEW_LIMITER?: RateLimit;
 }

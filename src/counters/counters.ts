@@ -49,9 +49,17 @@ export function validateDeltas(entity: string, id: string, deltas: Record<string
 /** An Idempotency-Key claim: what identifies the request, and the answer to replay. */
 export type IdempotencyClaim = { callerId: string; key: string; fingerprint: string; answer: string };
 
+/**
+ * `counts`: each moved entity's values right after the call (registry field order), keyed
+ * `entity:id` (`countsKey`), from the increment script itself — present for entities cached in
+ * Redis, absent when the increment went to Postgres (Redis down).
+ */
 export type IncrementOutcome =
-  | { applied: true; via: "redis" | "postgres" }
-  | { applied: false; replayed: string };
+  | { applied: true; via: "redis"; counts: ReadonlyMap<string, number[]> }
+  | { applied: true; via: "postgres"; counts?: undefined }
+  | { applied: false; replayed: string; counts: ReadonlyMap<string, number[]> };
+
+export const countsKey = (entity: CounterEntity, id: string) => `${entity}:${id}`;
 
 /**
  * Applies deltas: one script call adds them to the pending hash and to cached values (one Redis
@@ -75,26 +83,34 @@ export async function incrementCounters(
     if (!group) groups.set(key, (group = { entity: d.entity, id: d.id, fields: [] }));
     group.fields.push([d.field, d.delta]);
   }
-  if (groups.size === 0 && !claim) return { applied: true, via: "redis" };
+  if (groups.size === 0 && !claim) return { applied: true, via: "redis", counts: new Map() };
   const keys = [counterKeys.pending(), ...[...groups.values()].map((g) => counterKeys.cache(g.entity, g.id))];
   const args: (string | number)[] = [groups.size, claim ? `${claim.fingerprint}\n${claim.answer}` : "", IDEMPOTENCY_TTL_SECONDS];
   for (const g of groups.values()) {
     const weight = trending ? trendingWeight(g.fields.map(([field, delta]) => ({ entity: g.entity, field, delta }))) : 0;
-    args.push(counterKeys.pendingField(g.entity, g.id, ""), weight, g.fields.length);
-    for (const [field, delta] of g.fields) args.push(field, delta);
+    const registered = fieldsOf(g.entity);
+    args.push(counterKeys.pendingField(g.entity, g.id, ""), weight, registered.length, g.fields.length);
+    for (const [field, delta] of g.fields) args.push(field, registered.indexOf(field) + 1, delta);
   }
   if (claim) keys.push(counterKeys.idempotency(claim.callerId, claim.key));
   keys.push(counterKeys.trendingBucket(hourOf(Date.now())));
-  let result: [number, unknown?];
+  let result: unknown[];
   try {
-    result = await deps.redis.createScript<[number, unknown?]>(INCREMENT_COUNTERS).exec(keys, args.map(String));
+    result = await deps.redis.createScript<unknown[]>(INCREMENT_COUNTERS).exec(keys, args.map(String));
   } catch (err) {
     if (!isRedisOutage(err)) rethrow(err);
     if (claim) throw new DependencyUnavailableError("redis", err);
     if (merged.length > 0) await applyDirect(deps.db, merged);
     return { applied: true, via: "postgres" };
   }
-  if (result[0] === 1) return { applied: true, via: "redis" };
+  // Rows follow the status (and, on a replay, the stored answer) in group order.
+  const rows = result.slice(result[0] === 1 ? 1 : 2);
+  const counts = new Map<string, number[]>();
+  [...groups.values()].forEach((g, i) => {
+    const row = decodeCachedCounters(rows[i], fieldsOf(g.entity).length);
+    if (row) counts.set(countsKey(g.entity, g.id), row);
+  });
+  if (result[0] === 1) return { applied: true, via: "redis", counts };
   const stored = String(result[1] ?? "");
   const cut = stored.indexOf("\n");
   if (!claim || stored.slice(0, cut) !== claim.fingerprint) {
@@ -102,7 +118,16 @@ export async function incrementCounters(
       { field: "Idempotency-Key", message: "was used within 24 h for another entity, id or deltas" },
     ]);
   }
-  return { applied: false, replayed: stored.slice(cut + 1) };
+  return { applied: false, replayed: stored.slice(cut + 1), counts };
+}
+
+/**
+ * What clients are shown of one entity's raw values: field → value, never below zero (the stored
+ * truth may dip below zero when an unfollow flushed before its follow was repaired); zeros for an
+ * unknown entity.
+ */
+export function shownCounts(fields: readonly string[], row: readonly number[] | undefined): Record<string, number> {
+  return Object.fromEntries(fields.map((f, i) => [f, Math.max(0, row?.[i] ?? 0)]));
 }
 
 /** Raw (unclamped) values of one entity kind, in registry field order, per requested id. */

@@ -7,14 +7,21 @@ import type { CounterEntity } from "./registry";
  * are the only copy of not-yet-flushed increments. Cached values may be dropped at any time.
  */
 
-/** Absolute values start a 12 h life when warmed; increments do not extend it. */
+/** Absolute values start a 12 h life when warmed; increments do not extend it (SET … KEEPTTL). */
 export const CACHE_TTL_SECONDS = 12 * 60 * 60;
 /** A retried idempotent increment within 24 h is answered from `idempotency` (the API-wide window). */
 export { IDEMPOTENCY_TTL_SECONDS } from "../lib/idempotency";
 
 export const counterKeys = {
-  /** Hash field → absolute value (pg value + unapplied batches + pending), for one entity. TTL 12 h. */
-  cache: (entity: CounterEntity, id: string) => `ctr:v:${entity}:${id}`,
+  /**
+   * String: the absolute values (pg value + unapplied batches + pending) of one entity, packed as
+   * decimals joined by commas in registry field order (`post`: "views,comments,likes,favorites,
+   * forwards", e.g. "120,4,31,2,0"). One key per entity, so each expires on its own (TTL 12 h), and
+   * a read of n entities is one MGET. A value with another number of fields (packed before the
+   * registry grew) reads as a miss and is re-warmed. Packing and unpacking: `read.lua.ts`.
+   * (`ctr:v:*` was the earlier layout, one hash per entity; such keys expire within 12 h of deploy.)
+   */
+  cache: (entity: CounterEntity, id: string) => `ctr:c:${entity}:${id}`,
   /**
    * Hash `entity:id:field` → summed delta since the last cut. No TTL: the flush renames it into a
    * batch every minute, so it holds at most one minute of distinct touched counters.

@@ -1,10 +1,22 @@
 import { ApiError } from "../lib/errors";
+import type { EventReports } from "../lib/events";
 import type { Services } from "../lib/services";
-import { incrementCounters } from "./counters";
+import { countsKey, incrementCounters, shownCounts } from "./counters";
+import { edgeCacheBoundMs, forgetAtEdge, readAfterWrite } from "./edge-cache";
+import { fieldsOf } from "./registry";
 import { queryRows } from "./store";
+import { countersReport } from "./subscriber";
 
 export type Reaction = "like" | "favorite";
-export type ReactionChange = { postId: string; userId: string; liked?: boolean; favorited?: boolean; changed: boolean };
+/** `counts`: the post's counters after the call (so the caller sees its own write); absent only when they could not be read. */
+export type ReactionChange = {
+  postId: string;
+  userId: string;
+  liked?: boolean;
+  favorited?: boolean;
+  changed: boolean;
+  counts?: Record<string, number>;
+};
 
 const TABLE: Record<Reaction, string> = { like: "post_likes", favorite: "post_favorites" };
 
@@ -22,10 +34,10 @@ export async function addReaction(services: Services, kind: Reaction, userId: st
     [postId, userId],
   );
   if (!row) throw new ApiError("not_found", `Post ${postId} not found`);
-  if (row.changed) {
-    await services.events.emit({ type: `${kind}.created`, userId, postId, authorId: row.author_id, at: Date.now() }, services);
-  }
-  return result(kind, postId, userId, true, row.changed);
+  const reports = row.changed
+    ? await services.events.emit({ type: `${kind}.created`, userId, postId, authorId: row.author_id, at: Date.now() }, services)
+    : undefined;
+  return { ...result(kind, postId, userId, true, row.changed), counts: await postCountsAfter(services, postId, reports) };
 }
 
 /** Removes a like or favourite; idempotent, and only the delete that removed the row emits. */
@@ -38,10 +50,28 @@ export async function removeReaction(services: Services, kind: Reaction, userId:
     [postId, userId],
   );
   if (!row) throw new ApiError("not_found", `Post ${postId} not found`);
-  if (row.changed) {
-    await services.events.emit({ type: `${kind}.deleted`, userId, postId, authorId: row.author_id, at: Date.now() }, services);
+  const reports = row.changed
+    ? await services.events.emit({ type: `${kind}.deleted`, userId, postId, authorId: row.author_id, at: Date.now() }, services)
+    : undefined;
+  return { ...result(kind, postId, userId, false, row.changed), counts: await postCountsAfter(services, postId, reports) };
+}
+
+/**
+ * The post's counts after a reaction, for its answer. A change's counts come back from the
+ * increment script the event ran (the counters subscriber's report): no extra command or round
+ * trip. Otherwise — nothing changed (no Redis call was made yet), or the post is not cached in
+ * Redis — one read after the write (warming a cold post from Postgres). This isolate's edge copy
+ * of the post is dropped either way.
+ */
+async function postCountsAfter(services: Services, postId: string, reports: EventReports | undefined): Promise<Record<string, number> | undefined> {
+  const boundMs = edgeCacheBoundMs(services.env);
+  const reported = reports && countersReport(reports)?.counts?.get(countsKey("post", postId));
+  if (!reported) {
+    const read = await readAfterWrite(services, "post", postId, boundMs); // drops the copy itself
+    return read && shownCounts(read.fields, read.values.get(postId));
   }
-  return result(kind, postId, userId, false, row.changed);
+  forgetAtEdge("post", [postId], boundMs);
+  return shownCounts(fieldsOf("post"), reported);
 }
 
 function result(kind: Reaction, postId: string, userId: string, on: boolean, changed: boolean): ReactionChange {

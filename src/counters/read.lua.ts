@@ -1,19 +1,53 @@
 /**
- * The counters capability owns the layout of its cache (`ctr:v:*`), so it also owns the Lua that
- * reads it. Other capabilities' scripts that need cached counters (the feed's page hydration)
- * include `COUNTER_CACHE_READER` and call `read_counter_caches`, then decode the rows in
- * TypeScript with `decodeCachedCounters` (`counters.ts`): one cache, one reader, one rule.
+ * The counters capability owns the layout of its cache (`ctr:c:*`, one packed string per entity:
+ * see `keys.ts`), so it also owns the Lua that reads and writes it. Other capabilities' scripts
+ * that need cached counters (the feed's page hydration, trending) include `COUNTER_CACHE_READER`
+ * and call `read_counter_caches`, then decode the rows in TypeScript with `decodeCachedCounters`
+ * (`counters.ts`): one cache, one reader, one rule.
+ *
+ * `COUNTER_PACKING` is the format alone (no Redis command), shared by the reader, the increment
+ * and the warm so the three cannot disagree on it.
  */
-export const COUNTER_CACHE_READER = `
--- read_counter_caches(keys, fields): for each ctr:v:{entity}:{id} key, the cached values in
--- field order. A missing hash (or one lacking a field, e.g. after the registry grew) comes back
--- with nils and is treated as a miss by the decoder.
--- Billed: one HMGET per key.
+export const COUNTER_PACKING = `
+-- unpack_counters(s, nf): the nf decimal values of one packed cache value ("12,0,-3,…", registry
+-- field order) as strings, or nil when s is not exactly nf integers joined by commas: a missing key,
+-- or a value packed before the registry grew a field, is a miss (warmed again), never misread.
+local function unpack_counters(s, nf)
+  if type(s) ~= 'string' then return nil end
+  local vals, pos = {}, 1
+  for i = 1, nf do
+    local v, after = string.match(s, '^(%-?%d+)()', pos)
+    if not v then return nil end
+    vals[i] = v
+    if i < nf then
+      if string.sub(s, after, after) ~= ',' then return nil end
+      pos = after + 1
+    elseif after <= #s then
+      return nil
+    end
+  end
+  return vals
+end
+
+-- pack_counters(vals): the packed value of nf numbers (exact integers up to 2^53; '%d' never
+-- switches to exponent notation as tostring does above 1e14).
+local function pack_counters(vals)
+  local parts = {}
+  for i = 1, #vals do parts[i] = string.format('%d', vals[i]) end
+  return table.concat(parts, ',')
+end
+`;
+
+export const COUNTER_CACHE_READER = `${COUNTER_PACKING}
+-- read_counter_caches(keys, fields): for each ctr:c:{entity}:{id} key, the cached values in field
+-- order (strings), or false when the entity is not completely cached (missing key, or a value
+-- packed for another field list) — the decoder treats false as a miss.
+-- Billed: ONE MGET for all keys (none for no keys).
 local function read_counter_caches(keys, fields)
   local out = {}
-  for i = 1, #keys do
-    out[i] = redis.call('HMGET', keys[i], unpack(fields))
-  end
+  if #keys == 0 then return out end
+  local packed = redis.call('MGET', unpack(keys))
+  for i = 1, #keys do out[i] = unpack_counters(packed[i], #fields) or false end
   return out
 end
 
@@ -32,9 +66,9 @@ end
 
 /**
  * Reads the cached values of several entities of one kind in one call.
- * Billed: EVALSHA + what `read_counter_caches` runs.
+ * Billed: EVALSHA + MGET (2, for any number of ids).
  */
 export const READ_CACHED_COUNTERS = `${COUNTER_CACHE_READER}
--- KEYS[i]: ctr:v:{entity}:{id_i}; ARGV: the entity's fields in registry order
+-- KEYS[i]: ctr:c:{entity}:{id_i}; ARGV: the entity's fields in registry order
 return read_counter_caches(KEYS, ARGV)
 `;

@@ -1,6 +1,9 @@
 /**
  * What is counted: entity → fields. Adding a field is one line here; reads return every field of
  * the entity (zero when never moved), increments reject fields not listed (400 naming them).
+ * Append new fields at the end and never rename or reorder one: the cache packs values in this
+ * order (`keys.ts`), and only a change in the NUMBER of fields makes old packed values read as misses (a reorder
+ * must come with a new cache key prefix).
  */
 export const COUNTER_REGISTRY = {
   user: ["followers", "following", "posts", "comments", "likes_received", "coins", "groups"],

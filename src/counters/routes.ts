@@ -1,16 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { IdempotencyKeyHeaders } from "../lib/idempotency";
-import { benchOnly } from "../lib/bench-only";
 import { authenticate } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { IdSchema, idListQuery, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonContent, newRouter } from "../lib/openapi";
 import { rateLimit } from "../lib/rate-limit";
-import { incrementCounters, readCounters, validateDeltas } from "./counters";
+import { shownCounts, validateDeltas } from "./counters";
+import { edgeCacheBoundMs, incrementWithCounts, readCountersAtEdge } from "./edge-cache";
 import { addReaction, type Reaction, recordView, removeReaction } from "./reactions";
 import { reconcileCounters, reconcileIds } from "./reconcile";
-import { COUNTER_ENTITIES, COUNTER_REGISTRY, MAX_ABS_DELTA } from "./registry";
-import { queryRows } from "./store";
+import { COUNTER_ENTITIES, COUNTER_REGISTRY, fieldsOf, MAX_ABS_DELTA } from "./registry";
 
 /** At most this many ids per read: one script call and one batched query stay small. */
 export const MAX_READ_IDS = 100;
@@ -33,11 +32,33 @@ const DeltasSchema = z
     }),
   })
   .openapi("CounterDeltas");
+const CountsAfterWrite = z
+  .record(z.string(), z.number().int().min(0))
+  .optional()
+  .openapi({
+    description:
+      "Every counter of the entity after this call, from Redis (never from the edge copy), so the caller sees its own write. Absent only when they could not be read; the write itself succeeded.",
+  });
 const IncrementSchema = z
-  .object({ entity: z.enum(COUNTER_ENTITIES), id: IdSchema, deltas: z.record(z.string(), z.number().int()) })
+  .object({
+    entity: z.enum(COUNTER_ENTITIES),
+    id: IdSchema,
+    deltas: z.record(z.string(), z.number().int()),
+    counts: CountsAfterWrite.openapi({
+      description:
+        "Every counter of the entity after this call (also on a replay: as it is now), returned by the increment itself (no extra command or round trip). Absent when the entity is not cached in Redis (not read for 12 h) or Redis was down: its next read includes this write.",
+    }),
+  })
   .openapi("CounterIncrement");
 const ReactionSchema = z
-  .object({ postId: IdSchema, userId: IdSchema, liked: z.boolean().optional(), favorited: z.boolean().optional(), changed: z.boolean() })
+  .object({
+    postId: IdSchema,
+    userId: IdSchema,
+    liked: z.boolean().optional(),
+    favorited: z.boolean().optional(),
+    changed: z.boolean(),
+    counts: CountsAfterWrite.openapi({ description: "Every counter of the post after this call, from Redis (not the edge copy): reported by the increment the change ran, or read when nothing changed" }),
+  })
   .openapi("ReactionChange");
 const DriftSchema = z.object({ entity: z.enum(COUNTER_ENTITIES), id: IdSchema, field: z.string(), counted: z.number(), expected: z.number() });
 const ReconcileSchema = z
@@ -48,6 +69,15 @@ const ReconcileSchema = z
     next: z.object({ entity: z.enum(COUNTER_ENTITIES), after: IdSchema }).nullable(),
   })
   .openapi("ReconcileReport");
+
+const FreshQuery = z
+  .enum(["true", "false"])
+  .optional()
+  .openapi({
+    param: { name: "fresh", in: "query" },
+    description: "true: read Redis, not the edge copy (e.g. right after the caller's own write); the answer is not cacheable",
+  });
+
 
 const reactionRoute = (method: "put" | "delete", kind: Reaction) =>
   createRoute({
@@ -71,19 +101,24 @@ export const countersRoutes = newRouter()
       path: "/v1/counters/{entity}",
       tags: ["Counters"],
       summary: "Every counter of up to 100 entities (zeros for unknown ids; never negative)",
-      request: { params: z.object({ entity: EntityParam }), query: z.object({ ids: idListQuery(MAX_READ_IDS) }) },
+      description:
+        "Hot entities are answered from a per-isolate copy at most `COUNTER_EDGE_CACHE_MS` (≤ 1 s) old, never older; `fresh=true` reads Redis. A single-id answer carries `Cache-Control: public, max-age=` the same bound in whole seconds.",
+      request: { params: z.object({ entity: EntityParam }), query: z.object({ ids: idListQuery(MAX_READ_IDS), fresh: FreshQuery }) },
       responses: { 200: jsonContent(CountersSchema, "Counts in the order of `ids`"), ...errorResponses("bad_request", "unavailable") },
     }),
     async (c) => {
       const { entity } = c.req.valid("param");
-      const { ids } = c.req.valid("query");
-      const read = await readCounters(c.var.services, entity, ids);
-      const items = ids.map((id) => ({
-        id,
-        // The stored truth may dip below zero (an unfollow flushed before its follow was repaired); clients never see it.
-        counts: Object.fromEntries(read.fields.map((f, i) => [f, Math.max(0, read.values.get(id)?.[i] ?? 0)])),
-      }));
-      return c.json({ entity, stale: read.stale, items }, 200);
+      const { ids, fresh } = c.req.valid("query");
+      const boundMs = edgeCacheBoundMs(c.env);
+      const read = await readCountersAtEdge(c.var.services, entity, ids, { boundMs, fresh: fresh === "true" });
+      const items = ids.map((id) => ({ id, counts: shownCounts(read.fields, read.values.get(id)) }));
+      // Clients may share a single-entity answer for the same bound (whole seconds, max-age's unit);
+      // a fresh or stale answer must not be reused. Batches differ per screen: nothing to share.
+      const headers: Record<string, string> = {};
+      if (ids.length === 1) {
+        headers["Cache-Control"] = fresh === "true" || read.stale ? "no-store" : `public, max-age=${Math.floor(boundMs / 1000)}`;
+      }
+      return c.json({ entity, stale: read.stale, items }, 200, headers);
     },
   )
   .openapi(
@@ -111,9 +146,11 @@ export const countersRoutes = newRouter()
       const answer = { entity, id, deltas: Object.fromEntries(deltas.map((d) => [d.field, d.delta])) };
       const fingerprint = `${entity}:${id}:${JSON.stringify(Object.entries(answer.deltas).sort(([a], [b]) => (a < b ? -1 : 1)))}`;
       const claim = key ? { callerId: c.var.caller.userId, key, fingerprint, answer: JSON.stringify(answer) } : undefined;
-      const outcome = await incrementCounters(c.var.services, deltas, claim);
-      if (!outcome.applied) return c.json(JSON.parse(outcome.replayed) as typeof answer, 200, { "Idempotent-Replayed": "true" });
-      return c.json(answer, 200);
+      const { outcome, values } = await incrementWithCounts(c.var.services, entity, id, deltas, claim, edgeCacheBoundMs(c.env));
+      // Counts are what the counter is after the call (also on a replay).
+      const counts = values && shownCounts(fieldsOf(entity), values);
+      if (!outcome.applied) return c.json({ ...(JSON.parse(outcome.replayed) as typeof answer), counts }, 200, { "Idempotent-Replayed": "true" });
+      return c.json({ ...answer, counts }, 200);
     },
   )
   .openapi(reactionRoute("put", "like"), async (c) =>
@@ -175,16 +212,3 @@ export const countersRoutes = newRouter()
       return c.json(await reconcileCounters(c.var.services, entity ? { start: { entity, after: after ?? "0" } } : {}), 200);
     },
   );
-
-/**
- * Benchmark baseline (see benchOnly): the naive design, one Postgres UPDATE per increment.
- */
-countersRoutes.post("/v1/bench/naive/counters/:entity/:id/:field", benchOnly, authenticate({ roles: ["service"] }), async (c) => {
-  const { entity, id, field } = c.req.param();
-  const [row] = await queryRows<{ value: string }>(
-    c.var.services.db,
-    "UPDATE counters SET value = value + 1 WHERE entity = $1 AND entity_id = $2 AND field = $3 RETURNING value::text AS value",
-    [entity, id, field],
-  );
-  return c.json({ value: Number(row?.value ?? 0) }, 200);
-});

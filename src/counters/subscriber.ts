@@ -1,5 +1,5 @@
-import type { EventServices, Subscriber } from "../lib/events";
-import { incrementCounters } from "./counters";
+import type { EventReports, EventServices, Subscriber } from "../lib/events";
+import { incrementCounters, type IncrementOutcome } from "./counters";
 import type { CounterEntity } from "./registry";
 
 /** One counter a relation moves. */
@@ -17,19 +17,28 @@ const like = (e: { postId: string; authorId: string }): Move[] => [
 ];
 const favorite = (e: { postId: string }): Move[] => [{ entity: "post", id: e.postId, field: "favorites" }];
 
-/** A handler applying `moves` of the event by `delta`: one increment call, one Redis round trip. */
+/**
+ * A handler applying `moves` of the event by `delta`: one increment call, one Redis round trip.
+ * Its report is the increment's outcome, whose `counts` hold the moved entities' values after it.
+ */
 function moving<E>(moves: (event: E) => Move[], delta: 1 | -1) {
-  return async (event: E, services: EventServices) => {
-    await incrementCounters(services, moves(event).map((m) => ({ ...m, delta })));
-  };
+  return (event: E, services: EventServices): Promise<IncrementOutcome> =>
+    incrementCounters(services, moves(event).map((m) => ({ ...m, delta })));
 }
+
+/** The counters' report of one emitted event (see `moving`), if the counters subscriber ran. */
+export function countersReport(reports: EventReports): IncrementOutcome | undefined {
+  return reports.get(countersSubscriberName) as IncrementOutcome | undefined;
+}
+
+const countersSubscriberName = "counters";
 
 /**
  * Relation changes move the relation-derived counters, both sides of a relation in one call.
  * A lost event is repaired by the reconcile.
  */
 export const countersSubscriber: Subscriber = {
-  name: "counters",
+  name: countersSubscriberName,
   on: {
     "follow.created": moving(follow, 1),
     "follow.deleted": moving(follow, -1),

@@ -25,11 +25,18 @@ export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T 
  */
 export type EventServices = Omit<Services, "redis"> & { readonly redis: ScriptRunner };
 
-/** Handlers a capability registers, keyed by event type. */
+/**
+ * Handlers a capability registers, keyed by event type. What a handler resolves to is its report,
+ * handed back to the emitter by subscriber name (the counters' report is the counts after the
+ * change, which a like answers with at no extra round trip).
+ */
 export type Subscriber = {
   name: string;
-  on: { [T in DomainEventType]?: (event: EventOf<T>, services: EventServices) => Promise<void> };
+  on: { [T in DomainEventType]?: (event: EventOf<T>, services: EventServices) => Promise<unknown> };
 };
+
+/** Each subscriber's report for one event, by subscriber name; absent when it failed or has no handler. */
+export type EventReports = ReadonlyMap<string, unknown>;
 
 export interface EventBus {
   /**
@@ -39,7 +46,7 @@ export interface EventBus {
    * and the feed for the price of one request. A failing subscriber is logged and does not fail the
    * request: the relation is already committed, and the daily reconcile repairs derived state.
    */
-  emit(event: DomainEvent, services: Services): Promise<void>;
+  emit(event: DomainEvent, services: Services): Promise<EventReports>;
 }
 
 export function createEventBus(subscribers: readonly Subscriber[]): EventBus {
@@ -48,11 +55,15 @@ export function createEventBus(subscribers: readonly Subscriber[]): EventBus {
       const batch = createScriptBatch(() => services.redis);
       // The invocation's services with Redis narrowed to the batch; `db` and the rest stay lazy.
       const scoped = Object.create(services, { redis: { value: batch } }) as EventServices;
+      const reports = new Map<string, unknown>();
       const runs = subscribers.flatMap((subscriber) => {
-        const handler = subscriber.on[event.type] as ((e: DomainEvent, s: EventServices) => Promise<void>) | undefined;
-        return handler ? [handler(event, scoped).catch((err: unknown) => logSubscriberFailure(subscriber.name, event, err))] : [];
+        const handler = subscriber.on[event.type] as ((e: DomainEvent, s: EventServices) => Promise<unknown>) | undefined;
+        return handler
+          ? [handler(event, scoped).then((report) => void reports.set(subscriber.name, report), (err: unknown) => logSubscriberFailure(subscriber.name, event, err))]
+          : [];
       });
       await Promise.all(runs);
+      return reports;
     },
   };
 }

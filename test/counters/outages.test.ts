@@ -7,6 +7,7 @@ import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { flushAll, flushOnce } from "../../src/counters/flush";
+import { counterKeys } from "../../src/counters/keys";
 import { queryRows } from "../../src/counters/store";
 import { createRedis } from "../../src/lib/redis";
 import { api, newId, show } from "../support/api";
@@ -111,10 +112,13 @@ describe("round trips", () => {
     return { requests: after.requests - before.requests, commands: after.commands - before.commands };
   }
 
-  it("an increment is one Redis round trip", async () => {
+  it("an increment is one Redis round trip and one script, the counts it answers included", async () => {
     const id = newId();
     await incr("post", id, { views: 1 }); // loads the script (EVALSHA → EVAL once)
-    expect(await roundTrips(() => incr("post", id, { views: 1, forwards: 2 }))).toEqual({ requests: 1, commands: 1 });
+    await readCounts("post", [id], { env: chaosEnv }); // cached: the increment answers its counts
+    let res: Awaited<ReturnType<typeof incr>> | undefined;
+    expect(await roundTrips(async () => void (res = await incr("post", id, { views: 1, forwards: 2 })))).toEqual({ requests: 1, commands: 1 });
+    expect(res!.body.counts).toMatchObject({ views: 2, forwards: 2 });
   });
 
   it("a read of 100 cached entities is one Redis round trip", async () => {
@@ -133,14 +137,14 @@ describe("round trips", () => {
 describe("a failing script", () => {
   it("is a 500, not an outage: nothing is applied to Postgres behind Redis' back", async () => {
     const id = newId();
-    // A cache key of the wrong type makes the increment script fail inside Redis.
-    await createRedis(env as unknown as Env).set(`ctr:v:user:${id}`, "not a hash");
+    // A cache key of the wrong type (a hash where the packed string belongs) makes the increment script fail inside Redis.
+    await createRedis(env as unknown as Env).hset(counterKeys.cache("user", id), { coins: "1" });
     const res = await api("POST", `/v1/counters/user/${id}`, { as: service, body: { deltas: { coins: 1 } } });
     expect(res.status, show(res)).toBe(500);
     const { services, close } = servicesFor();
     const rows = await queryRows(services.db, "SELECT 1 FROM counter_stale_cache WHERE entity = 'user' AND entity_id = $1", [id]);
     await close();
     expect(rows).toEqual([]);
-    await createRedis(env as unknown as Env).del(`ctr:v:user:${id}`);
+    await createRedis(env as unknown as Env).del(counterKeys.cache("user", id));
   });
 });

@@ -4,6 +4,7 @@
  * fan-out that crosses pages.
  */
 import { describe, expect, it } from "vitest";
+import { counterKeys } from "../../src/counters/keys";
 import { queryRows } from "../../src/counters/store";
 import { deliver } from "../../src/feed/fanout";
 import { INIT_TIMELINE } from "../../src/feed/init.lua";
@@ -18,7 +19,7 @@ const services = fileServices();
 
 const pageKeys = (userId: string) => [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId), feedKeys.bigFollows(userId), feedKeys.activity()];
 /** The page scripts' config arguments: TTL, prefixes, pulled-account bound, counter fields. */
-const CONFIG = ["604800", "feed:post:", "ctr:v:post:", "feed:ob:", "200", "5", "views", "comments", "likes", "favorites", "forwards"];
+const CONFIG = ["604800", "feed:post:", counterKeys.cache("post", ""), "feed:ob:", "200", "5", "views", "comments", "likes", "favorites", "forwards"];
 
 /** Runs the page script as the read does, with the first page's arguments. */
 async function readPageScript(userId: string) {
@@ -133,7 +134,7 @@ describe("cold page", () => {
     const ids = [await post({ userId: a }), await post({ userId: b }), await post({ userId: me })];
     await queryRows(services.db, `INSERT INTO post_likes (user_id, post_id) VALUES ($1, $2)`, [me, ids[1]]);
     await queryRows(services.db, `INSERT INTO counters (entity, entity_id, field, value) VALUES ('post', $1, 'likes', 5)`, [ids[1]]);
-    await redis.del(feedKeys.timeline(me), ...ids.map((id) => `ctr:v:post:${id}`), ...ids.map((id) => feedKeys.post(id)), feedKeys.flags(me));
+    await redis.del(feedKeys.timeline(me), ...ids.map((id) => counterKeys.cache("post", id)), ...ids.map((id) => feedKeys.post(id)), feedKeys.flags(me));
     const { services: counted, close } = servicesFor();
     const pool = (counted.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
     const statements: string[] = [];
