@@ -13,8 +13,6 @@ export interface Env {
   /** HS256 secret that signs caller JWTs. */
   JWT_SECRET: string;
   ENVIRONMENT?: string;
-  /** Benchmarks only: "1" mounts the naive live-room baseline route. */
-  BENCH_NAIVE_ROUTES?: string;
   LIVE_ROOMS: DurableObjectNamespace<LiveRoom>;
   /** Fan-out of feed changes (wrangler.toml `[[queues.producers]]`); consumed by this Worker's `queue()`. */
   FEED_QUEUE: Queue<FeedMessage>;

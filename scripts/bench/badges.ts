@@ -34,7 +34,7 @@ const stream = (j: number) => ({ kind: "chat", id: String(9_000_000_000_000 + j)
 
 async function main() {
   const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
-  const bench = await startBenchWorker({ vars: { BENCH_NAIVE_ROUTES: "1" }, log });
+  const bench = await startBenchWorker({ log });
   const redis = new IORedis(bench.stack.redisUrl);
   const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
   await db.connect();

@@ -5,19 +5,28 @@
  *      pending hash) against the naive design (`/v1/bench/naive/...`: one `UPDATE counters SET
  *      value = value + 1` per request through the same Worker and driver);
  *   2. Redis round trips per increment and per cached 100-id read (requests received by the bridge)
- *      and billed commands per call (`INFO commandstats` deltas: EVALSHA + what the script runs);
+ *      and billed commands per call (`INFO commandstats` deltas: EVALSHA + what the script runs),
+ *      also for one cached 100-id read alone, and the cache's memory per entity (`MEMORY USAGE`);
  *   3. Postgres statements per 1,000 increments for the flush that applies them
  *      (`pg_stat_database.xact_commit` delta — every statement of the flush is its own autocommit
  *      transaction — cross-checked against the flush's own count);
- *   4. flush throughput: deltas applied per second for 100,000 pending keys.
+ *   4. flush throughput: deltas applied per second for 100,000 pending keys;
+ *   5. 200 concurrent clients reading the same hot post: served from the edge copy
+ *      (COUNTER_EDGE_CACHE_MS, default 1 s) against today's path (`?fresh=true`: the Redis read
+ *      every time) and against the same copy kept in the Workers Cache API (bench-only route),
+ *      Redis round trips per read counted by the bridge.
  */
 import { performance } from "node:perf_hooks";
 import { Redis as IORedis } from "ioredis";
 import pg from "pg";
+import { counterKeys } from "../../src/counters/keys.js";
+import { fieldsOf } from "../../src/counters/registry.js";
 import { CRON_SCHEDULES } from "../../src/cron.js";
 import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWorker, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 64;
+/** Screens reading the hot post at once in the edge-copy scenario. */
+const READERS = 200;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 4_000);
 const POSTS = 10_000;
 const HOT = "1";
@@ -26,7 +35,7 @@ const post = (i: number) => String(1 + (i % POSTS));
 
 async function main() {
   const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
-  const bench = await startBenchWorker({ vars: { BENCH_NAIVE_ROUTES: "1" }, log });
+  const bench = await startBenchWorker({ log });
   const redis = new IORedis(bench.stack.redisUrl);
   const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
   await db.connect();
@@ -80,10 +89,35 @@ async function main() {
     );
     const ids = Array.from({ length: 100 }, (_, i) => post(i * 97)).join(",");
     await fetch(`${bench.url}/v1/counters/post?ids=${ids}`); // cache them
+    // fresh=true: the Redis read of 100 cached entities (the edge copy is measured below).
     const reads = await measured("read 100 cached posts", () =>
-      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: Math.min(LOAD_MS, 2_000), request: () => ({ path: `/v1/counters/post?ids=${ids}` }) }),
+      runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: Math.min(LOAD_MS, 2_000), request: () => ({ path: `/v1/counters/post?ids=${ids}&fresh=true` }) }),
+    );
+    // The same hot post read by 200 screens at once: the edge copy, then today's path, same Worker.
+    const hotRead = (query: string) => () =>
+      runLoad({ baseUrl: bench.url, concurrency: READERS, durationMs: LOAD_MS, request: () => ({ path: `/v1/counters/post?ids=${HOT}${query}` }) });
+    // …and the same copy kept in the Workers Cache API (max-age=1) instead of isolate memory, by
+    // the bench-only route of scripts/bench/baselines/counters.ts.
+    const cacheApiPath = `/v1/bench/cache-api/counters/post/${HOT}`;
+    // Warm-up: 200 connections opened, every path run once (discarded).
+    for (const path of [`/v1/counters/post?ids=${HOT}`, `/v1/counters/post?ids=${HOT}&fresh=true`, cacheApiPath]) {
+      await runLoad({ baseUrl: bench.url, concurrency: READERS, total: 2 * READERS, request: () => ({ path }) });
+    }
+    const edgeReads = await measured(`${READERS} readers, hot post, edge copy`, hotRead(""));
+    const redisReads = await measured(`${READERS} readers, hot post, Redis (today)`, hotRead("&fresh=true"));
+    const cacheApiReads = await measured(`${READERS} readers, hot post, Cache API`, () =>
+      runLoad({ baseUrl: bench.url, concurrency: READERS, durationMs: LOAD_MS, request: () => ({ path: cacheApiPath }) }),
     );
     printTable(rows);
+
+    // ── One cached 100-id read, alone: billed commands (INFO commandstats, as above) ──
+    const oneReadBefore = await redisCommandStats(bench.stack.redisUrl);
+    const oneRead = await fetch(`${bench.url}/v1/counters/post?ids=${ids}&fresh=true`); // the Redis read, not the edge copy
+    if (oneRead.status !== 200) throw new Error(`cached read answered ${oneRead.status}`);
+    const batchRead = billedCommandsBetween(oneReadBefore, await redisCommandStats(bench.stack.redisUrl));
+
+    // ── Memory per cached entity: the packed string against the earlier hash layout, same values ──
+    const memory = await cacheMemory(redis, ids.split(","));
 
     // ── Postgres statements for the flush of everything the load above buffered ──
     const increments = oursHot.ok + oursSpread.ok + 200;
@@ -142,16 +176,41 @@ async function main() {
       { measure: "flush of 100,000 pending keys: ms", value: flushMs },
       { measure: "flush of 100,000 pending keys: rows applied", value: flushed[0].n },
       { measure: "flush deltas/s", value: flushRate },
+      { measure: `one cached 100-id read: billed commands (${Object.entries(batchRead.byCommand).map(([c, n]) => `${c} ${n}`).join(", ")})`, value: batchRead.total },
+      { measure: "memory per cached post, packed string ctr:c (bytes)", value: memory.packed },
+      { measure: "memory per cached post, hash ctr:v as before (bytes)", value: memory.hash },
     ]);
     const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
     console.log(
-      `RESULT hot_speedup=${fmt(oursHot.result.rps / naiveHot.result.rps)} hot_p99_ratio=${fmt(naiveHot.result.p99Ms / oursHot.result.p99Ms)} incr_round_trips=${fmt(oursHot.roundTrips)} read_round_trips=${fmt(reads.roundTrips)} incr_billed_commands=${fmt(oursHot.billed)} pg_statements_per_1000=${fmt(perThousand)} flush_deltas_per_s=${Math.round(flushRate)}`,
+      `RESULT hot_speedup=${fmt(oursHot.result.rps / naiveHot.result.rps)} hot_p99_ratio=${fmt(naiveHot.result.p99Ms / oursHot.result.p99Ms)} incr_round_trips=${fmt(oursHot.roundTrips)} read_round_trips=${fmt(reads.roundTrips)} incr_billed_commands=${fmt(oursHot.billed)} pg_statements_per_1000=${fmt(perThousand)} flush_deltas_per_s=${Math.round(flushRate)} batch_read_billed_commands=${batchRead.total} edge_read_round_trips=${edgeReads.roundTrips.toFixed(4)} edge_read_speedup=${fmt(edgeReads.result.rps / redisReads.result.rps)} edge_read_p99_ratio=${fmt(redisReads.result.p99Ms / edgeReads.result.p99Ms)} edge_vs_cache_api_speedup=${fmt(edgeReads.result.rps / cacheApiReads.result.rps)}`,
     );
   } finally {
     redis.disconnect();
     await db.end();
     await bench.stop();
   }
+}
+
+/**
+ * Mean `MEMORY USAGE` (key, value and Redis' per-key overhead; the TTL entry is the same for both)
+ * of the cached posts, and of the same values written as the earlier layout (a hash per entity,
+ * `ctr:v:post:{id}` with one field per counter, TTL set), which is deleted again.
+ */
+async function cacheMemory(redis: IORedis, ids: string[]): Promise<{ packed: number; hash: number }> {
+  const fields = fieldsOf("post");
+  let packed = 0;
+  let hash = 0;
+  for (const id of ids) {
+    const value = await redis.get(counterKeys.cache("post", id));
+    if (!value) throw new Error(`post ${id} is not cached`);
+    packed += Number(await redis.call("MEMORY", "USAGE", counterKeys.cache("post", id)));
+    const old = `ctr:v:post:${id}`;
+    await redis.hset(old, Object.fromEntries(value.split(",").map((v, i) => [fields[i]!, v])));
+    await redis.expire(old, 12 * 3600);
+    hash += Number(await redis.call("MEMORY", "USAGE", old));
+    await redis.del(old);
+  }
+  return { packed: packed / ids.length, hash: hash / ids.length };
 }
 
 main().catch((err) => {

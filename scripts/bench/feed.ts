@@ -32,7 +32,6 @@ async function main() {
   const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
   const fanoutLines: string[] = [];
   const bench = await startBenchWorker({
-    entry: "scripts/bench/worker.ts",
     log,
     onWorkerLog: (line) => {
       if (line.includes('"queue":"feed-fanout"')) fanoutLines.push(line);

@@ -30,15 +30,19 @@ export interface BenchWorker {
 }
 
 /**
- * Starts a fresh stack and the Worker in workerd. Rate limiters are left unbound (the middleware
- * fails open) so the load generator measures the handlers, not the limiter.
+ * The Worker every benchmark serves: the production app plus the baselines it is compared with
+ * (`scripts/bench/worker.ts`); the deployed Worker is bundled from wrangler.toml's `main` alone.
+ */
+export const BENCH_ENTRY = "scripts/bench/worker.ts";
+
+/**
+ * Starts a fresh stack and the bench entry in workerd. Rate limiters are left unbound (the
+ * middleware fails open) so the load generator measures the handlers, not the limiter.
  */
 export async function startBenchWorker(
   options: {
     vars?: Record<string, string>;
     log?: (line: string) => void;
-    /** A bench-only entry to bundle instead of wrangler.toml's `main` (one that adds baseline routes). */
-    entry?: string;
     /** Each line the Worker writes to stdout (its JSON request and queue log lines). */
     onWorkerLog?: (line: string) => void;
   } = {},
@@ -58,7 +62,7 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
   const jwtSecret = randomBytes(32).toString("hex");
   let rest = "";
   const worker = await startWorkerd({
-    entry: options.entry,
+    entry: BENCH_ENTRY,
     vars: {
       UPSTASH_REDIS_REST_URL: stack.restUrl,
       UPSTASH_REDIS_REST_TOKEN: stack.restToken,

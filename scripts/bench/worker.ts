@@ -1,14 +1,21 @@
 /**
- * The bench-only Worker entry: the production Worker plus the naive baselines the benchmarks
- * compare against. Only the bench harness bundles it; `wrangler deploy` bundles `src/index.ts`.
+ * The bench-only Worker entry: the production Worker plus the naive baselines and seeding tools the
+ * benchmarks use. Only the bench harness bundles it; `wrangler deploy` bundles `src/index.ts`, which
+ * contains none of them (test/node/deploy-bundle.test.ts checks).
  */
 import { newApp } from "../../src/app";
 import worker from "../../src/index";
+import { badgesBaselineRoutes } from "./baselines/badges";
+import { countersBaselineRoutes } from "./baselines/counters";
 import { feedBaselineRoutes } from "./baselines/feed";
+import { liveBaselineRoutes } from "./baselines/live";
 
-export { LiveRoom } from "../../src/live/room";
+export { BenchLiveRoom as LiveRoom } from "./live-room";
 
 const app = newApp();
+app.route("/", countersBaselineRoutes);
+app.route("/", badgesBaselineRoutes);
+app.route("/", liveBaselineRoutes);
 app.route("/", feedBaselineRoutes);
 
 export default { ...worker, fetch: app.fetch } satisfies ExportedHandler<never, never>;

@@ -43,14 +43,24 @@ ${AUTHORS_UNREAD_SNIPPET}
 return cjson.encode({ missing = authorsMissing, total = authorsTotal, list = authorsList })
 `;
 
-/** Builds the user's follow cache from Postgres' followee ids, each starting at its current count. */
+/**
+ * Builds the user's follow cache from Postgres' followee ids, each starting at its current count.
+ * The sentinel says whether the build read every follow (`all`: a missing author is not followed)
+ * or stopped at the cap (`some`). Refused (-1) when a follow or unfollow moved the epoch since the
+ * build read it: the rows may predate that change, and writing them would resurrect an unfollow or
+ * lose a follow.
+ */
 export const WARM_AUTHOR_SEEN = `
 local auSeen = KEYS[1]          -- badge:au:{user}
 local auPub = KEYS[2]           -- badge:au:pub
-local ttl = tonumber(ARGV[1])   -- per-user TTL; ARGV[2..] = followee ids
+local epoch = KEYS[3]           -- badge:au:ep:{user}
+local ttl = tonumber(ARGV[1])   -- per-user TTL
+local seenEpoch = ARGV[2]       -- the epoch read before the Postgres read
+local sentinel = ARGV[3]        -- 'all' or 'some'; ARGV[4..] = followee ids
 if redis.call('EXISTS', auSeen) == 1 then return 0 end
-redis.call('HSET', auSeen, '_', '1')
-for from = 2, #ARGV, ${HMGET_CHUNK} do
+if (redis.call('GET', epoch) or '0') ~= seenEpoch then return -1 end
+redis.call('HSET', auSeen, '_', sentinel)
+for from = 4, #ARGV, ${HMGET_CHUNK} do
   local to = math.min(from + ${HMGET_CHUNK} - 1, #ARGV)
   local published = redis.call('HMGET', auPub, unpack(ARGV, from, to))
   local kv = {}
@@ -61,16 +71,30 @@ redis.call('EXPIRE', auSeen, ttl)
 return 1
 `;
 
-/** Follow: start the followee at their current count (no flood of old posts). Only into a built cache. */
+/** The follow epoch a rebuild must still see when it writes (read before its Postgres read). */
+export const READ_AUTHOR_EPOCH = `
+local epoch = KEYS[1]  -- badge:au:ep:{user}
+return redis.call('GET', epoch) or '0'
+`;
+
+/**
+ * Follow: start the followee at their current count (no flood of old posts). Only into a built
+ * cache; the epoch moves either way so a rebuild that read Postgres before this follow does not
+ * write. Answers `{added, epoch}` (the epoch a rebuild started now must see).
+ */
 export const FOLLOW_AUTHOR = `
 local auSeen = KEYS[1]   -- badge:au:{user}
 local auPub = KEYS[2]    -- badge:au:pub
+local epoch = KEYS[3]    -- badge:au:ep:{user}
 local author = ARGV[1]
 local ttl = tonumber(ARGV[2])
-if redis.call('HEXISTS', auSeen, '_') == 0 then return 0 end
+local epochTtl = tonumber(ARGV[3])
+local now = tostring(redis.call('INCR', epoch))
+redis.call('EXPIRE', epoch, epochTtl)
+if redis.call('HEXISTS', auSeen, '_') == 0 then return cjson.encode({ added = false, epoch = now }) end
 redis.call('HSET', auSeen, author, redis.call('HGET', auPub, author) or '0')
 redis.call('EXPIRE', auSeen, ttl)
-return 1
+return cjson.encode({ added = true, epoch = now })
 `;
 
 /** Catch up on one followed author: seen := published. Answers -1 when the cache is missing, 0 when not followed. */
@@ -100,8 +124,13 @@ local auPub = KEYS[1]  -- badge:au:pub
 return redis.call('HINCRBY', auPub, ARGV[1], 1)
 `;
 
-/** Unfollow: the author no longer counts. */
+/** Unfollow: the author no longer counts; the epoch moves so a rebuild that read Postgres before it does not write. */
 export const UNFOLLOW_AUTHOR = `
-local auSeen = KEYS[1]  -- badge:au:{user}
-return redis.call('HDEL', auSeen, ARGV[1])
+local auSeen = KEYS[1]   -- badge:au:{user}
+local epoch = KEYS[2]    -- badge:au:ep:{user}
+local author = ARGV[1]
+local epochTtl = tonumber(ARGV[2])
+redis.call('INCR', epoch)
+redis.call('EXPIRE', epoch, epochTtl)
+return redis.call('HDEL', auSeen, author)
 `;

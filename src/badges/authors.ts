@@ -4,11 +4,15 @@ import { isId } from "../lib/ids";
 import { decodeCursor, encodeCursor } from "../lib/pagination";
 import type { Services } from "../lib/services";
 import { follows } from "../social/schema";
-import { FOLLOW_AUTHOR, LIST_AUTHOR_UNREAD, PUBLISH, SEE_AUTHOR, UNFOLLOW_AUTHOR, UNPUBLISH, WARM_AUTHOR_SEEN } from "./authors.lua";
-import { badgeKeys, USER_TTL_SECONDS } from "./keys";
+import type { Redis } from "../lib/redis";
+import { FOLLOW_AUTHOR, LIST_AUTHOR_UNREAD, PUBLISH, READ_AUTHOR_EPOCH, SEE_AUTHOR, UNFOLLOW_AUTHOR, UNPUBLISH, WARM_AUTHOR_SEEN } from "./authors.lua";
+import { AUTHOR_EPOCH_TTL_SECONDS, BUILT, badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { runScript, type ScriptRedis } from "./shared";
 
-/** Most followees a rebuild reads from Postgres; beyond this the newest follows count. */
+/**
+ * Most followees a rebuild reads from Postgres; beyond this the newest follows count and the cache
+ * is marked `some` (a subset: a missing author proves nothing).
+ */
 export const MAX_FOLLOWED_AUTHORS = 5000;
 
 const keysOf = (userId: string) => [badgeKeys.authorSeen(userId), badgeKeys.authorPublished()];
@@ -16,19 +20,57 @@ const keysOf = (userId: string) => [badgeKeys.authorSeen(userId), badgeKeys.auth
 export const publishPost = (redis: ScriptRedis, authorId: string) => runScript(redis, PUBLISH, [badgeKeys.authorPublished()], [authorId]);
 export const unpublishPost = (redis: ScriptRedis, authorId: string) => runScript(redis, UNPUBLISH, [badgeKeys.authorPublished()], [authorId]);
 export const followAuthor = (redis: ScriptRedis, userId: string, authorId: string) =>
-  runScript(redis, FOLLOW_AUTHOR, keysOf(userId), [authorId, USER_TTL_SECONDS]);
+  runScript<{ added: boolean; epoch: string }>(redis, FOLLOW_AUTHOR, [...keysOf(userId), badgeKeys.authorSeenEpoch(userId)], [
+    authorId,
+    USER_TTL_SECONDS,
+    AUTHOR_EPOCH_TTL_SECONDS,
+  ]);
 export const unfollowAuthor = (redis: ScriptRedis, userId: string, authorId: string) =>
-  runScript(redis, UNFOLLOW_AUTHOR, [badgeKeys.authorSeen(userId)], [authorId]);
+  runScript(redis, UNFOLLOW_AUTHOR, [badgeKeys.authorSeen(userId), badgeKeys.authorSeenEpoch(userId)], [authorId, AUTHOR_EPOCH_TTL_SECONDS]);
 
-/** Rebuilds a lost follow cache from Postgres `follows` (newest MAX_FOLLOWED_AUTHORS). */
-export async function warmAuthorSeen(services: { db: Services["db"]; redis: ScriptRedis }, userId: string) {
+/** What a rebuild read: the newest ≤ MAX_FOLLOWED_AUTHORS followees, whether that is all of them, and whether it was cached. */
+export type AuthorSeenBuild = { followees: string[]; complete: boolean; written: boolean };
+
+/**
+ * Rebuilds a lost follow cache from Postgres `follows` (newest MAX_FOLLOWED_AUTHORS). `epoch` is
+ * the user's follow epoch read before this call (a follow's script answers it); without it one
+ * more round trip reads it first. The write is skipped when a follow or unfollow happened since
+ * (the rows may predate it) or another rebuild won; the rows are returned either way.
+ */
+export async function warmAuthorSeen(services: { db: Services["db"]; redis: ScriptRedis }, userId: string, epoch?: string): Promise<AuthorSeenBuild> {
+  const seenEpoch = epoch ?? String(await runScript<string | number>(services.redis, READ_AUTHOR_EPOCH, [badgeKeys.authorSeenEpoch(userId)], []));
   const rows = await services.db
     .select({ id: follows.followeeId })
     .from(follows)
     .where(eq(follows.followerId, userId))
     .orderBy(desc(follows.createdAt))
     .limit(MAX_FOLLOWED_AUTHORS);
-  await runScript(services.redis, WARM_AUTHOR_SEEN, keysOf(userId), [USER_TTL_SECONDS, ...rows.map((r) => r.id)]);
+  const followees = rows.map((r) => r.id);
+  const complete = followees.length < MAX_FOLLOWED_AUTHORS;
+  const written = await runScript<number>(
+    services.redis,
+    WARM_AUTHOR_SEEN,
+    [...keysOf(userId), badgeKeys.authorSeenEpoch(userId)],
+    [USER_TTL_SECONDS, seenEpoch, complete ? "all" : "some", ...followees],
+  );
+  return { followees, complete, written: written === 1 };
+}
+
+/**
+ * Whether `userId` follows `authorId` according to the follow cache, in ONE command (HMGET of the
+ * sentinel and the author): `follows`, `not_following` (the cache holds every follow), `unknown`
+ * (the cache is a capped subset and lacks the author) or `missing` (no cache: rebuild it).
+ */
+export async function cachedFollowState(
+  redis: Pick<Redis, "hmget">,
+  userId: string,
+  authorId: string,
+): Promise<"follows" | "not_following" | "unknown" | "missing"> {
+  const got = await redis.hmget<Record<string, unknown>>(badgeKeys.authorSeen(userId), BUILT, authorId);
+  const sentinel = got?.[BUILT];
+  if (sentinel === null || sentinel === undefined) return "missing";
+  if (got?.[authorId] !== null && got?.[authorId] !== undefined) return "follows";
+  return String(sentinel) === "all" ? "not_following" : "unknown";
 }
 
 /** Catches up on one followed author. */

@@ -10,6 +10,11 @@
 export const USER_TTL_SECONDS = 30 * 24 * 3600;
 /** Sentinel field of rebuildable per-user hashes: present once the hash was built from Postgres. */
 export const BUILT = "_";
+/**
+ * How long a user's follow epoch outlives their last follow or unfollow. It only has to outlast a
+ * rebuild (read epoch → read Postgres → write), which takes milliseconds to seconds.
+ */
+export const AUTHOR_EPOCH_TTL_SECONDS = 24 * 3600;
 /** Broadcast ids kept in Redis: counts are capped at 999, so older ids are never needed. */
 export const BROADCAST_WINDOW = 1000;
 /** Users remembered as "recently active" for the repair cron (trimmed by the cron, not per call). */
@@ -40,9 +45,19 @@ export const badgeKeys = {
   authorPublished: () => "badge:au:pub",
   /**
    * CACHE hash `authorId → seen count` of the authors `userId` follows, plus sentinel `_`.
-   * Rebuilt from Postgres `follows` (≤ MAX_FOLLOWED_AUTHORS) when missing. TTL 30 d.
+   * Rebuilt from Postgres `follows` (≤ MAX_FOLLOWED_AUTHORS, newest first) when missing; kept by
+   * follow/unfollow events. Sentinel value `all`: the build read every follow, so the fields are
+   * exactly the followed authors (the live rooms' fan lookup answers "not a fan" from a missing
+   * field); `some` (the build stopped at the cap) or the older `1`: the fields are a subset, a
+   * missing field proves nothing. Bounded by the user's follows. TTL 30 d.
    */
   authorSeen: (userId: string) => `badge:au:${userId}`,
+  /**
+   * HOT-ONLY string: `userId`'s follow epoch, INCR by every follow and unfollow. A rebuild of
+   * `authorSeen` reads it before reading Postgres and writes only if it has not moved. TTL
+   * AUTHOR_EPOCH_TTL_SECONDS, refreshed on write.
+   */
+  authorSeenEpoch: (userId: string) => `badge:au:ep:${userId}`,
 
   /** HOT-ONLY sorted set of item timestamps of one stream (member = item key, score = ms), newest `cap` only. TTL 30 d. */
   streamItems: (stream: string) => `badge:st:i:${stream}`,

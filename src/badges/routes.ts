@@ -1,6 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { IdempotencyKeyHeaders } from "../lib/idempotency";
-import { benchOnly } from "../lib/bench-only";
 import { authenticate } from "../lib/auth";
 import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
@@ -8,7 +7,6 @@ import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pag
 import { rateLimit } from "../lib/rate-limit";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
-import { naiveBadges } from "./naive";
 import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
 import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
 import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
@@ -421,12 +419,6 @@ const homeRoutes = newRouter().openapi(
   async (c) => c.json(await getBadges(c.var.services, c.var.caller.userId, c.req.valid("query").cap), 200),
 );
 
-// Benchmark baseline (see benchOnly); not part of the API.
-const naiveRoutes = newRouter().get("/v1/bench/naive-badges", benchOnly, authenticate(), async (c) => {
-  const cap = Number(c.req.query("cap") ?? 99);
-  return c.json(await naiveBadges(c.var.services, c.var.caller.userId, Number.isInteger(cap) && cap >= 1 && cap <= MAX_CAP ? cap : 99), 200);
-});
-
 export const badgesRoutes = newRouter()
   .route("/", notificationRoutes)
   .route("/", broadcastRoutes)
@@ -435,5 +427,4 @@ export const badgesRoutes = newRouter()
   .route("/", streamRoutes)
   .route("/", dmRoutes)
   .route("/", inboxRoutes)
-  .route("/", homeRoutes)
-  .route("/", naiveRoutes);
+  .route("/", homeRoutes);

@@ -10,10 +10,14 @@ export const badgesSubscriber: Subscriber = {
   name: "badges",
   on: {
     "follow.created": async (e, s) => {
-      const [, added] = await Promise.all([addNotifications(s.redis, e.followeeId, "follow", 1), followAuthor(s.redis, e.followerId, e.followeeId)]);
+      const [, { added, epoch }] = await Promise.all([
+        addNotifications(s.redis, e.followeeId, "follow", 1),
+        followAuthor(s.redis, e.followerId, e.followeeId),
+      ]);
       // No cache yet: build it now from Postgres (the new follow is committed), so posts published
       // between this follow and the first read are counted instead of absorbed by a later rebuild.
-      if (added === 0) await warmAuthorSeen(s, e.followerId);
+      // The epoch this follow moved to is the one the build must still see when it writes.
+      if (!added) await warmAuthorSeen(s, e.followerId, epoch);
     },
     "follow.deleted": async (e, s) => {
       await unfollowAuthor(s.redis, e.followerId, e.followeeId);

@@ -71,7 +71,7 @@ const EXPIRING_TABLES: [table: string, key: string][] = [
  * from SQLite when the object wakes after eviction.
  */
 export class LiveRoom extends DurableObject<Env> {
-  private counts: Counts = { viewers: 0, onlineFans: 0 };
+  protected counts: Counts = { viewers: 0, onlineFans: 0 };
   private session: SessionDescriptor | null = null;
   private alarmAt: number | null = null;
   private nextSweepAt: number | null = null;
@@ -90,11 +90,11 @@ export class LiveRoom extends DurableObject<Env> {
     });
   }
 
-  private now(): number {
+  protected now(): number {
     return Date.now() + this.clockOffsetMs;
   }
 
-  private get sql() {
+  protected get sql() {
     return this.ctx.storage.sql;
   }
 
@@ -112,7 +112,7 @@ export class LiveRoom extends DurableObject<Env> {
   }
 
   /** After expiry wiped storage, the next call recreates the (empty) tables. */
-  private ready() {
+  protected ready() {
     if (!this.migrated) this.load();
   }
 
@@ -176,7 +176,7 @@ export class LiveRoom extends DurableObject<Env> {
    * Accepts `d` when it is this object's live session, adopts it when it is newer (a shard's first
    * use in a session), and reports a stale descriptor otherwise so the Worker rereads the primary.
    */
-  private checkSession(d: SessionDescriptor): boolean {
+  protected checkSession(d: SessionDescriptor): boolean {
     const current = this.session;
     if (current && d.sessionId === current.sessionId) return current.endedAt === null;
     if (current && Number(d.sessionId) < Number(current.sessionId)) return false;
@@ -234,17 +234,7 @@ export class LiveRoom extends DurableObject<Env> {
     return { status: "ok", joined, isFan, ...this.counts };
   }
 
-  /** Many joins in one call with known fan status (benchmark seeding). */
-  async enterMany(d: SessionDescriptor, users: [userId: string, isFan: boolean][], connId: string): Promise<Counts | null> {
-    this.ready();
-    if (!this.checkSession(d)) return null;
-    const now = this.now();
-    for (const [userId, isFan] of users) this.enterLocally(userId, isFan, connId, "http", now);
-    await this.rearm();
-    return { ...this.counts };
-  }
-
-  private enterLocally(userId: string, isFan: boolean, connId: string, kind: ConnectionKind, now: number): boolean {
+  protected enterLocally(userId: string, isFan: boolean, connId: string, kind: ConnectionKind, now: number): boolean {
     const sessionId = this.session!.sessionId;
     const fan = isFan ? 1 : 0;
     const { joined, fanDelta } = this.ctx.storage.transactionSync(() => {
@@ -428,17 +418,6 @@ export class LiveRoom extends DurableObject<Env> {
     return { count, ids };
   }
 
-  /** Every online user id: only the benchmark's naive baseline asks for this. */
-  async viewerIds(): Promise<string[]> {
-    this.ready();
-    return this.sql.exec<{ user_id: string }>(`SELECT user_id FROM viewers`).toArray().map((r) => r.user_id);
-  }
-
-  /** SQLite bytes of this object (benchmark: bytes per viewer). */
-  async storageBytes(): Promise<number> {
-    return this.sql.databaseSize;
-  }
-
   // ---------------------------------------------------------------- push
 
   /** Primary only: a shard's latest counts, summed into the pushed total. */
@@ -514,7 +493,7 @@ export class LiveRoom extends DurableObject<Env> {
   }
 
   /** One alarm per object: always set to the earliest scheduled job (in real time). */
-  private async rearm() {
+  protected async rearm() {
     if (!this.migrated) return;
     const next = this.sql.exec<{ t: number | null }>(`SELECT min(due_at) AS t FROM schedule`).one().t;
     const at = next === null ? null : next - this.clockOffsetMs;

@@ -1,8 +1,10 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { cachedFollowState, warmAuthorSeen } from "../badges/authors";
 import type { Env } from "../env";
 import type { Caller } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { encodeCursor, decodeCursor } from "../lib/pagination";
+import { isRedisOutage } from "../lib/redis-failures";
 import type { Services } from "../lib/services";
 import { follows } from "../social/schema";
 import type { Counts, SessionDescriptor, SocketMode } from "./room";
@@ -43,14 +45,39 @@ async function currentSession(env: Env, roomId: string, fresh = false): Promise<
   return session;
 }
 
-async function liveSession(env: Env, roomId: string, fresh = false): Promise<SessionDescriptor> {
+/** The room's live session, or 409 when it has none. */
+export async function liveSession(env: Env, roomId: string, fresh = false): Promise<SessionDescriptor> {
   const session = await currentSession(env, roomId, fresh);
   if (!session || session.endedAt !== null) throw new ApiError("conflict", `Room ${roomId} has no live session`);
   return session;
 }
 
-/** Whether `userId` follows `hostId`: one primary-key lookup on `follows`. */
+/**
+ * Whether `userId` follows `hostId`, on every join and WebSocket connect. ONE Redis command when
+ * the viewer's follow cache (the badges capability's followed-authors hash, kept by follow and
+ * unfollow events before their response) is built: a field means fan; no field means not a fan
+ * when the cache holds every follow. Postgres answers only when the cache is missing (it is
+ * rebuilt from the same read), is a capped subset lacking the host, or Redis is down.
+ */
 export async function isFanOf(services: Services, userId: string, hostId: string): Promise<boolean> {
+  if (userId === hostId) return false;
+  try {
+    const state = await cachedFollowState(services.redis, userId, hostId);
+    if (state === "follows") return true;
+    if (state === "not_following") return false;
+    if (state === "missing") {
+      const built = await warmAuthorSeen(services, userId);
+      if (built.followees.includes(hostId)) return true;
+      if (built.complete) return false;
+    }
+  } catch (err) {
+    if (!isRedisOutage(err)) throw err;
+  }
+  return isFanInPostgres(services, userId, hostId);
+}
+
+/** Whether `userId` follows `hostId` in Postgres: one primary-key lookup on `follows`. */
+export async function isFanInPostgres(services: Pick<Services, "db">, userId: string, hostId: string): Promise<boolean> {
   if (userId === hostId) return false;
   const rows = await services.db
     .select({ one: sql<number>`1` })
@@ -60,7 +87,7 @@ export async function isFanOf(services: Services, userId: string, hostId: string
   return rows.length > 0;
 }
 
-function forShard(session: SessionDescriptor, shard: number): SessionDescriptor {
+export function forShard(session: SessionDescriptor, shard: number): SessionDescriptor {
   return { ...session, shard };
 }
 
@@ -114,8 +141,9 @@ async function endOnShards(env: Env, session: SessionDescriptor) {
  * Enters (or refreshes) `userId` from one HTTP device. The fan lookup runs once per join (a refresh
  * reuses the status the room recorded; following the host mid-session counts from the next join); a stale
  * session copy (another isolate started a new session) is retried once against the primary.
+ * `fanOf` is the fan lookup (the benchmark's baseline passes the Postgres-only one).
  */
-export async function enterRoom(services: Services, roomId: string, userId: string, device: string) {
+export async function enterRoom(services: Services, roomId: string, userId: string, device: string, fanOf: typeof isFanOf = isFanOf) {
   for (const fresh of [false, true]) {
     const session = await liveSession(services.env, roomId, fresh);
     const shard = shardOf(userId, session.shards);
@@ -123,7 +151,7 @@ export async function enterRoom(services: Services, roomId: string, userId: stri
     const descriptor = forShard(session, shard);
     let result = await stub.enter(descriptor, userId, null, `http:${device}`, "http");
     if (result.status === "need_fan") {
-      result = await stub.enter(descriptor, userId, await isFanOf(services, userId, session.hostId), `http:${device}`, "http");
+      result = await stub.enter(descriptor, userId, await fanOf(services, userId, session.hostId), `http:${device}`, "http");
     }
     if (result.status === "ok") return { roomId, sessionId: session.sessionId, userId, online: true, isFan: result.isFan, joined: result.joined };
   }
@@ -163,7 +191,8 @@ export async function connectSocket(services: Services, request: Request, caller
 
 // ------------------------------------------------------------------ reads
 
-function shardsOf(env: Env, session: SessionDescriptor | null, roomId: string) {
+/** Every shard's object of the session (one for an ordinary room). */
+export function shardsOf(env: Env, session: SessionDescriptor | null, roomId: string) {
   return Array.from({ length: session?.shards ?? 1 }, (_, i) => roomStub(env, roomId, i));
 }
 
@@ -248,41 +277,4 @@ export async function loyalFans(
   const count = parts.reduce((sum, p) => sum + p.count, 0);
   const page = mayList ? mergePage(parts.flatMap((p) => p.ids), query.limit, (userId) => ({ userId })) : { items: null, nextCursor: null };
   return { roomId, mode: query.mode, sessionIds, count, ...page };
-}
-
-// ------------------------------------------------------------------ benchmark baseline
-
-/**
- * The naive online-fan count the rooms replace: fetch every online id and join it against `follows`
- * in Postgres on each request. Only mounted when BENCH_NAIVE_ROUTES=1.
- */
-export async function naiveOnlineFans(services: Services, roomId: string) {
-  const session = await liveSession(services.env, roomId);
-  const ids = (await Promise.all(shardsOf(services.env, session, roomId).map((stub) => stub.viewerIds()))).flat();
-  let onlineFans = 0;
-  // Chunks keep each statement's parameter list bounded.
-  for (let i = 0; i < ids.length; i += 5_000) {
-    const chunk = ids.slice(i, i + 5_000);
-    const [row] = await services.db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(follows)
-      .where(and(eq(follows.followeeId, session.hostId), inArray(follows.followerId, chunk)));
-    onlineFans += row?.n ?? 0;
-  }
-  return { roomId, viewers: ids.length, onlineFans, sessionId: session.sessionId };
-}
-
-/** Benchmark seeding only: `count` users from `from`, fans resolved in ONE query, entered in one object call. */
-export async function seedViewers(services: Services, roomId: string, userIds: string[]) {
-  const session = await liveSession(services.env, roomId, true);
-  if (session.shards !== 1) throw new ApiError("bad_request", "Seeding supports unsharded rooms only");
-  const fans = new Set(
-    (
-      await services.db
-        .select({ id: follows.followerId })
-        .from(follows)
-        .where(and(eq(follows.followeeId, session.hostId), inArray(follows.followerId, userIds)))
-    ).map((r) => r.id),
-  );
-  return roomStub(services.env, roomId).enterMany(forShard(session, 0), userIds.map((id) => [id, fans.has(id)] as [string, boolean]), "http:default");
 }

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { benchOnly } from "../lib/bench-only";
 import { authenticate, verifyCallerToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { IdSchema, idParam } from "../lib/ids";
@@ -17,11 +16,8 @@ import {
   manyRoomCounts,
   MAX_LOYAL_SESSIONS,
   MAX_SHARDS,
-  naiveOnlineFans,
   ROOM_ID_PATTERN,
   roomCounts,
-  roomStub,
-  seedViewers,
   startSession,
   viewerStatus,
 } from "./rooms";
@@ -301,19 +297,4 @@ export const liveRoutes = newRouter()
       const response = await connectSocket(c.var.services, c.req.raw, caller, roomId, mode, offered.includes("live") ? "live" : null);
       return response as never;
     },
-  )
-  // Benchmark baselines (see benchOnly); not part of the API.
-  .get("/v1/live/:roomId/naive-online", benchOnly, authenticate(), async (c) => {
-    const roomId = c.req.param("roomId");
-    if (!ROOM_ID_PATTERN.test(roomId)) throw new ApiError("bad_request", "Invalid roomId", [{ field: "roomId", message: "is not a room id" }]);
-    return c.json(await naiveOnlineFans(c.var.services, roomId), 200);
-  })
-  .post("/v1/live/:roomId/bench-seed", benchOnly, authenticate({ roles: ["service"] }), async (c) => {
-    const { userIds } = await c.req.json<{ userIds: string[] }>();
-    return c.json({ counts: await seedViewers(c.var.services, c.req.param("roomId"), userIds.slice(0, 5_000)) }, 200);
-  })
-  .get("/v1/live/:roomId/bench-storage", benchOnly, authenticate(), async (c) => {
-    const roomId = c.req.param("roomId");
-    if (!ROOM_ID_PATTERN.test(roomId)) throw new ApiError("bad_request", "Invalid roomId", [{ field: "roomId", message: "is not a room id" }]);
-    return c.json({ roomId, sqliteBytes: await roomStub(c.env, roomId).storageBytes() }, 200);
-  });
+  );

@@ -172,7 +172,7 @@ describe("per-user cache lifetimes", () => {
 });
 
 describe("GET /v1/bench/naive-badges", () => {
-  it("does not exist unless the benchmark enables it", async () => {
+  it("does not exist in the Worker (the bench entry adds it)", async () => {
     const res = await api("GET", "/v1/bench/naive-badges", { as: { userId: newId() } });
     expect(res.status, show(res)).toBe(404);
   });

@@ -36,10 +36,12 @@ export async function counts(roomId: string, as = newId()) {
   return res.body as { viewers: number; onlineFans: number; sessionId: string | null; live: boolean };
 }
 
-export async function follow(followerId: string, followeeId: string) {
-  const res = await api("PUT", `/v1/me/following/${followeeId}`, { as: { userId: followerId } });
+export async function follow(followerId: string, followeeId: string, method: "PUT" | "DELETE" = "PUT") {
+  const res = await api(method, `/v1/me/following/${followeeId}`, { as: { userId: followerId } });
   expect(res.status, show(res)).toBe(200);
 }
+
+export const unfollow = (followerId: string, followeeId: string) => follow(followerId, followeeId, "DELETE");
 
 /** Opens a WebSocket to the room as `userId` through the Worker, the way a browser would. */
 export async function openSocket(roomId: string, userId: string, query = "") {

@@ -179,7 +179,7 @@ describe("the room object", () => {
 });
 
 describe("benchmark-only routes", () => {
-  it("are not mounted unless BENCH_NAIVE_ROUTES=1", async () => {
+  it("are not in the Worker (the bench entry adds them)", async () => {
     const room = newRoom();
     const naive = await api("GET", `/v1/live/${room}/naive-online`, { as: { userId: newId() } });
     expect(naive.status, show(naive)).toBe(404);

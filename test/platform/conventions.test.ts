@@ -217,7 +217,7 @@ describe("API documentation", () => {
 });
 
 describe("benchmark baselines", () => {
-  it("answer 404 before asking who calls, unless the benchmark enables them", async () => {
+  it("are not in the Worker: 404 before asking who calls", async () => {
     for (const [method, path] of [
       ["POST", "/v1/bench/naive/counters/post/1/likes"],
       ["GET", "/v1/bench/naive-badges"],
