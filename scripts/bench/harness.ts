@@ -76,6 +76,8 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
     // isolate: Miniflare's default entry worker adds a second hop through workerd per request.
     socket: "direct",
     rateLimiters: false,
+    // Stopped below on SIGINT/SIGTERM together with the stack (Miniflare's hook would exit first).
+    callerHandlesSignals: true,
     // BENCH_INSPECT_PORT=9229 opens the V8 inspector of the Worker (CPU profiles of a run).
     inspectorPort: process.env.BENCH_INSPECT_PORT ? Number(process.env.BENCH_INSPECT_PORT) : undefined,
     // The Worker logs one JSON line per request; it is drained so logging costs what it costs in
@@ -90,18 +92,33 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
       }
     },
   });
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+      await worker.stop();
+      await stack.stop();
+    })());
+  // Ctrl-C or a SIGTERM mid-run: stop workerd and the stack (Postgres, Redis, temp dirs) before
+  // exiting, so an interrupted benchmark leaves no server or temp dir behind. A second one exits at once.
+  let signalled = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signalled > 1) process.exit(signal === "SIGINT" ? 130 : 143);
+    console.error(`\n[bench] ${signal}: stopping the Worker and the stack…`);
+    void stop().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   return {
     url: worker.url,
     stack,
     mf: worker.mf,
     token: (sub, role = "user") => sign({ sub, role, exp: Math.floor(Date.now() / 1000) + 3600 }, jwtSecret, "HS256"),
     scheduled: worker.scheduled,
-    async stop() {
-      await worker.stop();
-      await stack.stop();
-    },
+    stop,
   };
 }
+
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 export interface LoadRequest {
   method?: string;

@@ -175,25 +175,20 @@ function startWranglerDev(): Served {
 /** The bundled Worker in workerd through Miniflare's API, on PORT behind its entry worker. */
 async function serveBundle(): Promise<Served> {
   let worker: RunningWorker;
-  const signals = ["SIGINT", "SIGTERM"] as const;
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   try {
     worker = await startWorkerd({
       vars,
       port: PORT,
       // The entry worker adds /cdn-cgi/handler/scheduled, so `npm run cron` works in this mode too.
       socket: "entry",
+      // This script flushes through workerd on SIGINT/SIGTERM first, then stops it itself.
+      callerHandlesSignals: true,
       onOutput: (chunk, stream) => (stream === "stdout" ? process.stdout : process.stderr).write(chunk),
     });
   } catch (error) {
     await stack.stop();
     removeDevRecord(recordPath);
     throw error;
-  }
-  // Miniflare's exit hook kills workerd and exits on SIGINT/SIGTERM; this script must flush
-  // through workerd first and stops it itself (its "exit" hook stays, as a last resort).
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal)) if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
   }
   return {
     fire: async (expression) => {

@@ -76,6 +76,13 @@ export interface WorkerdOptions {
   /** Bind wrangler.toml's rate limiters (default true); benchmarks leave them out to measure handlers. */
   rateLimiters?: boolean;
   inspectorPort?: number;
+  /**
+   * The caller stops workerd itself on SIGINT/SIGTERM (after work of its own, e.g. a last flush):
+   * drop the signal listeners that importing wrangler and starting Miniflare add, which would kill
+   * workerd and exit the process at once (wrangler's with code 0). Their "exit" listeners stay, as a
+   * last resort.
+   */
+  callerHandlesSignals?: boolean;
   /** The Worker's stdout/stderr (one JSON log line per request); drained when absent. */
   onOutput?: (chunk: Buffer, stream: "stdout" | "stderr") => void;
 }
@@ -91,7 +98,10 @@ export interface RunningWorker {
 }
 
 /** Bundles the Worker and starts it in workerd with wrangler.toml's bindings. */
-export async function startWorkerd({ entry, vars, host = "127.0.0.1", port = 0, socket = "direct", rateLimiters = true, inspectorPort, onOutput }: WorkerdOptions): Promise<RunningWorker> {
+export async function startWorkerd({ entry, vars, host = "127.0.0.1", port = 0, socket = "direct", rateLimiters = true, inspectorPort, callerHandlesSignals = false, onOutput }: WorkerdOptions): Promise<RunningWorker> {
+  // Taken before wrangler is imported: importing it adds SIGINT/SIGTERM listeners that exit(0) too.
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  const listenersBefore = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   const fromToml = await workerOptionsFromWrangler();
   const { outdir, main } = bundleWorker(entry);
   const forward = (stream: "stdout" | "stderr") => (chunk: Buffer) => onOutput?.(chunk, stream);
@@ -116,6 +126,11 @@ export async function startWorkerd({ entry, vars, host = "127.0.0.1", port = 0, 
     });
     const entryUrl = await mf.ready;
     const url = (socket === "entry" ? entryUrl : await mf.unsafeGetDirectURL()).toString().replace(/\/$/, "");
+    if (callerHandlesSignals) {
+      for (const signal of signals) {
+        for (const listener of process.listeners(signal)) if (!listenersBefore.get(signal)!.has(listener)) process.removeListener(signal, listener);
+      }
+    }
     const running = mf;
     return {
       url,
