@@ -1,12 +1,11 @@
 import type { Env } from "../env";
 import { openDatabase, type Database } from "./db";
 import type { EventBus } from "./events";
-import { createRedis, type Redis } from "./redis";
+import { redisFor, type Redis } from "./redis";
 
 /**
- * What domain code may use during one invocation. `db` and `redis` are built on first use, so
- * requests served from Redis never open a Postgres connection and requests that need neither
- * build nothing.
+ * What domain code may use during one invocation. `db` is opened on first use, so requests served
+ * from Redis never open a Postgres connection; `redis` is the isolate's shared client (`redisFor`).
  */
 export interface Services {
   readonly env: Env;
@@ -31,7 +30,7 @@ export function createServices(
   const services: Services = {
     env,
     get redis() {
-      redis ??= createRedis(env);
+      redis ??= redisFor(env);
       return redis;
     },
     events,

@@ -3,11 +3,11 @@ import { describe, expect, it } from "vitest";
 import { warmAuthorSeen } from "../../src/badges/authors";
 import { badgeKeys, BUILT } from "../../src/badges/keys";
 import type { Env } from "../../src/env";
-import { createRedis } from "../../src/lib/redis";
+import { redisFor } from "../../src/lib/redis";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
 
-const redis = createRedis(env as unknown as Env);
+const redis = redisFor(env as unknown as Env);
 const epochOf = async (userId: string) => String((await redis.get(badgeKeys.authorSeenEpoch(userId))) ?? "0");
 
 const follow = (me: string, author: string) => api("PUT", `/v1/me/following/${author}`, { as: { userId: me } });

@@ -4,13 +4,13 @@ import { badgeKeys } from "../../src/badges/keys";
 import { repairBadges } from "../../src/badges/repair";
 import type { Env } from "../../src/env";
 import { openDatabase } from "../../src/lib/db";
-import { createRedis } from "../../src/lib/redis";
+import { redisFor } from "../../src/lib/redis";
 import { api, newId, show } from "../support/api";
 import { createChaos, type Chaos } from "../support/stack";
 
 const admin = { userId: "1", role: "admin" as const };
 const service = { userId: "1", role: "service" as const };
-const redis = createRedis(env as unknown as Env);
+const redis = redisFor(env as unknown as Env);
 const badges = async (userId: string, q = "", overrides?: Partial<Env>) => api("GET", `/v1/me/badges${q}`, { as: { userId }, env: overrides });
 
 /** A user with something unread of every kind (broadcasts aside: other files publish them). */

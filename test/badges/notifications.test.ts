@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { badgeKeys } from "../../src/badges/keys";
 import type { Env } from "../../src/env";
-import { createRedis } from "../../src/lib/redis";
+import { redisFor } from "../../src/lib/redis";
 import { api, newId, show } from "../support/api";
 
 const service = { userId: "1", role: "service" as const };
@@ -55,7 +55,7 @@ describe("POST /v1/users/{id}/notifications", () => {
 describe("script failures", () => {
   it("answer 500 (a bug to fix), not 503 (an outage to retry)", async () => {
     const user = newId();
-    await createRedis(env as unknown as Env).set(badgeKeys.notifications(user), "not a hash");
+    await redisFor(env as unknown as Env).set(badgeKeys.notifications(user), "not a hash");
     const res = await add(user, { type: "like" });
     expect(res.status, show(res)).toBe(500);
   });

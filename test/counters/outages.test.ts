@@ -9,7 +9,7 @@ import type { Env } from "../../src/env";
 import { flushAll, flushOnce } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
 import { queryRows } from "../../src/counters/store";
-import { createRedis } from "../../src/lib/redis";
+import { redisFor } from "../../src/lib/redis";
 import { api, newId, show } from "../support/api";
 import { createChaos, type Chaos } from "../support/stack";
 import { readCounts, servicesFor } from "./support";
@@ -138,13 +138,13 @@ describe("a failing script", () => {
   it("is a 500, not an outage: nothing is applied to Postgres behind Redis' back", async () => {
     const id = newId();
     // A cache key of the wrong type (a hash where the packed string belongs) makes the increment script fail inside Redis.
-    await createRedis(env as unknown as Env).hset(counterKeys.cache("user", id), { coins: "1" });
+    await redisFor(env as unknown as Env).hset(counterKeys.cache("user", id), { coins: "1" });
     const res = await api("POST", `/v1/counters/user/${id}`, { as: service, body: { deltas: { coins: 1 } } });
     expect(res.status, show(res)).toBe(500);
     const { services, close } = servicesFor();
     const rows = await queryRows(services.db, "SELECT 1 FROM counter_stale_cache WHERE entity = 'user' AND entity_id = $1", [id]);
     await close();
     expect(rows).toEqual([]);
-    await createRedis(env as unknown as Env).del(counterKeys.cache("user", id));
+    await redisFor(env as unknown as Env).del(counterKeys.cache("user", id));
   });
 });

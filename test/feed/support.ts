@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { afterAll, expect } from "vitest";
 import type { Env } from "../../src/env";
-import { createRedis } from "../../src/lib/redis";
+import { redisFor } from "../../src/lib/redis";
 import type { Services } from "../../src/lib/services";
 import { servicesFor } from "../counters/support";
 import { api, type As, show } from "../support/api";
 
-export const redis = createRedis(env as unknown as Env);
+export const redis = redisFor(env as unknown as Env);
 
 /** Polls `read` until `done` holds (queue deliveries are asynchronous), failing with the last value. */
 export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {

@@ -10,14 +10,14 @@ import { badgeKeys, BUILT } from "../../src/badges/keys";
 import { queryRows } from "../../src/counters/store";
 import type { Env } from "../../src/env";
 import { isFanOf } from "../../src/live/rooms";
-import { createRedis } from "../../src/lib/redis";
+import { redisFor } from "../../src/lib/redis";
 import type { Services } from "../../src/lib/services";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
 import { useChaos } from "../support/stack";
 import { enter, follow, newRoom, openSocket, startSession, unfollow } from "./helpers";
 
-const redis = createRedis(env as unknown as Env);
+const redis = redisFor(env as unknown as Env);
 const chaos = useChaos();
 
 /** Joins a fresh room of `host` as `viewer` (a new join every time, so the fan lookup runs). */
