@@ -1,4 +1,4 @@
-import { completeFromSnapshot, completeSnapshot, decodeCachedCounters } from "../counters/counters";
+import { completeFromSnapshot, completeSnapshot, decodeCachedCounters, shownCounts } from "../counters/counters";
 import { counterKeys } from "../counters/keys";
 import { fieldsOf } from "../counters/registry";
 import { isoTimestamp } from "../db/columns";
@@ -268,7 +268,7 @@ async function hydrate(
     const [authorId, text, createdAt] = JSON.parse(cached) as [string, string, string];
     const f = flag.get(m.id) ?? { liked: false, favorited: false };
     if (!flag.has(m.id)) degraded = true;
-    items.push({ post: { id: m.id, authorId, text, createdAt }, counts: shapeCounts(row), ...f });
+    items.push({ post: { id: m.id, authorId, text, createdAt }, counts: postCounts(row), ...f });
   }
   return { items, degraded };
 }
@@ -316,8 +316,9 @@ async function writeFill(services: Services, userId: string, fill: { posts: [str
   }
 }
 
-function shapeCounts(row: number[]): PostCounts {
-  const byField = Object.fromEntries(POST_FIELDS.map((f, i) => [f, Math.max(0, row[i] ?? 0)]));
+/** A post's counters as the feed shows them (the counters capability's rule: never below zero). */
+export function postCounts(row: readonly number[] | undefined): PostCounts {
+  const byField = shownCounts(POST_FIELDS, row);
   return { likes: byField.likes ?? 0, comments: byField.comments ?? 0, forwards: byField.forwards ?? 0, views: byField.views ?? 0, favorites: byField.favorites ?? 0 };
 }
 
@@ -328,7 +329,7 @@ async function pageFromPostgres(services: Services, userId: string, before: stri
   const pageRows = more ? rows.slice(0, limit) : rows;
   const items = pageRows.map((r) => ({
     post: { id: r.id, authorId: r.author_id, text: r.text, createdAt: isoTimestamp(r.created_at) },
-    counts: shapeCounts(POST_FIELDS.map((f) => Number(r.counts?.[f] ?? 0))),
+    counts: postCounts(POST_FIELDS.map((f) => Number(r.counts?.[f] ?? 0))),
     liked: r.liked,
     favorited: r.favorited,
   }));

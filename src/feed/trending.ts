@@ -8,7 +8,7 @@ import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import type { Services } from "../lib/services";
 import { feedKeys, TOMBSTONE } from "./keys";
 import { readPosts } from "./store";
-import { encodeCachedPost, type Post, type PostCounts } from "./timeline";
+import { encodeCachedPost, type Post, type PostCounts, postCounts } from "./timeline";
 import { READ_TRENDING } from "./trending.lua";
 
 export type TrendingItem = { post: Post; counts: PostCounts; score: number };
@@ -84,10 +84,9 @@ async function computeItems(services: Services, answer: { ids?: string[]; scores
     const row = counts.get(id);
     if (!cached || cached === TOMBSTONE || !row || items.length >= MAX_TRENDING) return;
     const [authorId, text, createdAt] = JSON.parse(cached) as [string, string, string];
-    const byField = Object.fromEntries(POST_FIELDS.map((f, k) => [f, Math.max(0, row[k] ?? 0)]));
     items.push({
       post: { id, authorId, text, createdAt },
-      counts: { likes: byField.likes ?? 0, comments: byField.comments ?? 0, forwards: byField.forwards ?? 0, views: byField.views ?? 0, favorites: byField.favorites ?? 0 },
+      counts: postCounts(row),
       score: Number(answer.scores?.[i] ?? 0),
     });
   });
