@@ -18,6 +18,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { commandLineOf } from "./dev/leftovers";
 import type { FileProgress } from "./test-progress";
 
 const STALL_MINUTES = Number(process.env.TEST_STALL_MINUTES ?? 3);
@@ -94,15 +95,9 @@ function removeStackTempDirs(since: number) {
 }
 
 function runningCommandLines(): string[] {
-  const lines: string[] = [];
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      lines.push(readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return lines;
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .flatMap((pid) => commandLineOf(Number(pid)) ?? []); // undefined: exited meanwhile
 }
 
 const PROGRESS_REPORTER = "--reporter=./scripts/test-progress.ts";
