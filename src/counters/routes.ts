@@ -57,7 +57,7 @@ const ReactionSchema = z
     liked: z.boolean().optional(),
     favorited: z.boolean().optional(),
     changed: z.boolean(),
-    counts: CountsAfterWrite.openapi({ description: "Every counter of the post after this call, from Redis (not the edge copy): reported by the increment the change ran, or read when nothing changed" }),
+    counts: CountsAfterWrite.openapi({ description: "Every counter of the post after this call, from Redis (not the edge copy): reported by the increment the change ran, or read afterwards when nothing changed or the post was not cached in Redis (that read warms it)" }),
   })
   .openapi("ReactionChange");
 const DriftSchema = z.object({ entity: z.enum(COUNTER_ENTITIES), id: IdSchema, field: z.string(), counted: z.number(), expected: z.number() });
