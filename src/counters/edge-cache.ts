@@ -22,8 +22,10 @@ import { type CounterDelta, type CounterEntity, fieldsOf } from "./registry";
  *   copy only if the read started after the copy was stored: a read that started later than
  *   another finished saw Redis at least as late. Two overlapping reads may have run in Redis in
  *   either order, so the later-arriving one must not overwrite the earlier-stored one.
- * - **A write in this isolate drops its copies** (`forget`): reads that started before the write
- *   can no longer store, reads that start after it can.
+ * - **A write whose answer carries counts drops its copies** in this isolate (`forget`: increments
+ *   and reactions; a view or follow answers no counts, so its copy may stay within the bound):
+ *   reads that started before the write can no longer store, reads that start after it can.
+ *   Otherwise a later read here could be served a value older than the write's answer.
  * - **No miss storm at expiry.** Once a copy is half the bound old, the first reader to see it
  *   refreshes it from Redis for everyone while the others are still served the copy (it is still
  *   within the bound), as long as a Redis read takes less than half the bound. No promise is
