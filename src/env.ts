@@ -1,4 +1,5 @@
 import type { FeedMessage } from "./feed/messages";
+import type { BadgeHub } from "./badges/hub";
 import type { LiveRoom } from "./live/room";
 
 /** Bindings of the Worker: secrets, vars, the live-room namespace and the rate limiters. */
@@ -14,6 +15,10 @@ export interface Env {
   JWT_SECRET: string;
   ENVIRONMENT?: string;
   LIVE_ROOMS: DurableObjectNamespace<LiveRoom>;
+  /** Live badge sockets (`GET /v1/me/live`), one object per shard of users (src/badges/hub.ts). */
+  BADGE_HUBS: DurableObjectNamespace<BadgeHub>;
+  /** Hub shards users are spread over (default 64): a broadcast costs one object call per shard. */
+  BADGE_HUB_SHARDS?: string;
   /** Fan-out of feed changes (wrangler.toml `[[queues.producers]]`); consumed by this Worker's `queue()`. */
   FEED_QUEUE: Queue<FeedMessage>;
   /** Newest posts a home timeline keeps (default 1,000). */

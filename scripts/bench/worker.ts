@@ -11,6 +11,7 @@ import { feedBaselineRoutes } from "./baselines/feed";
 import { liveBaselineRoutes } from "./baselines/live";
 
 export { BenchLiveRoom as LiveRoom } from "./live-room";
+export { BadgeHub } from "../../src/badges/hub";
 
 const app = newApp();
 app.route("/", countersBaselineRoutes);

@@ -1,5 +1,6 @@
 import { AUTHORS_UNREAD_SNIPPET } from "./authors.lua";
 import { BROADCAST_UNREAD_SNIPPET } from "./broadcasts.lua";
+import { FEED_UNSEEN_SNIPPET } from "./feed.lua";
 import { INBOX_SNIPPET } from "./inbox.lua";
 import { REDDOTS_SNIPPET } from "./reddots.lua";
 import { STREAMS_UNREAD_SNIPPET } from "./streams.lua";
@@ -24,6 +25,7 @@ local stLast = KEYS[9]         -- badge:st:last
 local dms = KEYS[10]           -- badge:dm:{user}
 local inbox = KEYS[11]         -- badge:ib:{user}
 local active = KEYS[12]        -- badge:active
+local feedUnseenKey = KEYS[13] -- feed:new:{user}
 local limit = tonumber(ARGV[1])  -- cap: totals stop counting once above it
 local userId = ARGV[2]
 local now = ARGV[3]              -- ms, for the active-users set
@@ -43,6 +45,7 @@ ${AUTHORS_UNREAD_SNIPPET}
 ${STREAMS_UNREAD_SNIPPET}
 local dmTotal = tonumber(redis.call('HGET', dms, 'total') or '0')
 ${INBOX_SNIPPET}
+${FEED_UNSEEN_SNIPPET}
 redis.call('ZADD', active, now, userId)
 -- Caches live 30 days after their last write; a user who only reads must not lose them (a
 -- rebuilt author cache would start at current counts and drop their unread posts). Their TTLs are
@@ -63,5 +66,6 @@ return cjson.encode({
   streams = { missing = streamsMissing, total = streamsTotal, byStream = streamsBy },
   dms = { total = dmTotal },
   inbox = { missing = inboxMissing, byType = inboxBy, total = inboxTotal },
+  feed = feedUnseen,
 })
 `;

@@ -1,0 +1,341 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+import { createEventBus } from "../lib/events";
+import { createServices } from "../lib/services";
+import { getBadges, type Badges } from "./badges";
+import { changedKinds, oneMore, valuesOf, type BadgeValues } from "./values";
+
+/** Sockets one user may hold at once (all devices and tabs); the next is refused with CLOSE_TOO_MANY_SOCKETS. */
+export const MAX_SOCKETS_PER_USER = 10;
+/** Client messages above this many bytes are refused (the only ones expected are `ping` and `badges`). */
+export const MAX_CLIENT_MESSAGE_BYTES = 1024;
+/** After a push, a socket gets its next one no sooner than this (carrying the latest values). */
+export const PUSH_INTERVAL_MS = 1_000;
+/** A socket that got a degraded snapshot (Redis down) is offered a fresh one this often. */
+export const DEGRADED_RETRY_MS = 5_000;
+/**
+ * A count bumped in place (broadcast, post) within this long of a read is read again instead: the
+ * read may already hold the change that the bump reports (the write lands in Redis before the bump
+ * reaches the hub, and a queued fan-out page takes up to its batch timeout).
+ */
+export const FRESH_READ_MS = 10_000;
+
+export const CLOSE_TOKEN_EXPIRED = 4001;
+export const CLOSE_TOO_MANY_SOCKETS = 4008;
+export const CLOSE_MESSAGE_TOO_BIG = 1009;
+
+/** What the Worker hands the hub with an upgrade (headers of the forwarded request). */
+export const HUB_HEADERS = { user: "X-Badge-User", cap: "X-Badge-Cap", expiresAt: "X-Badge-Expires", protocol: "X-Badge-Protocol" } as const;
+
+/** A shard-wide event: every online user's value moves the same way, with nothing read. */
+export type HubStamp = { kind: "broadcasts" } | { kind: "reddots"; channel: string };
+/** One follower of a fan-out page: their `authors` badge is one more, their `feed` one more if `feed`. */
+export type PostedTo = { userId: string; feed: boolean };
+
+/** Kept on the socket itself, so an object that hibernated and wakes knows whose socket it is. */
+type Attachment = { connId: string; userId: string; cap: number; expiresAt: number };
+type SocketRow = { conn_id: string; user_id: string; cap: number; sent: string | null; sent_at: number; degraded: number };
+type StateRow = { user_id: string; cap: number; current: string; read_at: number };
+
+const SCHEMA = [
+  // One row per socket: what it was last sent (null until its snapshot) and when.
+  `CREATE TABLE IF NOT EXISTS sockets (conn_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, cap INTEGER NOT NULL, sent TEXT, sent_at INTEGER NOT NULL, degraded INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE INDEX IF NOT EXISTS sockets_user ON sockets (user_id)`,
+  // One row per online (user, cap): the latest values known, which sockets converge to.
+  `CREATE TABLE IF NOT EXISTS state (user_id TEXT NOT NULL, cap INTEGER NOT NULL, current TEXT NOT NULL, read_at INTEGER NOT NULL, PRIMARY KEY (user_id, cap)) WITHOUT ROWID`,
+];
+
+const noEvents = createEventBus([]);
+
+/**
+ * One shard of the live badge sockets: every socket of the users whose id hashes to it (so all of a
+ * user's devices share one object). Sockets hibernate: an idle one costs no CPU and no Redis, and
+ * `ping` is answered by the runtime without waking the object.
+ *
+ * Values come from two places. A targeted change (`changed`) reads the user's badges once — the
+ * same function `GET /v1/me/badges` runs — and only if the user is online here. A shard-wide change
+ * (`stamp`, `posted`) moves each online user's known value in place, reading nothing. Either way
+ * each socket is sent the kinds that differ from what it last got, at once after a quiet second,
+ * then at most once per PUSH_INTERVAL_MS (the alarm sends what waited).
+ */
+export class BadgeHub extends DurableObject<Env> {
+  /** Users whose read is in flight; `again` asks the loop for one more read when it ends. */
+  private reading = new Map<string, { again: boolean }>();
+  /** Client messages this object handled since it woke (tests: a `ping` must not add one). */
+  private handled = 0;
+  /** Tests point the hub's Redis and Postgres at an outage-simulating pair. */
+  servicesEnv: Partial<Env> = {};
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
+    for (const statement of SCHEMA) ctx.storage.sql.exec(statement);
+  }
+
+  private get sql() {
+    return this.ctx.storage.sql;
+  }
+
+  // ---------------------------------------------------------------- sockets
+
+  override async fetch(request: Request): Promise<Response> {
+    const userId = request.headers.get(HUB_HEADERS.user)!;
+    const cap = Number(request.headers.get(HUB_HEADERS.cap));
+    const expiresAt = Number(request.headers.get(HUB_HEADERS.expiresAt));
+    const protocol = request.headers.get(HUB_HEADERS.protocol);
+    const headers = protocol ? { "Sec-WebSocket-Protocol": protocol } : undefined;
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    if (this.ctx.getWebSockets(userId).length >= MAX_SOCKETS_PER_USER) {
+      // Not hibernatable: it only lives to carry the close code to the client.
+      server.accept();
+      server.close(CLOSE_TOO_MANY_SOCKETS, `at most ${MAX_SOCKETS_PER_USER} sockets per user`);
+      return new Response(null, { status: 101, webSocket: client, headers });
+    }
+    const attachment: Attachment = { connId: crypto.randomUUID(), userId, cap, expiresAt };
+    this.ctx.acceptWebSocket(server, [userId]);
+    server.serializeAttachment(attachment);
+    this.sql.exec(`INSERT INTO sockets (conn_id, user_id, cap, sent, sent_at) VALUES (?, ?, ?, NULL, 0)`, attachment.connId, userId, cap);
+    await this.scheduleAlarm(expiresAt);
+    // The snapshot is read after the socket is registered: a change written from now on either is
+    // in the snapshot or reaches this socket as a push (reads of one user run one after another).
+    this.ctx.waitUntil(this.refresh(userId));
+    return new Response(null, { status: 101, webSocket: client, headers });
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer) {
+    this.handled++;
+    const size = typeof message === "string" ? new TextEncoder().encode(message).byteLength : message.byteLength;
+    const { connId, userId } = ws.deserializeAttachment() as Attachment;
+    if (size > MAX_CLIENT_MESSAGE_BYTES) {
+      ws.close(CLOSE_MESSAGE_TOO_BIG, `messages are at most ${MAX_CLIENT_MESSAGE_BYTES} bytes`);
+      this.forget(connId, userId);
+      return;
+    }
+    if (message === "badges") {
+      // A fresh snapshot: forget what the socket was sent, the next read sends it everything.
+      this.sql.exec(`UPDATE sockets SET sent = NULL WHERE conn_id = ?`, connId);
+      await this.refresh(userId);
+      return;
+    }
+    ws.send(JSON.stringify({ type: "error", error: { code: "bad_request", message: "unknown message: send `ping` or `badges`" } }));
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number) {
+    const { connId, userId } = ws.deserializeAttachment() as Attachment;
+    this.forget(connId, userId);
+    try {
+      ws.close(code === 1005 ? 1000 : code, "closed");
+    } catch {
+      // already closed
+    }
+  }
+
+  override async webSocketError(ws: WebSocket) {
+    const { connId, userId } = ws.deserializeAttachment() as Attachment;
+    this.forget(connId, userId);
+  }
+
+  private forget(connId: string, userId: string) {
+    this.sql.exec(`DELETE FROM sockets WHERE conn_id = ?`, connId);
+    const left = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE user_id = ?`, userId).one().n;
+    if (left === 0) this.sql.exec(`DELETE FROM state WHERE user_id = ?`, userId);
+  }
+
+  // ---------------------------------------------------------------- changes
+
+  /** Targeted change: the online ones among `userIds` get their badges read and pushed. */
+  async changed(userIds: string[]): Promise<number> {
+    const online = userIds.filter((u) => this.isOnline(u));
+    await Promise.all(online.map((u) => this.refresh(u)));
+    return online.length;
+  }
+
+  /** A broadcast or a red-dot stamp: every online user's value moves in place, nothing is read. */
+  async stamp(stamp: HubStamp): Promise<number> {
+    const users = this.sql.exec<{ user_id: string }>(`SELECT DISTINCT user_id FROM state`).toArray().map((r) => r.user_id);
+    for (const userId of users) {
+      this.bump(userId, (values, cap) => {
+        if (stamp.kind === "broadcasts") values.broadcasts = oneMore(values.broadcasts, cap);
+        else values.reddots = { ...values.reddots, [stamp.channel]: true };
+      });
+    }
+    return users.length;
+  }
+
+  /** One fan-out page of a post: each online follower's `authors` (and `feed` where it landed) is one more. */
+  async posted(followers: PostedTo[]): Promise<number> {
+    let online = 0;
+    for (const { userId, feed } of followers) {
+      if (!this.isOnline(userId)) continue;
+      online++;
+      this.bump(userId, (values, cap) => {
+        values.authors = oneMore(values.authors, cap);
+        if (feed) values.feed = oneMore(values.feed, cap);
+      });
+    }
+    return online;
+  }
+
+  /** Sockets and users here, and client messages handled since the object woke. */
+  async stats() {
+    const sockets = this.ctx.getWebSockets().length;
+    const users = this.sql.exec<{ n: number }>(`SELECT count(DISTINCT user_id) AS n FROM sockets`).one().n;
+    return { sockets, users, handled: this.handled };
+  }
+
+  private isOnline(userId: string) {
+    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE user_id = ?`, userId).one().n > 0;
+  }
+
+  /**
+   * Moves a user's known values in place. A read in flight, or one so recent it may already hold
+   * the change, makes it a read instead (exact, at the price of one read).
+   */
+  private bump(userId: string, move: (values: BadgeValues, cap: number) => void) {
+    const rows = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
+    const now = Date.now();
+    if (this.reading.has(userId) || rows.some((r) => now - r.read_at < FRESH_READ_MS)) {
+      this.ctx.waitUntil(this.refresh(userId));
+      return;
+    }
+    for (const row of rows) {
+      const values = JSON.parse(row.current) as BadgeValues;
+      move(values, row.cap);
+      this.sql.exec(`UPDATE state SET current = ? WHERE user_id = ? AND cap = ?`, JSON.stringify(values), userId, row.cap);
+      this.push(userId, row.cap, values, now);
+    }
+  }
+
+  /**
+   * Reads the user's badges (once per cap their sockets asked for) and pushes what changed. Reads
+   * of one user never overlap, so an older answer never overwrites a newer one: a change arriving
+   * during a read asks for one more read after it.
+   */
+  private async refresh(userId: string): Promise<void> {
+    const inFlight = this.reading.get(userId);
+    if (inFlight) {
+      inFlight.again = true;
+      return;
+    }
+    const loop = { again: true };
+    this.reading.set(userId, loop);
+    try {
+      while (loop.again) {
+        loop.again = false;
+        await this.readAndPush(userId);
+      }
+    } finally {
+      this.reading.delete(userId);
+    }
+  }
+
+  private async readAndPush(userId: string) {
+    const caps = this.sql.exec<{ cap: number }>(`SELECT DISTINCT cap FROM sockets WHERE user_id = ?`, userId).toArray().map((r) => r.cap);
+    for (const cap of caps) {
+      const badges = await this.readBadges(userId, cap);
+      const now = Date.now();
+      if (badges.degraded) {
+        // Nothing trustworthy to push: sockets still waiting for a snapshot get the degraded one
+        // (as the HTTP call answers), and every socket of the user is offered a fresh one later.
+        const waiting = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND sent IS NULL`, userId, cap).toArray();
+        for (const row of waiting) this.sendSnapshot(row.conn_id, userId, badges, now, true);
+        this.sql.exec(`UPDATE sockets SET degraded = 1 WHERE user_id = ? AND cap = ?`, userId, cap);
+        await this.scheduleAlarm(now + DEGRADED_RETRY_MS);
+        continue;
+      }
+      const values = valuesOf(badges);
+      this.sql.exec(
+        `INSERT INTO state (user_id, cap, current, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, cap) DO UPDATE SET current = excluded.current, read_at = excluded.read_at`,
+        userId,
+        cap,
+        JSON.stringify(values),
+        now,
+      );
+      const fresh = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND (sent IS NULL OR degraded = 1)`, userId, cap).toArray();
+      for (const row of fresh) this.sendSnapshot(row.conn_id, userId, badges, now, false);
+      this.push(userId, cap, values, now);
+    }
+  }
+
+  private async readBadges(userId: string, cap: number): Promise<Badges> {
+    const background: Promise<unknown>[] = [];
+    const { services, close } = createServices({ ...this.env, ...this.servicesEnv }, { waitUntil: (p) => background.push(p) }, noEvents);
+    try {
+      return await getBadges(services, userId, cap);
+    } finally {
+      // A Neon pool may not outlive its work: close it once the background writes settled.
+      this.ctx.waitUntil(Promise.allSettled(background).then(close));
+    }
+  }
+
+  private socket(connId: string, userId: string): WebSocket | undefined {
+    return this.ctx.getWebSockets(userId).find((ws) => (ws.deserializeAttachment() as Attachment | null)?.connId === connId);
+  }
+
+  private sendSnapshot(connId: string, userId: string, badges: Badges, now: number, degraded: boolean) {
+    const ws = this.socket(connId, userId);
+    if (!ws) return this.forget(connId, userId);
+    ws.send(JSON.stringify({ type: "badges", badges }));
+    this.sql.exec(`UPDATE sockets SET sent = ?, sent_at = ?, degraded = ? WHERE conn_id = ?`, JSON.stringify(valuesOf(badges)), now, degraded ? 1 : 0, connId);
+  }
+
+  /**
+   * Sends each socket of (user, cap) the kinds it lacks, now or (inside its push interval) from the
+   * alarm. Returns when the earliest deferred push is due (null: none waits).
+   */
+  private flushUser(userId: string, cap: number, current: BadgeValues, now: number): number | null {
+    let due: number | null = null;
+    const rows = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND sent IS NOT NULL AND degraded = 0`, userId, cap).toArray();
+    for (const row of rows) {
+      const changed = changedKinds(JSON.parse(row.sent!) as BadgeValues, current);
+      if (Object.keys(changed).length === 0) continue;
+      if (now - row.sent_at < PUSH_INTERVAL_MS) {
+        due = Math.min(due ?? Number.POSITIVE_INFINITY, row.sent_at + PUSH_INTERVAL_MS);
+        continue;
+      }
+      const ws = this.socket(row.conn_id, userId);
+      if (!ws) {
+        this.forget(row.conn_id, userId);
+        continue;
+      }
+      ws.send(JSON.stringify({ type: "badges", changed }));
+      this.sql.exec(`UPDATE sockets SET sent = ?, sent_at = ? WHERE conn_id = ?`, JSON.stringify(current), now, row.conn_id);
+    }
+    return due;
+  }
+
+  /** Pushes now what can go now; the rest from the alarm. */
+  private push(userId: string, cap: number, current: BadgeValues, now: number) {
+    const due = this.flushUser(userId, cap, current, now);
+    if (due !== null) this.ctx.waitUntil(this.scheduleAlarm(due));
+  }
+
+  // ---------------------------------------------------------------- alarm
+
+  private async scheduleAlarm(at: number) {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** Closes expired sockets (4001), sends pushes that waited for their interval, retries degraded snapshots. */
+  override async alarm() {
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const ws of this.ctx.getWebSockets()) {
+      const a = ws.deserializeAttachment() as Attachment | null;
+      if (!a) continue;
+      if (a.expiresAt <= now) {
+        ws.close(CLOSE_TOKEN_EXPIRED, "token expired");
+        this.forget(a.connId, a.userId);
+      } else next = Math.min(next, a.expiresAt);
+    }
+    for (const row of this.sql.exec<StateRow>(`SELECT * FROM state`).toArray()) {
+      const due = this.flushUser(row.user_id, row.cap, JSON.parse(row.current) as BadgeValues, now);
+      if (due !== null) next = Math.min(next, due);
+    }
+    if (Number.isFinite(next)) await this.scheduleAlarm(next);
+    // Offered a fresh snapshot; still degraded, the read schedules the next try.
+    const degraded = this.sql.exec<{ user_id: string }>(`SELECT DISTINCT user_id FROM sockets WHERE degraded = 1`).toArray();
+    await Promise.all(degraded.map(({ user_id }) => this.refresh(user_id)));
+  }
+}
