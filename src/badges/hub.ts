@@ -63,6 +63,8 @@ export class BadgeHub extends DurableObject<Env> {
   private reading = new Map<string, { again: boolean }>();
   /** Client messages this object handled since it woke (tests: a `ping` must not add one). */
   private handled = 0;
+  /** Tests shorten this to watch counts move in place (FRESH_READ_MS). */
+  freshReadMs = FRESH_READ_MS;
   /** Tests point the hub's Redis and Postgres at an outage-simulating pair. */
   servicesEnv: Partial<Env> = {};
 
@@ -194,7 +196,7 @@ export class BadgeHub extends DurableObject<Env> {
   private bump(userId: string, move: (values: BadgeValues, cap: number) => void) {
     const rows = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
     const now = Date.now();
-    if (this.reading.has(userId) || rows.some((r) => now - r.read_at < FRESH_READ_MS)) {
+    if (this.reading.has(userId) || rows.some((r) => now - r.read_at < this.freshReadMs)) {
       this.ctx.waitUntil(this.refresh(userId));
       return;
     }
