@@ -1,6 +1,7 @@
 import type { Env } from "../env";
 import type { Services } from "../lib/services";
 import { HUB_HEADERS, type HubStamp, type PostedTo } from "./hub";
+import type { CheapKind } from "./values";
 
 /**
  * The Worker's side of live badges: which hub shard holds a user's sockets, and the calls that
@@ -62,10 +63,13 @@ async function bestEffort(what: string, calls: Promise<unknown>[]) {
   }
 }
 
-/** These users' badges changed (a write for them): their hubs read and push for the online ones. One call per shard involved. */
-export function pushChanged(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, userIds: string[]): Promise<void> {
+/**
+ * These users' badges changed (a write for them): their hubs read and push for the online ones,
+ * only `kinds` when given (each has a cheap read of its own). One call per shard involved.
+ */
+export function pushChanged(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, userIds: string[], kinds?: CheapKind[]): Promise<void> {
   const groups = byShard(env, [...new Set(userIds)], (u) => u);
-  return bestEffort("changed", [...groups].map(([shard, users]) => hubStub(env, shard).changed(users)));
+  return bestEffort("changed", [...groups].map(([shard, users]) => hubStub(env, shard).changed(users, kinds)));
 }
 
 /** A broadcast or a red-dot stamp: one call per shard, whatever the audience. */
@@ -97,7 +101,7 @@ export function connectLive(
  * Returns a write's `result` after handing the push for `userIds` to `waitUntil` (the write is in
  * Redis by then; the response does not wait for the hubs).
  */
-export function pushing<T>(services: Pick<Services, "env" | "waitUntil">, userIds: string[], result: T): T {
-  services.waitUntil(pushChanged(services.env, userIds));
+export function pushing<T>(services: Pick<Services, "env" | "waitUntil">, userIds: string[], result: T, kinds?: CheapKind[]): T {
+  services.waitUntil(pushChanged(services.env, userIds, kinds));
   return result;
 }

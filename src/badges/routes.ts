@@ -50,7 +50,7 @@ const notificationRoutes = newRouter()
     async (c) => {
       const { type, count } = c.req.valid("json");
       const userId = c.req.valid("param").id;
-      return c.json(pushing(c.var.services, [userId], await addNotifications(c.var.services.redis, userId, type, count, c.req.valid("header")["idempotency-key"])), 200);
+      return c.json(pushing(c.var.services, [userId], await addNotifications(c.var.services.redis, userId, type, count, c.req.valid("header")["idempotency-key"]), ["notifications"]), 200);
     },
   )
   .openapi(
@@ -74,7 +74,7 @@ const notificationRoutes = newRouter()
       request: { params: z.object({ type: NotificationTypeSchema.openapi({ param: { name: "type", in: "path" } }) }) },
       responses: { 200: jsonContent(z.object({ type: z.string(), cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readNotificationType(c.var.services.redis, c.var.caller.userId, c.req.valid("param").type)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readNotificationType(c.var.services.redis, c.var.caller.userId, c.req.valid("param").type), ["notifications"]), 200),
   )
   .openapi(
     createRoute({
@@ -85,7 +85,7 @@ const notificationRoutes = newRouter()
       ...userWrite,
       responses: { 200: jsonContent(z.object({ cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readAllNotifications(c.var.services.redis, c.var.caller.userId)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readAllNotifications(c.var.services.redis, c.var.caller.userId), ["notifications"]), 200),
   );
 
 // ── Broadcasts ───────────────────────────────────────────────────────────────
@@ -312,7 +312,7 @@ const dmRoutes = newRouter()
     async (c) => {
       const { from, count } = c.req.valid("json");
       const { toUserId } = c.req.valid("param");
-      return c.json(pushing(c.var.services, [toUserId], await addDirectMessages(c.var.services.redis, toUserId, from, count)), 200);
+      return c.json(pushing(c.var.services, [toUserId], await addDirectMessages(c.var.services.redis, toUserId, from, count), ["dms"]), 200);
     },
   )
   .openapi(
@@ -325,7 +325,7 @@ const dmRoutes = newRouter()
       request: { params: z.object({ peerId: idParam("peerId") }) },
       responses: { 200: jsonContent(z.object({ peerId: IdSchema, cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readDirectMessages(c.var.services.redis, c.var.caller.userId, c.req.valid("param").peerId)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readDirectMessages(c.var.services.redis, c.var.caller.userId, c.req.valid("param").peerId), ["dms"]), 200),
   )
   .openapi(
     createRoute({

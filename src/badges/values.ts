@@ -1,5 +1,7 @@
 import type { Badges } from "./badges";
-import { capped, type Capped } from "./shared";
+import { getDirectMessages } from "./dms";
+import { getNotifications } from "./notifications";
+import { capped, type Capped, type ScriptRedis } from "./shared";
 
 /**
  * What a live socket tracks: every badge kind of `GET /v1/me/badges`, in the same shapes, without
@@ -35,4 +37,27 @@ export function changedKinds(sent: BadgeValues, current: BadgeValues): Partial<B
 /** One more of a capped count (a broadcast, a followed author's post, a post on the timeline). */
 export function oneMore(value: Capped, cap: number): Capped {
   return value.capped ? value : capped(value.count + 1, cap);
+}
+
+/**
+ * Kinds a push may read on their own: each is one small hash (a tally), read by one script of two
+ * billed commands, where the whole badges script bills ~27. The same tally the badges script reads,
+ * so the values are the ones a poll would answer.
+ */
+export const CHEAP_KINDS = ["notifications", "dms"] as const satisfies readonly BadgeKind[];
+export type CheapKind = (typeof CHEAP_KINDS)[number];
+
+export async function readCheapKinds(redis: ScriptRedis, userId: string, cap: number, kinds: CheapKind[]): Promise<Partial<BadgeValues>> {
+  const values: Partial<BadgeValues> = {};
+  await Promise.all(
+    kinds.map(async (kind) => {
+      if (kind === "notifications") {
+        const n = await getNotifications(redis, userId);
+        values.notifications = { byType: Object.fromEntries(Object.entries(n.byType).map(([t, c]) => [t, capped(c, cap)])), total: capped(n.total, cap) };
+      } else {
+        values.dms = capped((await getDirectMessages(redis, userId)).total, cap);
+      }
+    }),
+  );
+  return values;
 }
