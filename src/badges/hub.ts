@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import { createEventBus } from "../lib/events";
 import { createServices } from "../lib/services";
 import { getBadges, type Badges } from "./badges";
+import { capped } from "./shared";
 import { changedKinds, oneMore, readCheapKinds, valuesOf, type BadgeValues, type CheapKind } from "./values";
 
 /** Sockets one user may hold at once (all devices and tabs); the next is refused with CLOSE_TOO_MANY_SOCKETS. */
@@ -19,6 +20,10 @@ export const DEGRADED_RETRY_MS = 5_000;
  * reaches the hub, and a queued fan-out page takes up to its batch timeout).
  */
 export const FRESH_READ_MS = 10_000;
+/** A second tally change for one user within this long is followed by a read (arrival order is not write order). */
+export const TALLY_ORDER_MS = 2_000;
+/** Users whose last tally time is remembered (the oldest is forgotten first). */
+const MAX_TALLY_TIMES = 10_000;
 
 export const CLOSE_TOKEN_EXPIRED = 4001;
 export const CLOSE_TOO_MANY_SOCKETS = 4008;
@@ -29,6 +34,11 @@ export const HUB_HEADERS = { user: "X-Badge-User", cap: "X-Badge-Cap", expiresAt
 
 /** A shard-wide event: every online user's value moves the same way, with nothing read. */
 export type HubStamp = { kind: "broadcasts" } | { kind: "reddots"; channel: string };
+/**
+ * What a tally write (notifications, DMs) answered: the key's new count and the new total, or
+ * `all` cleared. The hub sets them as they are: the push costs no Redis command at all.
+ */
+export type TallyChange = { kind: CheapKind; key?: string; count?: number; total: number; all?: true };
 /** One follower of a fan-out page: their `authors` badge is one more, their `feed` one more if `feed`. */
 export type PostedTo = { userId: string; feed: boolean };
 
@@ -65,8 +75,10 @@ export class BadgeHub extends DurableObject<Env> {
   private reading = new Map<string, Wanted & { again: boolean }>();
   /** Client messages this object handled since it woke (tests: a `ping` must not add one). */
   private handled = 0;
-  /** Calls from the Worker (`changed`, `stamp`, `posted`) since it woke, for the benchmark's count. */
+  /** Calls from the Worker (`changed`, `stamp`, `posted`, `tallied`) since it woke, for the benchmark's count. */
   private calls = 0;
+  /** When each user's last tally change was set (two close together may arrive out of order). */
+  private talliedAt = new Map<string, number>();
   /** Tests shorten this to watch counts move in place (FRESH_READ_MS). */
   freshReadMs = FRESH_READ_MS;
   /** Tests point the hub's Redis and Postgres at an outage-simulating pair. */
@@ -160,6 +172,36 @@ export class BadgeHub extends DurableObject<Env> {
     return online.length;
   }
 
+  /**
+   * A tally write's answer, set as it is (no read). Two writes for one user in quick succession may
+   * reach the hub in either order, so the second within TALLY_ORDER_MS is followed by a read of
+   * the kind, which sees both.
+   */
+  async tallied(userId: string, change: TallyChange): Promise<boolean> {
+    this.calls++;
+    if (!this.isOnline(userId)) return false;
+    const now = Date.now();
+    const previous = this.talliedAt.get(userId);
+    this.talliedAt.set(userId, now);
+    if (previous !== undefined && now - previous < TALLY_ORDER_MS) {
+      await this.refresh(userId, [change.kind]);
+      return true;
+    }
+    if (this.talliedAt.size > MAX_TALLY_TIMES) this.talliedAt.delete(this.talliedAt.keys().next().value!);
+    this.bump(userId, (values, cap) => {
+      if (change.kind === "dms") values.dms = capped(change.total, cap);
+      else {
+        const byType = change.all ? {} : { ...values.notifications.byType };
+        if (change.key !== undefined) {
+          if ((change.count ?? 0) > 0) byType[change.key] = capped(change.count!, cap);
+          else delete byType[change.key];
+        }
+        values.notifications = { byType, total: capped(change.total, cap) };
+      }
+    }, { exact: true, kind: change.kind });
+    return true;
+  }
+
   /** A broadcast or a red-dot stamp: every online user's value moves in place, nothing is read. */
   async stamp(stamp: HubStamp): Promise<number> {
     this.calls++;
@@ -203,11 +245,13 @@ export class BadgeHub extends DurableObject<Env> {
    * Moves a user's known values in place. A read in flight, or one so recent it may already hold
    * the change, makes it a read instead (exact, at the price of one read).
    */
-  private bump(userId: string, move: (values: BadgeValues, cap: number) => void) {
+  private bump(userId: string, move: (values: BadgeValues, cap: number) => void, set?: { exact: true; kind: CheapKind }) {
     const rows = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
     const now = Date.now();
-    if (this.reading.has(userId) || rows.some((r) => now - r.read_at < this.freshReadMs)) {
-      this.ctx.waitUntil(this.refresh(userId));
+    // A value set from a write's own answer is exact whatever was read before; only a read in
+    // flight (which may answer from before the write) makes it a read.
+    if (this.reading.has(userId) || (!set && rows.some((r) => now - r.read_at < this.freshReadMs))) {
+      this.ctx.waitUntil(this.refresh(userId, set ? [set.kind] : undefined));
       return;
     }
     for (const row of rows) {

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import type { Services } from "../lib/services";
-import { HUB_HEADERS, type HubStamp, type PostedTo } from "./hub";
+import { HUB_HEADERS, type HubStamp, type PostedTo, type TallyChange } from "./hub";
 import type { CheapKind } from "./values";
 
 /**
@@ -103,5 +103,14 @@ export function connectLive(
  */
 export function pushing<T>(services: Pick<Services, "env" | "waitUntil">, userIds: string[], result: T, kinds?: CheapKind[]): T {
   services.waitUntil(pushChanged(services.env, userIds, kinds));
+  return result;
+}
+
+/**
+ * A tally write (notifications, DMs) for `userId`: its own answer is the new value, handed to the
+ * user's hub as it is (one object call, no Redis). Returns `result` for the response.
+ */
+export function pushingTally<T>(services: Pick<Services, "env" | "waitUntil">, userId: string, change: TallyChange, result: T): T {
+  services.waitUntil(bestEffort("tallied", [hubOf(services.env, userId).tallied(userId, change)]));
   return result;
 }

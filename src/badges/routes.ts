@@ -8,7 +8,7 @@ import { rateLimit } from "../lib/rate-limit";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
 import { liveBadgeRoutes } from "./live-routes";
-import { pushing, pushStamp } from "./push";
+import { pushing, pushingTally, pushStamp } from "./push";
 import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
 import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
 import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
@@ -50,7 +50,8 @@ const notificationRoutes = newRouter()
     async (c) => {
       const { type, count } = c.req.valid("json");
       const userId = c.req.valid("param").id;
-      return c.json(pushing(c.var.services, [userId], await addNotifications(c.var.services.redis, userId, type, count, c.req.valid("header")["idempotency-key"]), ["notifications"]), 200);
+      const added = await addNotifications(c.var.services.redis, userId, type, count, c.req.valid("header")["idempotency-key"]);
+      return c.json(pushingTally(c.var.services, userId, { kind: "notifications", key: type, count: added.count, total: added.total }, added), 200);
     },
   )
   .openapi(
@@ -74,7 +75,10 @@ const notificationRoutes = newRouter()
       request: { params: z.object({ type: NotificationTypeSchema.openapi({ param: { name: "type", in: "path" } }) }) },
       responses: { 200: jsonContent(z.object({ type: z.string(), cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readNotificationType(c.var.services.redis, c.var.caller.userId, c.req.valid("param").type), ["notifications"]), 200),
+    async (c) => {
+      const read = await readNotificationType(c.var.services.redis, c.var.caller.userId, c.req.valid("param").type);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", key: read.type, count: 0, total: read.total }, read), 200);
+    },
   )
   .openapi(
     createRoute({
@@ -85,7 +89,10 @@ const notificationRoutes = newRouter()
       ...userWrite,
       responses: { 200: jsonContent(z.object({ cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readAllNotifications(c.var.services.redis, c.var.caller.userId), ["notifications"]), 200),
+    async (c) => {
+      const read = await readAllNotifications(c.var.services.redis, c.var.caller.userId);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", all: true, total: read.total }, read), 200);
+    },
   );
 
 // ── Broadcasts ───────────────────────────────────────────────────────────────
@@ -312,7 +319,8 @@ const dmRoutes = newRouter()
     async (c) => {
       const { from, count } = c.req.valid("json");
       const { toUserId } = c.req.valid("param");
-      return c.json(pushing(c.var.services, [toUserId], await addDirectMessages(c.var.services.redis, toUserId, from, count), ["dms"]), 200);
+      const added = await addDirectMessages(c.var.services.redis, toUserId, from, count);
+      return c.json(pushingTally(c.var.services, toUserId, { kind: "dms", total: added.total }, added), 200);
     },
   )
   .openapi(
@@ -325,7 +333,10 @@ const dmRoutes = newRouter()
       request: { params: z.object({ peerId: idParam("peerId") }) },
       responses: { 200: jsonContent(z.object({ peerId: IdSchema, cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readDirectMessages(c.var.services.redis, c.var.caller.userId, c.req.valid("param").peerId), ["dms"]), 200),
+    async (c) => {
+      const read = await readDirectMessages(c.var.services.redis, c.var.caller.userId, c.req.valid("param").peerId);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "dms", total: read.total }, read), 200);
+    },
   )
   .openapi(
     createRoute({
