@@ -309,7 +309,7 @@ export class BadgeHub extends DurableObject<Env> {
         // Nothing trustworthy to push: sockets still waiting for a snapshot get the degraded one
         // (as the HTTP call answers), and every socket of the user is offered a fresh one later.
         const waiting = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND sent IS NULL`, userId, cap).toArray();
-        for (const row of waiting) this.sendSnapshot(row.conn_id, userId, badges, now, true);
+        for (const row of waiting) this.sendSnapshot(row.conn_id, userId, badges, true);
         this.sql.exec(`UPDATE sockets SET degraded = 1 WHERE user_id = ? AND cap = ?`, userId, cap);
         await this.scheduleAlarm(now + DEGRADED_RETRY_MS);
         continue;
@@ -323,7 +323,7 @@ export class BadgeHub extends DurableObject<Env> {
         now,
       );
       const fresh = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND (sent IS NULL OR degraded = 1)`, userId, cap).toArray();
-      for (const row of fresh) this.sendSnapshot(row.conn_id, userId, badges, now, false);
+      for (const row of fresh) this.sendSnapshot(row.conn_id, userId, badges, false);
       this.push(userId, cap, values, now);
     }
   }
@@ -353,11 +353,12 @@ export class BadgeHub extends DurableObject<Env> {
     return this.ctx.getWebSockets(userId).find((ws) => (ws.deserializeAttachment() as Attachment | null)?.connId === connId);
   }
 
-  private sendSnapshot(connId: string, userId: string, badges: Badges, now: number, degraded: boolean) {
+  private sendSnapshot(connId: string, userId: string, badges: Badges, degraded: boolean) {
     const ws = this.socket(connId, userId);
     if (!ws) return this.forget(connId, userId);
     ws.send(JSON.stringify({ type: "badges", badges }));
-    this.sql.exec(`UPDATE sockets SET sent = ?, sent_at = ?, degraded = ? WHERE conn_id = ?`, JSON.stringify(valuesOf(badges)), now, degraded ? 1 : 0, connId);
+    // A snapshot does not start a push interval: a change right after connecting shows at once.
+    this.sql.exec(`UPDATE sockets SET sent = ?, degraded = ? WHERE conn_id = ?`, JSON.stringify(valuesOf(badges)), degraded ? 1 : 0, connId);
   }
 
   /**
