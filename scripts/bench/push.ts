@@ -127,7 +127,9 @@ async function main() {
       await Promise.all(
         Array.from({ length: Math.min(CONNECT_CONCURRENCY, SOCKETS - from) }, async (_, k) => {
           const user = userId(from + k);
-          const ws = new WebSocket(`${wsUrl}/v1/me/live?token=${await bench.token(user)}`);
+          // No permessage-deflate offer, as the load generator's clients: zlib state per client
+          // socket would cost this process gigabytes at 10,000 sockets.
+          const ws = new WebSocket(`${wsUrl}/v1/me/live?token=${await bench.token(user)}`, { perMessageDeflate: false });
           const client: Client = { user, ws, state: null, pongs: 0 };
           clients.push(client);
           await new Promise<void>((resolve, reject) => {
@@ -173,6 +175,9 @@ async function main() {
     const idleSeconds = (performance.now() - idleStarted) / 1000;
     const idleCpuPct = ((cpuTicks(pid) - ticksBefore) / 100 / idleSeconds) * 100;
     for (const stop of timers) stop();
+    // Steady state: after the idle window (the snapshots' garbage has had time to be collected).
+    const rssIdle = rssBytes(pid);
+    const bytesPerSocketIdle = Math.round((rssIdle - rssBefore) / SOCKETS);
     const idleBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
     const hubsAfterIdle = await hubs();
     const pongs = clients.reduce((s, c) => s + c.pongs, 0);
@@ -273,7 +278,7 @@ async function main() {
 
     printTable([
       { scenario: "connect", sockets: SOCKETS, ms: connectMs, note: `${hubsAfterIdle.shards} hub shards, ${hubsAfterIdle.sockets} sockets held` },
-      { scenario: "idle, ping every 10 s, 30 s", sockets: SOCKETS, "workerd cpu %": idleCpuPct, "rss bytes/socket": bytesPerSocket, "billed cmds": idleBilled, note: `${pongs} pongs; ${hubsAfterIdle.handled - hubsBeforeIdle.handled} messages woke a hub` },
+      { scenario: "idle, ping every 10 s, 30 s", sockets: SOCKETS, "workerd cpu %": idleCpuPct, "rss bytes/socket": bytesPerSocket, "billed cmds": idleBilled, note: `${pongs} pongs; ${hubsAfterIdle.handled - hubsBeforeIdle.handled} messages woke a hub; rss/socket after the window ${bytesPerSocketIdle}` },
       { scenario: "1,000 notifications at 50/s", sockets: SOCKETS, "p50 ms": percentile(latencies, 0.5), "p99 ms": percentile(latencies, 0.99), "billed cmds": notifyBilled, note: `writes ${writeBilled}/call (offline), push reads ${pushReadsBilled}; ${missing} pushes missing` },
       { scenario: "broadcast", sockets: SOCKETS, "ms to last": broadcastAllMs, "object calls": broadcastCalls, "billed cmds": broadcastBilled, note: `${reached} sockets reached` },
       { scenario: "author post, 5,000 online followers", sockets: FOLLOWERS, "ms to last": authorPostAllMs, "billed cmds": postBilled, note: `${done} followers got authors + feed` },
