@@ -4,7 +4,7 @@ import { IdSchema } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonContent, newRouter } from "../lib/openapi";
 import { PaginationQuery } from "../lib/pagination";
 import { readHomeFeed } from "./timeline";
-import { resetFeedUnseen } from "./unseen";
+import { readingFirstPage } from "./unseen";
 import { MAX_TRENDING, readTrending, TRENDING_WINDOWS } from "./trending";
 import { TRENDING_WEIGHTS } from "../counters/trending";
 
@@ -98,7 +98,6 @@ export const feedRoutes = newRouter().openapi(
     const query = c.req.valid("query");
     const userId = c.var.caller.userId;
     if (query.cursor) return c.json(await readHomeFeed(c.var.services, userId, query), 200);
-    const [page] = await Promise.all([readHomeFeed(c.var.services, userId, query), resetFeedUnseen(c.var.services, userId)]);
-    return c.json(page, 200);
+    return c.json(await readingFirstPage(c.var.services, userId, (services) => readHomeFeed(services, userId, query)), 200);
   },
 );
