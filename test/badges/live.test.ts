@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { BadgeHub, CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_SOCKETS_PER_USER } from "../../src/badges/hub";
 import { hubOf } from "../../src/badges/push";
+import { deliver } from "../../src/feed/fanout";
+import { servicesFor } from "../counters/support";
 import { api, newId, show, tokenFor } from "../support/api";
 import { createChaos } from "../support/stack";
 import { badgesOf, canonical, openLive, settled, until, type LiveDevice } from "./live-helpers";
@@ -156,6 +158,36 @@ describe("GET /v1/me/live: every kind is pushed", () => {
     await until(() => laptop.state!.notifications.total.count, (n) => n === 0);
     expect(laptop.state!.notifications).toEqual({ byType: {}, total: { count: 0, capped: false } });
     expect(phone.state!.notifications).toEqual(laptop.state!.notifications);
+  });
+});
+
+describe("the feed badge", () => {
+  it("counts a post once whatever the redeliveries, and only a first-page read resets it", async () => {
+    const [author, fan] = [newId(), newId()];
+    await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
+    await ok("GET", "/v1/me/feed", { userId: fan });
+    // Let the follow's queued sync run first: a post it copies in is not one that reached the
+    // timeline through the fan-out, and is not counted.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const first = (await ok("POST", "/v1/posts", { userId: author }, { text: "one" })) as { id: string };
+    await ok("POST", "/v1/posts", { userId: author }, { text: "two" });
+    const feedBadge = async () => (await badgesOf(fan)).feed;
+    await until(feedBadge, (f) => f.count === 2);
+    const { services, close } = servicesFor();
+    try {
+      const add = { kind: "fanout", op: "add", postId: first.id, authorId: author, after: null } as const;
+      await deliver(services, add);
+      await deliver(services, add);
+    } finally {
+      await close();
+    }
+    expect(await feedBadge()).toEqual({ count: 2, capped: false });
+    const page = (await ok("GET", "/v1/me/feed?limit=1", { userId: fan })) as { nextCursor: string };
+    expect(await feedBadge()).toEqual({ count: 0, capped: false });
+    await ok("POST", "/v1/posts", { userId: author }, { text: "three" });
+    await until(feedBadge, (f) => f.count === 1);
+    await ok("GET", `/v1/me/feed?limit=1&cursor=${page.nextCursor}`, { userId: fan });
+    expect(await feedBadge(), "a later page is not a read of what is new").toEqual({ count: 1, capped: false });
   });
 });
 
