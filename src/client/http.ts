@@ -55,7 +55,7 @@ export function authorizedFetch(fetchImpl: (request: Request) => Promise<Respons
     if (first.status !== 401) return first;
     const fresh = await token({ refresh: true });
     if (!fresh) return first;
-    await first.body?.cancel();
+    await first.arrayBuffer(); // read to the end (a few bytes), so the connection can be reused
     return send(fresh);
   };
 }
