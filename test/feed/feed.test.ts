@@ -56,6 +56,23 @@ describe("GET /v1/me/feed", () => {
     expect((await feed(me)).items[0]).toMatchObject({ counts: { likes: 1 }, liked: false, favorited: true });
   });
 
+  it("keeps the flags of the items above the flag cache's floor on a page that also reaches below it", async () => {
+    const [me, a, b] = [newId(), newId(), newId()];
+    const old = await post({ userId: b });
+    await follow(me, a);
+    const id = await post({ userId: a });
+    await feed(me); // the build: my flags are cached complete from `id` up (the floor)
+    for (const [kind, postId] of [["likes", id], ["favorites", id], ["likes", old]] as const) {
+      expect((await api("PUT", `/v1/posts/${postId}/${kind}/me`, { as: { userId: me } })).status).toBe(200);
+    }
+    await follow(me, b); // its sync copies `old`, below the floor, into my timeline
+    const page = await eventually(() => feed(me, "limit=5"), (p) => p.items.length === 2);
+    expect(page.items.map(({ post, liked, favorited }) => ({ id: post.id, liked, favorited }))).toEqual([
+      { id, liked: true, favorited: true },
+      { id: old, liked: true, favorited: false },
+    ]);
+  });
+
   it("never shows a post after its delete returned, even before the removal reaches the timelines", async () => {
     const [me, a] = [newId(), newId()];
     await follow(me, a);
