@@ -102,6 +102,74 @@ describe("fan-out", () => {
   });
 });
 
+/**
+ * Services whose Postgres pool runs `between` right after the first read of an author's page of
+ * followers returns, before the consumer goes on to Redis: the interleaving read page → `between`
+ * → deliver, forced rather than hoped for.
+ */
+function servicesPausingAfterFollowerPage(between: () => Promise<void>) {
+  const { services, close } = servicesFor();
+  const pool = (services.db as unknown as { $client: { query: (text: string, params?: unknown[]) => Promise<unknown> } }).$client;
+  const query = pool.query.bind(pool);
+  let paused = false;
+  pool.query = async (text, params) => {
+    const result = await query(text, params);
+    if (!paused && /FROM follows\s+WHERE followee_id = \$1 AND/.test(text)) {
+      paused = true;
+      await between();
+    }
+    return result;
+  };
+  return { services, close, paused: () => paused };
+}
+
+describe("an unfollow racing a delivery", () => {
+  it("wins over a fan-out page that read its followers before it: the post is not added back", async () => {
+    const [me, author] = [newId(), newId()];
+    await follow(me, author);
+    await feed(me);
+    const id = await post({ userId: author });
+    await eventually(() => members(me), (m) => m.includes(timelineMember(id, author)));
+    const racing = servicesPausingAfterFollowerPage(() => follow(me, author, "DELETE"));
+    try {
+      await deliver(racing.services, { kind: "fanout", op: "add", postId: id, authorId: author, after: null });
+      expect(racing.paused(), "the page read me as a follower before the unfollow").toBe(true);
+    } finally {
+      await racing.close();
+    }
+    expect(await members(me)).not.toContain(timelineMember(id, author));
+    expect((await feed(me)).items).toEqual([]);
+    // Following again makes the intent "1": the next delivery adds (and the follow's sync copies) it.
+    await follow(me, author);
+    await deliver(services, { kind: "fanout", op: "add", postId: id, authorId: author, after: null });
+    expect((await feed(me)).items.map((i) => i.post.id)).toEqual([id]);
+  });
+
+  it("wins over a transition page that read its followers before it: the account is not pulled", async () => {
+    const [me, author] = [newId(), newId()];
+    await follow(me, author);
+    await post({ userId: author });
+    await feed(me);
+    // The scan's claim (and a followers count that keeps other files' scans off this author).
+    await queryRows(services.db, `INSERT INTO feed_big_accounts (author_id, state) VALUES ($1, 'to-big')`, [author]);
+    await queryRows(
+      services.db,
+      `INSERT INTO counters (entity, entity_id, field, value) VALUES ('user', $1, 'followers', 1000000000)
+       ON CONFLICT (entity, entity_id, field) DO UPDATE SET value = excluded.value`,
+      [author],
+    );
+    const racing = servicesPausingAfterFollowerPage(() => follow(me, author, "DELETE"));
+    try {
+      await deliver(racing.services, { kind: "transition", authorId: author, to: "big", after: null });
+      expect(racing.paused(), "the page read me as a follower before the unfollow").toBe(true);
+    } finally {
+      await racing.close();
+    }
+    expect(await redis.smembers(feedKeys.bigFollows(me))).not.toContain(author);
+    expect((await feed(me)).items).toEqual([]);
+  });
+});
+
 describe("timeline build races", () => {
   it("keeps a post pushed while the build was reading Postgres", async () => {
     const [me, author] = [newId(), newId()];
