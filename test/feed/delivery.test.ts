@@ -3,9 +3,11 @@
  * scripts (the same functions the queue handler and the page read run), plus the real queue for a
  * fan-out that crosses pages.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { counterKeys } from "../../src/counters/keys";
 import { queryRows } from "../../src/counters/store";
+import type { Env } from "../../src/env";
 import { deliver } from "../../src/feed/fanout";
 import { INIT_TIMELINE } from "../../src/feed/init.lua";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
@@ -167,6 +169,40 @@ describe("an unfollow racing a delivery", () => {
     }
     expect(await redis.smembers(feedKeys.bigFollows(me))).not.toContain(author);
     expect((await feed(me)).items).toEqual([]);
+  });
+});
+
+describe("follow syncs and posts", () => {
+  it("delivers a post while the follow syncs queued before it still wait: a burst of follows never delays a post", async () => {
+    const SYNCS = 500;
+    const followee = newId();
+    const [row] = await queryRows<{ id: string }>(services.db, `INSERT INTO posts (author_id, text) VALUES ($1, 'backfill') RETURNING id::text AS id`, [followee]);
+    const backfill = timelineMember(row!.id, followee);
+    // SYNCS followers of `followee` with a timeline and the follow intent, as SYNCS follows leave them.
+    const fans = Array.from({ length: SYNCS }, () => newId());
+    await queryRows(services.db, `INSERT INTO follows (follower_id, followee_id) SELECT unnest($1::bigint[]), $2`, [fans, followee]);
+    const p = redis.pipeline();
+    for (const f of fans) p.zadd(feedKeys.timeline(f), { score: 0, member: "0" }).expire(feedKeys.timeline(f), 600).set(feedKeys.intent(f, followee), "1", { ex: 600 });
+    await p.exec();
+    const synced = async () => {
+      const q = redis.pipeline();
+      for (const f of fans) q.zscore(feedKeys.timeline(f), backfill);
+      return ((await q.exec()) as (number | null)[]).filter((score) => score !== null).length;
+    };
+    const [me, author] = [newId(), newId()];
+    await follow(me, author);
+    await feed(me);
+
+    // Their syncs queued first, then a post by an account I follow.
+    const syncs = (env as unknown as Env).FEED_SYNC_QUEUE;
+    for (let i = 0; i < SYNCS; i += 100) {
+      await syncs.sendBatch(fans.slice(i, i + 100).map((f) => ({ body: { kind: "sync", followerId: f, followeeId: followee } as const })));
+    }
+    const id = await post({ userId: author });
+    await eventually(() => members(me), (m) => m.includes(timelineMember(id, author)));
+    expect(await synced(), "the post waited for every sync queued before it").toBeLessThan(SYNCS);
+    // The syncs still all complete.
+    await eventually(synced, (n) => n === SYNCS, 50_000);
   });
 });
 

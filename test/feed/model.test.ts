@@ -36,7 +36,7 @@ async function runSeed(seed: number, steps: number) {
   const rnd = prng(seed);
   const held: FeedMessage[] = [];
   const queue = { send: async (m: FeedMessage) => void held.push(structuredClone(m)), sendBatch: async () => {} } as unknown as Queue<FeedMessage>;
-  const { services, close } = createServices({ ...(env as unknown as Env), FEED_QUEUE: queue }, createExecutionContext(), events);
+  const { services, close } = createServices({ ...(env as unknown as Env), FEED_QUEUE: queue, FEED_SYNC_QUEUE: queue }, createExecutionContext(), events);
   const users = Array.from({ length: 5 }, () => newId());
   const follows = new Set<string>(); // "follower>followee"
   const posts = new Map<string, { author: string; text: string; createdAt: string; live: boolean }>();
