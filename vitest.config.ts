@@ -46,8 +46,8 @@ export default defineConfig({
             miniflare: {
               // A lower write limit than production (wrangler.toml) so the 429 test reaches it
               // well inside the limiter's 60 s window even on a loaded machine.
-              // The feed queues as wrangler.toml declares them, delivered within 50 ms instead of its
-              // 1 s (5 s for syncs) and dead-lettered after two retries instead of five, so the tests wait less.
+              // The feed queues as wrangler.toml declares them, delivered within 50 ms instead of 1 s and
+              // dead-lettered after two retries instead of five, so the tests wait less.
               queueConsumers: {
                 "feed-fanout": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "feed-fanout-dlq" },
                 "feed-fanout-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
