@@ -363,6 +363,7 @@ async function main() {
       { measure: "  of them still waiting when the publish was sent", value: syncsWaitingAtPublish },
       { measure: "  of them still waiting when the last follower timeline held the post", value: syncsWaitingAtDelivery },
       { measure: "fan-out to 10,000 followers behind the syncs: ms publish → last timeline", value: behindSyncsMs },
+      { measure: "follow syncs delivered per second meanwhile (their own queue)", value: (syncsWaitingAtPublish - syncsWaitingAtDelivery) / (behindSyncsMs / 1000) },
       { measure: "fan-out to 10,000 followers, no backlog (section 3): ms", value: fanoutMs },
     ]);
     console.log(
