@@ -5,6 +5,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { counterKeys } from "../../src/counters/keys";
+import type { Env } from "../../src/env";
 import { feedKeys } from "../../src/feed/keys";
 import { api, newId, show } from "../support/api";
 import { eventually, feed, follow, newestFirst, post, redis, removePost, walk } from "./support";
@@ -232,5 +233,17 @@ describe("dead letters", () => {
       15_000,
     );
     expect(dead.length).toBeLessThanOrEqual(1000);
+  });
+
+  it("moves a follow sync that keeps failing to its own dead-letter queue, recorded with that queue's name", async () => {
+    const marker = `x${newId()}`; // not an id: Postgres refuses the sync's read, every time
+    await (env as unknown as Env).FEED_SYNC_QUEUE.send({ kind: "sync", followerId: marker, followeeId: marker });
+    const dead = await eventually(
+      () => redis.lrange(feedKeys.deadLetters(), 0, 50),
+      (list) => list.some((x) => JSON.stringify(x).includes(marker)),
+      15_000,
+    );
+    const entry = dead.find((x) => JSON.stringify(x).includes(marker));
+    expect(typeof entry === "string" ? JSON.parse(entry) : entry).toMatchObject({ queue: "feed-follow-sync-dlq", body: { kind: "sync", followerId: marker } });
   });
 });
