@@ -1,4 +1,4 @@
-import type { FeedMessage } from "./feed/messages";
+import type { FeedMessage, FollowSyncMessage } from "./feed/messages";
 import type { LiveRoom } from "./live/room";
 
 /** Bindings of the Worker: secrets, vars, the live-room namespace and the rate limiters. */
@@ -14,8 +14,13 @@ export interface Env {
   JWT_SECRET: string;
   ENVIRONMENT?: string;
   LIVE_ROOMS: DurableObjectNamespace<LiveRoom>;
-  /** Fan-out of feed changes (wrangler.toml `[[queues.producers]]`); consumed by this Worker's `queue()`. */
+  /**
+   * `feed-fanout` (wrangler.toml `[[queues.producers]]`): post fan-outs (publish, delete) and
+   * big-account transitions; consumed by this Worker's `queue()`.
+   */
   FEED_QUEUE: Queue<FeedMessage>;
+  /** `feed-follow-sync`: follow syncs, on their own queue so a burst of follows never delays a post. */
+  FEED_SYNC_QUEUE: Queue<FollowSyncMessage>;
   /** Newest posts a home timeline keeps (default 1,000). */
   FEED_TIMELINE_CAP?: string;
   /** Followers from which an account is big: pulled by readers instead of pushed (default 10,000). */
