@@ -1,3 +1,4 @@
+import type { ApiError } from "./http";
 import type { components } from "./schema";
 import { observable, openChannel, parseTyped, type SocketOptions, type SocketStatus } from "./socket";
 
@@ -12,8 +13,8 @@ export type BadgesMessage =
   | { type: "badges"; badges: Badges }
   /** Only the kinds that changed, each with its whole value as in the snapshot. */
   | { type: "badges"; changed: Partial<Pick<Badges, BadgeKind>> }
-  /** The server refused a message from the client. */
-  | { type: "error"; code?: string; message?: string };
+  /** The server refused a message from the client (nothing changed). */
+  | { type: "error"; error: ApiError };
 
 export interface BadgesState {
   status: SocketStatus;
@@ -30,7 +31,7 @@ export interface BadgesOptions extends SocketOptions {
 
 /**
  * The caller's badges, pushed over `GET /v1/me/live`: a snapshot first, then only the kinds that
- * changed. Reconnects with backoff and jitter (a new connection starts with a new snapshot, so
+ * changed. The token travels as a subprotocol next to `live`. Reconnects with backoff and jitter (a new connection starts with a new snapshot, so
  * nothing missed while away is lost), refreshes the token after a 4001, pings, and exposes the
  * snapshot merged with the changes.
  *
@@ -43,7 +44,7 @@ export function connectBadges({ cap, onMessage, ...socket }: BadgesOptions) {
   const channel = openChannel<BadgesMessage>({
     ...socket,
     path: `/v1/me/live${cap === undefined ? "" : `?cap=${cap}`}`,
-    tokenIn: "query",
+    subprotocol: "live",
     parse: parseTyped,
     onMessage(message) {
       state.set({ ...state.get(), badges: mergeBadges(state.get().badges, message) });

@@ -27,8 +27,11 @@ export const TOKEN_EXPIRED = 4001;
 interface ChannelOptions<Message> extends SocketOptions {
   /** Path and query of the socket (without the token). */
   path: string;
-  /** How the token travels: a subprotocol next to `protocol` (kept out of URLs and logs) or `?token=`. */
-  tokenIn: { subprotocolNextTo: string } | "query";
+  /**
+   * The subprotocol the token travels next to (`live` for both sockets): a subprotocol keeps the
+   * JWT out of URLs and access logs, and it is the one header a browser lets a socket set.
+   */
+  subprotocol: string;
   parse(data: string): Message | undefined;
   /** Called on every (re)open: whatever subscribes the socket again. */
   onOpen?(send: (text: string) => void): void;
@@ -68,16 +71,10 @@ export function openChannel<Message>(options: ChannelOptions<Message>) {
   };
   const url = () => {
     current = nextToken();
-    return current.then((jwt) => {
-      const target = new URL(options.path, options.baseUrl.replace(/^http/, "ws"));
-      if (options.tokenIn === "query" && jwt) target.searchParams.set("token", jwt);
-      return target.toString();
-    });
+    return current.then(() => new URL(options.path, options.baseUrl.replace(/^http/, "ws")).toString());
   };
-  const protocols =
-    options.tokenIn === "query"
-      ? undefined
-      : ((next) => () => current.then((jwt) => (jwt ? [next, jwt] : [next])))(options.tokenIn.subprotocolNextTo);
+  // Called right after `url()` for the same attempt (partysocket asks for both together).
+  const protocols = () => current.then((jwt) => (jwt ? [options.subprotocol, jwt] : [options.subprotocol]));
 
   const endsChannel = (code: number, reason: string) =>
     closed || code === 1008 || (code >= 4000 && code < 5000 && code !== TOKEN_EXPIRED) || (options.isFinal?.(code, reason) ?? false);

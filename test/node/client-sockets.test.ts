@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import WS from "ws";
 import { connectBadges, connectLiveRoom, createClient, mergeBadges, type Badges, type LiveRoomConnection, type LiveRoomMessage, type SocketStatus, type WebSocketClass } from "community-edge/client";
+import { newApp, openApiDocument } from "../../src/app";
 import { eventually, newId, startKillableProxy, startSocketRelay, useWorker } from "./support/worker";
 
 const worker = useWorker();
@@ -159,18 +160,72 @@ describe("connectBadges", () => {
     state = mergeBadges(state, { type: "badges", badges: snapshot(2) });
     state = mergeBadges(state, { type: "badges", changed: { dms: { count: 3, capped: false }, reddots: { news: true } } });
     expect(state).toEqual({ ...snapshot(3), reddots: { news: true } });
-    state = mergeBadges(state, { type: "error", message: "unknown command" });
+    state = mergeBadges(state, { type: "error", error: { code: "bad_request", message: "unknown message" } });
     expect(state).toEqual({ ...snapshot(3), reddots: { news: true } });
     expect(mergeBadges(state, { type: "badges", badges: snapshot(0) })).toEqual(snapshot(0));
   });
 
-  it("connects to GET /v1/me/live with ?cap= and the token as ?token=", async () => {
+  it("connects to GET /v1/me/live with ?cap= and the token as a subprotocol next to `live`; ends on a 4xxx refusal", async () => {
     const relay = await startSocketRelay(worker.url);
     cleanup.push(relay.close);
     relay.closeNextWith(4003, "not here yet");
     const live = connectBadges({ ...fast, baseUrl: relay.url, token: () => "jwt-1", cap: 50 });
     cleanup.push(live.close);
     expect(await eventually(() => live.state.status, (s) => s === "closed")).toBe("closed");
-    expect(relay.connections.map((c) => c.url)).toEqual(["/v1/me/live?cap=50&token=jwt-1"]);
+    expect(relay.connections).toEqual([{ url: "/v1/me/live?cap=50", protocols: ["live", "jwt-1"] }]);
   });
+});
+
+/** The badges socket is served once `GET /v1/me/live` is among the routes; until then these wait. */
+const hasLiveBadges = "/v1/me/live" in (openApiDocument(newApp()).paths ?? {});
+
+describe.runIf(hasLiveBadges)("connectBadges against GET /v1/me/live", () => {
+  /** A user's badges over HTTP, what the socket's state must equal once pushes settle. */
+  async function badgesOverHttp(user: string) {
+    const api = createClient({ baseUrl: worker.url, token: () => worker.tokenFor(user) });
+    return (await api.GET("/v1/me/badges", { params: { query: { cap: 99 } } })).data;
+  }
+  async function notify(user: string, count: number) {
+    const service = createClient({ baseUrl: worker.url, token: () => worker.tokenFor(newId(), "service") });
+    const { response } = await service.POST("/v1/users/{id}/notifications", { params: { path: { id: user } }, body: { type: "reply", count } });
+    expect(response.status).toBe(200);
+  }
+
+  it("starts from the snapshot, merges pushed changes, and after a cut connection resumes from a new snapshot", async () => {
+    const proxy = await startKillableProxy(worker.url);
+    cleanup.push(proxy.close);
+    const user = newId();
+    const messages: string[] = [];
+    const live = connectBadges({ ...fast, baseUrl: proxy.url, token: () => worker.tokenFor(user), cap: 99, onMessage: (m) => messages.push(m.type === "badges" ? ("badges" in m ? "snapshot" : "changed") : m.type) });
+    cleanup.push(live.close);
+    expect((await eventually(() => live.state, (s) => s.badges !== null)).badges?.notifications.total).toEqual({ count: 0, capped: false });
+
+    await notify(user, 2);
+    expect((await eventually(() => live.state, (s) => s.badges?.notifications.total.count === 2)).badges).toEqual(await badgesOverHttp(user));
+    expect(messages).toEqual(["snapshot", "changed"]);
+
+    proxy.killAll();
+    await notify(user, 1); // while the socket is down: the next snapshot has it
+    const back = await eventually(() => live.state, (s) => s.status === "open" && s.badges?.notifications.total.count === 3);
+    expect(back.badges).toEqual(await badgesOverHttp(user));
+    expect(messages[2]).toBe("snapshot");
+  }, 60_000);
+
+  it("closed with 4001 when the token expires, reconnects with a fresh token and a new snapshot", async () => {
+    const user = newId();
+    const refreshes: boolean[] = [];
+    const live = connectBadges({
+      ...fast,
+      baseUrl: worker.url,
+      // The first token lives 2 s; the server closes the socket with 4001 when it expires.
+      token: ({ refresh }) => {
+        refreshes.push(refresh);
+        return worker.tokenFor(user, "user", refresh ? 600 : 2);
+      },
+    });
+    cleanup.push(live.close);
+    await eventually(() => live.state.badges, (b) => b !== null);
+    expect(await eventually(() => refreshes, (r) => r.includes(true), 20_000)).toEqual([false, true]);
+    expect((await eventually(() => live.state, (s) => s.status === "open")).badges).not.toBeNull();
+  }, 60_000);
 });
