@@ -49,8 +49,6 @@ export const liveBadgeRoutes = newRouter().openapi(
     }
     const protocol = offered.includes(LIVE_PROTOCOL) ? LIVE_PROTOCOL : null;
     const response = await connectLive(c.env, c.req.raw, { userId: caller.userId, cap, expiresAt: tokenExpiresAt(jwt), protocol });
-    const headers = new Headers(response.headers);
-    headers.delete("Sec-WebSocket-Extensions");
-    return new Response(null, { status: 101, webSocket: response.webSocket, headers }) as never;
+    return response as never;
   },
 );

@@ -90,9 +90,6 @@ export function connectLive(
   socket: { userId: string; cap: number; expiresAt: number; protocol: string | null },
 ): Promise<Response> {
   const headers = new Headers(request.headers);
-  // No permessage-deflate: badge messages are a few hundred bytes, and a compressed socket keeps
-  // zlib state for its whole life (~220 KB a socket in workerd, measured by bench:push).
-  headers.delete("Sec-WebSocket-Extensions");
   headers.set(HUB_HEADERS.user, socket.userId);
   headers.set(HUB_HEADERS.cap, String(socket.cap));
   headers.set(HUB_HEADERS.expiresAt, String(socket.expiresAt));

@@ -5,13 +5,29 @@ import { ADD_POSTS, COUNT_UNSEEN } from "./chunks.lua";
  * every follower timeline that exists; missing timelines are skipped (they are built from Postgres
  * on their next read). Idempotent: ZADD/ZREM of the same member change nothing the second time,
  * and an "add" of a post whose tombstone is set does nothing, so a late redelivery never brings a
- * deleted post back. A post new to a timeline also counts in its owner's `feed` badge; the answer is
+ * deleted post back.
+ *
+ * An unfollow wins in every order: the page of followers was read from Postgres before this call,
+ * so a follower may have unfollowed the author since; its unfollow already purged the timeline on
+ * the request path and left the follow intent "0" (1 day), so an "add" skips that timeline. (The
+ * intent is the cheapest correct guard: the unfollow epoch would have to be read before the
+ * Postgres page, one more round trip.) A follow made again since then turned the intent back to
+ * "1" and its own sync copies the post.
+ *
+ * A post new to a timeline also counts in its owner's `feed` badge. The answer is
  * `{touched, i, j, …}`: the count, then the 1-based positions (in the page) of the followers whose
- * badge moved, so the caller pushes to those of them who are online without reading anything.
- * Billed: EVALSHA + GET + per follower EXISTS (+ ZADD + ZREMRANGEBYRANK + INCR + EXPIRE | ZREM).
+ * badge moved, and the negated positions of those skipped as unfollowed, so the caller pushes to
+ * the online ones without reading anything.
+ *
+ * KEYS: feed:post:{id}, then n follower timelines feed:tl:{follower}, then their n follow
+ * intents feed:fi:{follower}:{author}, in the same order.
+ * Billed: EVALSHA + GET + per follower EXISTS; per existing timeline, add: GET (intent) + ZADD +
+ * ZREMRANGEBYRANK (+ INCR + EXPIRE when the post is new to it; nothing more when unfollowed),
+ * remove: ZREM.
  */
 export const DELIVER_PAGE = `${ADD_POSTS}${COUNT_UNSEEN}
-local post = KEYS[1]          -- feed:post:{id}; KEYS[2..]: feed:tl:{follower}
+local post = KEYS[1]
+local n = (#KEYS - 1) / 2
 local op = ARGV[1]            -- 'add' | 'remove'
 local member = ARGV[2]
 local score = ARGV[3]
@@ -23,17 +39,20 @@ local unseenCap = tonumber(ARGV[8])
 local ttl = tonumber(ARGV[9])
 if op == 'add' and redis.call('GET', post) == tombstone then return {0} end
 local answer = {0}
-for i = 2, #KEYS do
+for i = 2, n + 1 do
   if redis.call('EXISTS', KEYS[i]) == 1 then
-    if op == 'add' then
+    if op == 'remove' then
+      redis.call('ZREM', KEYS[i], member)
+      answer[1] = answer[1] + 1
+    elseif redis.call('GET', KEYS[i + n]) ~= '0' then
       if add_posts(KEYS[i], cap, {member}, {score}) == 1 then
         count_unseen(unseenPrefix .. string.sub(KEYS[i], #tlPrefix + 1), unseenCap, ttl)
         answer[#answer + 1] = i - 1
       end
+      answer[1] = answer[1] + 1
     else
-      redis.call('ZREM', KEYS[i], member)
+      answer[#answer + 1] = -(i - 1)
     end
-    answer[1] = answer[1] + 1
   end
 end
 return answer

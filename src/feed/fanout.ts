@@ -53,17 +53,24 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env" | 
         : await script<number[]>(
             services.redis,
             DELIVER_PAGE,
-            [feedKeys.post(message.postId), ...page.map((f) => feedKeys.timeline(f.follower_id))],
+            [
+              feedKeys.post(message.postId),
+              ...page.map((f) => feedKeys.timeline(f.follower_id)),
+              ...page.map((f) => feedKeys.intent(f.follower_id, message.authorId)),
+            ],
             [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE, feedKeys.timeline(""), feedKeys.unseen(""), FEED_UNSEEN_CAP, TIMELINE_TTL_SECONDS],
           );
     // Live badges of this page's followers, through the hubs holding them (one call per shard, no
     // second walk of the followers): a new post is one more `authors` (and `feed` where it landed);
-    // a removal moves `authors` back, which the hubs read for their online followers.
+    // a removal moves `authors` back, which the hubs read for their online followers. Followers
+    // who unfollowed since the page was read (negated positions) hear nothing.
     if (page.length > 0) {
       const followers = page.map((f) => f.follower_id);
       if (message.op === "add") {
-        const inFeed = new Set(landed.map((i) => followers[Number(i) - 1]));
-        services.waitUntil(pushPosted(services.env, followers.map((userId) => ({ userId, feed: inFeed.has(userId) }))));
+        const at = (i: number) => followers[Math.abs(i) - 1]!;
+        const inFeed = new Set(landed.filter((i) => Number(i) > 0).map((i) => at(Number(i))));
+        const gone = new Set(landed.filter((i) => Number(i) < 0).map((i) => at(Number(i))));
+        services.waitUntil(pushPosted(services.env, followers.filter((u) => !gone.has(u)).map((userId) => ({ userId, feed: inFeed.has(userId) }))));
       } else {
         services.waitUntil(pushChanged(services.env, followers));
       }
@@ -122,7 +129,7 @@ async function transition(
       : await script<number>(
           services.redis,
           TRANSITION_PAGE,
-          [feedKeys.outbox(authorId), ...page.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id)])],
+          [feedKeys.outbox(authorId), ...page.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id), feedKeys.intent(f.follower_id, authorId)])],
           [op, authorId, cap, TIMELINE_TTL_SECONDS],
         );
   if (next) {
