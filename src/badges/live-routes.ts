@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { tokenExpiresAt, verifyCallerToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { errorResponses, newRouter } from "../lib/openapi";
-import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_CLIENT_MESSAGE_BYTES, MAX_SOCKETS_PER_USER, PUSH_INTERVAL_MS } from "./hub";
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_CLIENT_MESSAGE_BYTES, MAX_SOCKETS_PER_USER, PUSH_INTERVAL_MS } from "./live-protocol";
 import { connectLive } from "./push";
 import { CapQuery } from "./shared";
 
