@@ -39,14 +39,16 @@ return 0
 
 /**
  * Shared Lua: the user's last-read id, set to the newest broadcast on first sight (a new user counts
- * only broadcasts from then on). Defines locals bcMissing, bcFirstSeen, bcUnread.
+ * only broadcasts from then on). Reads \`bcMarker\`, the marker hash's \`bc\` field (false when
+ * absent), which the caller has read with whatever else it needs of that hash. Defines locals
+ * bcMissing, bcFirstSeen, bcUnread.
  */
 export const BROADCAST_UNREAD_SNIPPET = `
 local bcMissing, bcFirstSeen, bcUnread = false, false, 0
 if redis.call('EXISTS', bcIds) == 0 then
   bcMissing = true
 else
-  local lastRead = redis.call('HGET', markers, 'bc')
+  local lastRead = bcMarker
   if not lastRead then
     lastRead = redis.call('ZREVRANGE', bcIds, 0, 0)[1]
     redis.call('HSET', markers, 'bc', lastRead)
@@ -64,6 +66,7 @@ local markers = KEYS[1]        -- badge:m:{user}
 local bcIds = KEYS[2]          -- badge:bc:ids
 local ttl = tonumber(ARGV[1])  -- per-user TTL
 local lastReadId = false
+local bcMarker = redis.call('HGET', markers, 'bc')
 ${BROADCAST_UNREAD_SNIPPET}
 return cjson.encode({ missing = bcMissing, firstSeen = bcFirstSeen, unread = bcUnread, lastReadId = lastReadId })
 `;

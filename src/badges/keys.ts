@@ -19,6 +19,25 @@ export const AUTHOR_EPOCH_TTL_SECONDS = 24 * 3600;
 export const BROADCAST_WINDOW = 1000;
 /** Users remembered as "recently active" for the repair cron (trimmed by the cron, not per call). */
 export const ACTIVE_USERS_CAP = 100_000;
+/**
+ * A badges call records its user in the active set only when the last record (`act` in the marker
+ * hash, which the call reads anyway) is this old: the per-minute repair cron needs "active this
+ * minute", not the last call to the millisecond, and a ZADD + HSET a minute bills less than a ZADD
+ * a call.
+ */
+export const ACTIVE_RECORD_EVERY_MS = 60_000;
+/**
+ * First character of the per-stream fields that are not a stream's own: the version in
+ * `streamLastItem` and the remembered count in `streamAccess` (`#kind/id`). No stream name starts
+ * with it (a kind starts with a letter).
+ */
+export const STREAM_META = "#";
+/**
+ * A remembered stream count is used only while its items are at least this far from expiring: the
+ * expiry is computed on the adding isolate's clock and compared on the reading one's, so this is
+ * the clock skew tolerated (and the window in which such a stream is counted every call instead).
+ */
+export const STREAM_MEMO_MARGIN_MS = 3_600_000;
 
 export const badgeKeys = {
   /** HOT-ONLY hash `type → count` plus `total` (= Σ types). TTL 30 d, refreshed on write. */
@@ -31,7 +50,8 @@ export const badgeKeys = {
   /**
    * Per-user marker hash: `bc` = last-read broadcast id (never moves backwards; mirrored to
    * Postgres `broadcast_reads`, which is the truth on cache loss); `ttlDay` = the day (since the
-   * epoch, UTC) the user's cache TTLs were last renewed by a badges call. TTL 30 d, refreshed on
+   * epoch, UTC) the user's cache TTLs were last renewed by a badges call; `act` = ms of the user's
+   * last record in `activeUsers` (see ACTIVE_RECORD_EVERY_MS). Three fields. TTL 30 d, refreshed on
    * write and on the first badges call of a day.
    */
   markers: (userId: string) => `badge:m:${userId}`,
@@ -61,11 +81,20 @@ export const badgeKeys = {
 
   /** HOT-ONLY sorted set of item timestamps of one stream (member = item key, score = ms), newest `cap` only. TTL 30 d. */
   streamItems: (stream: string) => `badge:st:i:${stream}`,
-  /** HOT-ONLY hash `stream → last item at ms` for every stream: one HMGET answers "anything new?". No TTL (one key). */
+  /**
+   * HOT-ONLY hash, two fields per stream: `kind/id` → last item at ms (one HMGET answers "anything
+   * new?") and `#kind/id` → the stream's version `seq:itemsExpireAtMs`, rewritten by every item
+   * added (the only writer of item sets), so an unchanged version proves an unchanged item set
+   * until that expiry. Bounded by the streams that ever had an item. No TTL (one key).
+   */
   streamLastItem: () => "badge:st:last",
   /**
    * CACHE hash `stream → last access ms` of the streams `userId` is a member of, plus sentinel `_`
-   * (membership = presence). Rebuilt from Postgres `stream_members` + `user_access_log`. TTL 30 d.
+   * (membership = presence), plus for a stream whose unread was counted `#stream` →
+   * `access@version=count`: the count, reused while the access and the stream's version are the
+   * same (at most one per membership; dropped with it). Derived state: a lost or stale one costs a
+   * ZCOUNT, never a wrong count. Assumes no eviction of item sets before their TTL (Upstash's
+   * default, eviction off). Rebuilt from Postgres `stream_members` + `user_access_log`. TTL 30 d.
    */
   streamAccess: (userId: string) => `badge:st:u:${userId}`,
 
