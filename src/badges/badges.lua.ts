@@ -6,11 +6,15 @@ import { STREAMS_UNREAD_SNIPPET } from "./streams.lua";
 import { ACTIVE_RECORD_EVERY_MS } from "./keys";
 
 /**
- * Every badge of one user in one EVALSHA. Billed commands stay flat in the backlog: HGETALL per
- * small hash, ZCOUNT (O(log n)) for broadcasts, HGETALL + ⌈authors/1000⌉ HMGET for authors, one
- * HMGET for the last item of every stream plus one ZCOUNT per stream that has news, stopping once a
- * total passes `cap`. Missing caches are reported (`*Missing`) so the caller rebuilds them. Once a
- * day it renews the TTLs of the user's caches, so reading alone keeps them.
+ * Every badge of one user in one EVALSHA. Billed commands stay flat in the backlog and in the
+ * user's follows and streams: 13 for a known user (EVALSHA; HGETALL of the notifications, red-dot
+ * channels and seen stamps, follow cache, stream access and inbox hashes; HMGET of the markers, of
+ * the followed authors' published counts (up to 5,000 authors per HMGET) and of the streams' last
+ * item times and versions; EXISTS + ZCOUNT of the broadcast ids; HGET of the DM total). A stream
+ * with news costs a ZCOUNT only when its items or the user's access changed since its count was
+ * remembered (then one HSET remembers the new counts); the active-set ZADD + HSET happen on the
+ * first call of a minute, the EXPIREs on the first call of a day. Counting stops once a total
+ * passes \`cap\`. Missing caches are reported (\`*Missing\`) so the caller rebuilds them.
  */
 export const GET_BADGES = `
 local notifications = KEYS[1]  -- badge:n:{user}

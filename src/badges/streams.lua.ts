@@ -56,6 +56,8 @@ return redis.call('HDEL', access, ARGV[1], '${STREAM_META}' .. ARGV[1])
 /**
  * Builds (ARGV[2] = '0': only when missing) or repairs (ARGV[2] = '1': overwrites membership, keeps
  * the later of Redis' and Postgres' access) a user's stream cache. ARGV[3..] = stream, ms pairs.
+ * A repair keeps the remembered counts of the streams that stay (a count is reused only while its
+ * access string is unchanged), so the per-minute repair of active users does not recount them.
  */
 export const WARM_STREAM_ACCESS = `
 local access = KEYS[1]         -- badge:st:u:{user}
@@ -66,15 +68,20 @@ local current = {}
 if repair then
   if redis.call('EXISTS', access) == 0 then return 0 end
   local flat = redis.call('HGETALL', access)
-  for i = 1, #flat, 2 do current[flat[i]] = tonumber(flat[i + 1]) end
+  for i = 1, #flat, 2 do current[flat[i]] = flat[i + 1] end
   redis.call('DEL', access)
 end
 redis.call('HSET', access, '_', '1')
 for i = 3, #ARGV, 2 do
   local at = tonumber(ARGV[i + 1])
-  local mine = current[ARGV[i]]
+  local mine = tonumber(current[ARGV[i]] or '')
   if mine and mine > at then at = mine end
-  redis.call('HSET', access, ARGV[i], string.format('%d', at))
+  local memo = current['${STREAM_META}' .. ARGV[i]]
+  if memo then
+    redis.call('HSET', access, ARGV[i], string.format('%d', at), '${STREAM_META}' .. ARGV[i], memo)
+  else
+    redis.call('HSET', access, ARGV[i], string.format('%d', at))
+  end
 end
 redis.call('EXPIRE', access, ttl)
 return 1

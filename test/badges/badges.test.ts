@@ -154,6 +154,28 @@ describe("badges.repair (per-minute cron)", () => {
   });
 });
 
+describe("badges.repair and the remembered stream counts", () => {
+  const { services, close } = servicesFor();
+  afterAll(() => close());
+
+  it("keeps the counts of the streams that stay, so a repaired user's next call recounts nothing", async () => {
+    const { me, chat } = await busyUser();
+    const before = (await badges(me)).body;
+    await redis.hset(badgeKeys.inbox(me), { system: 7, total: 7 }); // a drift: proves the repair reached this user
+    const { db, close: closeDb } = openDatabase(env as unknown as Env);
+    try {
+      await repairBadges({ db, redis });
+    } finally {
+      await closeDb();
+    }
+    expect(await redis.hexists(badgeKeys.streamAccess(me), `${STREAM_META}chat/${chat}`)).toBe(1);
+    const { redis: counted, billed } = countBilledCommands(services.redis);
+    const after = await getBadges({ ...services, redis: counted as Services["redis"] }, me, 99);
+    expect(billed).toEqual([13]);
+    expect(after).toEqual(before);
+  });
+});
+
 describe("per-user cache lifetimes", () => {
   it("renews a reading user's cache TTLs on their first badges call of a day, and only then", async () => {
     const [me, author] = [newId(), newId()];
