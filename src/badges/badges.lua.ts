@@ -7,10 +7,10 @@ import { ACTIVE_RECORD_EVERY_MS } from "./keys";
 
 /**
  * Every badge of one user in one EVALSHA. Billed commands stay flat in the backlog and in the
- * user's follows and streams: 13 for a known user (EVALSHA; HGETALL of the notifications, red-dot
+ * user's follows and streams: 12 for a known user (EVALSHA; HGETALL of the notifications, red-dot
  * channels and seen stamps, follow cache, stream access and inbox hashes; HMGET of the markers, of
  * the followed authors' published counts (up to 5,000 authors per HMGET) and of the streams' last
- * item times and versions; EXISTS + ZCOUNT of the broadcast ids; HGET of the DM total). A stream
+ * item times and versions; ZCOUNT of the broadcast ids; HGET of the DM total). A stream
  * with news costs a ZCOUNT only when its items or the user's access changed since its count was
  * remembered (then one HSET remembers the new counts); the active-set ZADD + HSET happen on the
  * first call of a minute, the EXPIREs on the first call of a day. Counting stops once a total
@@ -19,7 +19,7 @@ import { ACTIVE_RECORD_EVERY_MS } from "./keys";
 export const GET_BADGES = `
 local notifications = KEYS[1]  -- badge:n:{user}
 local markers = KEYS[2]        -- badge:m:{user}
-local bcIds = KEYS[3]          -- badge:bc:ids
+local bcIds = KEYS[3]          -- badge:bc:window
 local rdChannels = KEYS[4]     -- badge:rd:ch
 local rdSeen = KEYS[5]         -- badge:rd:{user}
 local auSeen = KEYS[6]         -- badge:au:{user}

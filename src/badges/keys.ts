@@ -45,8 +45,13 @@ export const badgeKeys = {
   /** HOT-ONLY string "1": an Idempotency-Key already applied to `userId`'s notifications. TTL 24 h. */
   notificationIdempotency: (userId: string, key: string) => `badge:n:idem:${userId}:${key}`,
 
-  /** CACHE sorted set of broadcast ids (member = score = id), newest BROADCAST_WINDOW only; re-synced by the cron. */
-  broadcastIds: () => "badge:bc:ids",
+  /**
+   * CACHE sorted set of broadcast ids (member = score = id), newest BROADCAST_WINDOW only, between
+   * sentinels `0` (score 0) and `top` (+inf) that mark it built; re-synced by the cron. (Named
+   * apart from the earlier one-sentinel `badge:bc:ids`, which nothing reads any more, so a set
+   * without `top` is never read as one unread too few: it is missing, and rebuilt.)
+   */
+  broadcastIds: () => "badge:bc:window",
   /**
    * Per-user marker hash: `bc` = last-read broadcast id (never moves backwards; mirrored to
    * Postgres `broadcast_reads`, which is the truth on cache loss); `ttlDay` = the day (since the
