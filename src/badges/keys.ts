@@ -4,6 +4,18 @@
  *
  * Per-user hashes that are caches carry a sentinel field `_` once built, so "the user follows
  * nobody" (built, empty) is told apart from "the cache was lost" (key missing → rebuild).
+ *
+ * What `GET /v1/me/badges` bills (one EVALSHA, `GET_BADGES`), and why each read is there: a known
+ * user costs 12 — EVALSHA; HGETALL of `notifications`, `reddotChannels`, `reddotSeen`,
+ * `authorSeen`, `streamAccess`, `inbox`; HMGET of `markers` (broadcast marker, `ttlDay` and `act`
+ * in one read), of `authorPublished` (≤ 5,000 followed authors per HMGET) and of `streamLastItem`
+ * (last item time and version of every stream of the user); ZCOUNT of `broadcastIds` (its +inf
+ * sentinel makes a lost set answer 0, so no EXISTS); HGET of the `dms` total. Flat in the backlog,
+ * in follows (≤ 5,000) and in streams. On top, only when due: ZCOUNT per stream whose items or
+ * access changed since its count was remembered, plus one HSET of the new counts; ZADD to
+ * `activeUsers` + HSET of `act` on the first call of a minute; the EXPIREs of every per-user key
+ * on the first call of a day. Derived state never changes an answer: a remembered stream count is
+ * reused only for the exact access and version strings it was counted at.
  */
 
 /** Per-user hashes live 30 days after their last write or the user's first badges call of a day. */
