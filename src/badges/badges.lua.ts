@@ -10,9 +10,9 @@ import { ACTIVE_RECORD_EVERY_MS } from "./keys";
  * user's follows and streams: 12 for a known user (EVALSHA; HGETALL of the notifications, red-dot
  * channels and seen stamps, follow cache, stream access and inbox hashes; HMGET of the markers, of
  * the followed authors' published counts (up to 5,000 authors per HMGET) and of the streams' last
- * item times and versions; ZCOUNT of the broadcast ids; HGET of the DM total). A stream
- * with news costs a ZCOUNT only when its items or the user's access changed since its count was
- * remembered (then one HSET remembers the new counts); the active-set ZADD + HSET happen on the
+ * item times; ZCOUNT of the broadcast ids; HGET of the DM total), 13 when some stream has news (an
+ * HMGET of those streams' versions). A stream with news costs a ZCOUNT only when its items or the
+ * user's access changed since its count was remembered (then one HSET remembers the new counts); the active-set ZADD + HSET happen on the
  * first call of a minute, the EXPIREs on the first call of a day. Counting stops once a total
  * passes \`cap\`. Missing caches are reported (\`*Missing\`) so the caller rebuilds them.
  */

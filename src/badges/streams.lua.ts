@@ -3,8 +3,9 @@ import { STREAM_MEMO_MARGIN_MS, STREAM_META } from "./keys";
 /**
  * Stream scripts. A stream `kind/id` keeps a capped sorted set of item timestamps; one shared hash
  * holds every stream's last item time and version, so "is anything new in my 500 streams?" is one
- * HMGET, and a stream with news costs a ZCOUNT only when its items or the user's access moved since
- * the user's last count of it (the count is remembered in the user's access hash).
+ * HMGET, the streams with news cost one more (their versions), and a ZCOUNT each only when its
+ * items or the user's access moved since the user's last count of it (the count is remembered in
+ * the user's access hash).
  */
 
 /**
@@ -91,7 +92,8 @@ return 1
  * Shared Lua: defines \`streamsMissing\`, \`streamsTotal\` and \`streamsBy\` (stream → unread). Quiet
  * streams (last item not after the access) cost nothing; counting stops once the total passes \`limit\`.
  *
- * A stream with news is counted with ZCOUNT once, then remembered in the access hash as field
+ * The versions of the streams with news are read in a second HMGET, so the first one reads one
+ * field per stream, not two. A stream with news is counted with ZCOUNT once, then remembered in the access hash as field
  * \`#kind/id\` = \`access@version=count\`; later calls reuse the count while the access and the
  * stream's version are the same strings (nothing was added or trimmed, nothing read) and the items
  * are still far from expiring (\`now\` before their expiry minus STREAM_MEMO_MARGIN_MS, so clock skew
@@ -115,25 +117,30 @@ elseif #accFlat > 2 then
   for from = 1, n, 1000 do
     if streamsTotal > limit then break end
     local to = math.min(from + 999, n)
-    local fields = {}
-    for k = from, to do fields[2 * (k - from) + 1] = names[k]; fields[2 * (k - from) + 2] = '${STREAM_META}' .. names[k] end
-    local last = redis.call('HMGET', stLast, unpack(fields))
+    local last = redis.call('HMGET', stLast, unpack(names, from, to))
+    local news, versionFields = {}, {}
     for k = from, to do
-      if streamsTotal > limit then break end
-      local lastAt, version = last[2 * (k - from) + 1], last[2 * (k - from) + 2]
+      local lastAt = last[k - from + 1]
       if lastAt and tonumber(lastAt) > tonumber(at[k]) then
-        local key, c = false, false
-        if version and nowMs < tonumber(string.match(version, ':(%d+)$') or '0') - ${STREAM_MEMO_MARGIN_MS} then
-          key = at[k] .. '@' .. version .. '='
-          local m = memo[names[k]]
-          if m and string.sub(m, 1, #key) == key then c = tonumber(string.sub(m, #key + 1)) end
-        end
-        if not c then
-          c = redis.call('ZCOUNT', itemPrefix .. names[k], '(' .. at[k], '+inf')
-          if key then remember[#remember + 1] = '${STREAM_META}' .. names[k]; remember[#remember + 1] = key .. c end
-        end
-        if c > 0 then streamsBy[names[k]] = c; streamsTotal = streamsTotal + c end
+        news[#news + 1] = k
+        versionFields[#versionFields + 1] = '${STREAM_META}' .. names[k]
       end
+    end
+    local versions = #news > 0 and redis.call('HMGET', stLast, unpack(versionFields)) or {}
+    for i = 1, #news do
+      if streamsTotal > limit then break end
+      local k, version = news[i], versions[i]
+      local key, c = false, false
+      if version and nowMs < tonumber(string.match(version, ':(%d+)$') or '0') - ${STREAM_MEMO_MARGIN_MS} then
+        key = at[k] .. '@' .. version .. '='
+        local m = memo[names[k]]
+        if m and string.sub(m, 1, #key) == key then c = tonumber(string.sub(m, #key + 1)) end
+      end
+      if not c then
+        c = redis.call('ZCOUNT', itemPrefix .. names[k], '(' .. at[k], '+inf')
+        if key then remember[#remember + 1] = versionFields[i]; remember[#remember + 1] = key .. c end
+      end
+      if c > 0 then streamsBy[names[k]] = c; streamsTotal = streamsTotal + c end
     end
   end
   if #remember > 0 then redis.call('HSET', stAccess, unpack(remember)) end
