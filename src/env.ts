@@ -11,7 +11,8 @@ type OptionalBindings =
   | "FEED_TIMELINE_CAP"
   | "BIG_ACCOUNT_FOLLOWERS"
   | "MAX_PULLED_ACCOUNTS"
-  | "COUNTER_EDGE_CACHE_MS";
+  | "COUNTER_EDGE_CACHE_MS"
+  | "BADGE_HUB_SHARDS";
 
 /**
  * Bindings of the Worker. Everything wrangler.toml declares comes from `Cloudflare.Env` in

@@ -131,7 +131,14 @@ export interface LoadRequest {
    * A WebSocket session instead of an HTTP request: connect to `path`, send `send` (if any), wait
    * for the first message, close. Its latency is the whole session (join and leave).
    */
-  webSocket?: { send?: string };
+  webSocket?: {
+    send?: string;
+    /**
+     * Sent over HTTP once the first message arrived; the session then waits for the next message
+     * (a push the request caused) before it closes. Its latency is the whole session.
+     */
+    then?: { method: string; path: string; headers?: Record<string, string>; body?: string };
+  };
 }
 
 export interface LoadStats {
@@ -271,7 +278,16 @@ function webSocketSession(req) {
     const timer = setTimeout(() => { outcome = "timeout"; ws.terminate(); finish("timeout"); }, WS_TIMEOUT_MS);
     ws.on("unexpected-response", (_, res) => { res.resume(); ws.terminate(); finish(String(res.statusCode)); });
     ws.on("open", () => { if (req.webSocket.send !== undefined) ws.send(req.webSocket.send); else ws.close(1000); });
-    ws.on("message", () => ws.close(1000));
+    let triggered = false;
+    ws.on("message", () => {
+      const then = req.webSocket.then;
+      if (!then || triggered) return void ws.close(1000);
+      triggered = true;
+      pool.request({ path: then.path, method: then.method, headers: then.headers, body: then.body }).then(
+        (res) => res.body.arrayBuffer().then(() => { if (res.statusCode >= 300) { outcome = String(res.statusCode); ws.close(1000); } }),
+        () => { outcome = "network"; ws.close(1000); },
+      );
+    });
     ws.on("close", () => finish(outcome));
     ws.on("error", () => finish("network"));
   });

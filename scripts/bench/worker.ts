@@ -9,13 +9,16 @@ import { badgesBaselineRoutes } from "./baselines/badges";
 import { countersBaselineRoutes } from "./baselines/counters";
 import { feedBaselineRoutes } from "./baselines/feed";
 import { liveBaselineRoutes } from "./baselines/live";
+import { hubStatsRoutes } from "./hubs";
 
 export { BenchLiveRoom as LiveRoom } from "./live-room";
+export { BadgeHub } from "../../src/badges/hub";
 
 const app = newApp();
 app.route("/", countersBaselineRoutes);
 app.route("/", badgesBaselineRoutes);
 app.route("/", liveBaselineRoutes);
 app.route("/", feedBaselineRoutes);
+app.route("/", hubStatsRoutes);
 
 export default { ...worker, fetch: app.fetch } satisfies ExportedHandler<never, never>;

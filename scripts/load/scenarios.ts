@@ -57,6 +57,25 @@ export const SCENARIOS: Scenario[] = [
     }),
   },
   {
+    name: "push",
+    what: "open the live badge socket, get a notification pushed, close",
+    request: (i, { callers }) => {
+      const user = 1 + (i % (callers.users - 1));
+      return {
+        // The snapshot arrives first; then a service notifies the user and the session waits for the push.
+        path: `/v1/me/live?token=${callers.userToken(user)}`,
+        webSocket: {
+          then: {
+            method: "POST",
+            path: `/v1/users/${callers.userId(user)}/notifications`,
+            headers: { authorization: callers.service, "content-type": "application/json" },
+            body: JSON.stringify({ type: "reply", count: 1 }),
+          },
+        },
+      };
+    },
+  },
+  {
     name: "follows",
     what: "follow then unfollow popular accounts",
     request: (i, { callers }) => {

@@ -1,5 +1,6 @@
 import { AUTHORS_UNREAD_SNIPPET } from "./authors.lua";
 import { BROADCAST_UNREAD_SNIPPET } from "./broadcasts.lua";
+import { FEED_UNSEEN_SNIPPET } from "./feed.lua";
 import { INBOX_SNIPPET } from "./inbox.lua";
 import { REDDOTS_SNIPPET } from "./reddots.lua";
 import { STREAMS_UNREAD_SNIPPET } from "./streams.lua";
@@ -7,10 +8,11 @@ import { ACTIVE_RECORD_EVERY_MS } from "./keys";
 
 /**
  * Every badge of one user in one EVALSHA. Billed commands stay flat in the backlog and in the
- * user's follows and streams: 12 for a known user (EVALSHA; HGETALL of the notifications, red-dot
+ * user's follows and streams: 13 for a known user (EVALSHA; HGETALL of the notifications, red-dot
  * channels and seen stamps, follow cache, stream access and inbox hashes; HMGET of the markers, of
  * the followed authors' published counts (up to 5,000 authors per HMGET) and of the streams' last
- * item times; ZCOUNT of the broadcast ids; HGET of the DM total), 13 when some stream has news (an
+ * item times; ZCOUNT of the broadcast ids; HGET of the DM total; GET of the feed's new-posts
+ * counter), 14 when some stream has news (an
  * HMGET of those streams' versions). A stream with news costs a ZCOUNT only when its items or the
  * user's access changed since its count was remembered (then one HSET remembers the new counts); the active-set ZADD + HSET happen on the
  * first call of a minute, the EXPIREs on the first call of a day. Counting stops once a total
@@ -29,6 +31,7 @@ local stLast = KEYS[9]         -- badge:st:last
 local dms = KEYS[10]           -- badge:dm:{user}
 local inbox = KEYS[11]         -- badge:ib:{user}
 local active = KEYS[12]        -- badge:active
+local feedUnseenKey = KEYS[13] -- feed:new:{user}
 local limit = tonumber(ARGV[1])  -- cap: totals stop counting once above it
 local userId = ARGV[2]
 local now = ARGV[3]              -- ms: the active-users set, the day of the TTL renewal
@@ -52,6 +55,7 @@ ${AUTHORS_UNREAD_SNIPPET}
 ${STREAMS_UNREAD_SNIPPET}
 local dmTotal = tonumber(redis.call('HGET', dms, 'total') or '0')
 ${INBOX_SNIPPET}
+${FEED_UNSEEN_SNIPPET}
 -- The repair cron wants the recently active users, to the minute: a user is recorded in the
 -- active set on their first call of each minute (\`act\` = when), not on every call.
 -- Caches live 30 days after their last write; a user who only reads must not lose them (a
@@ -81,5 +85,6 @@ return cjson.encode({
   streams = { missing = streamsMissing, total = streamsTotal, byStream = streamsBy },
   dms = { total = dmTotal },
   inbox = { missing = inboxMissing, byType = inboxBy, total = inboxTotal },
+  feed = feedUnseen,
 })
 `;

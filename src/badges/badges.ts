@@ -7,6 +7,7 @@ import { inboxFromPostgres, warmInbox } from "./inbox";
 import { warmStreamAccess } from "./streams";
 import { capped, luaMap, runScript, type Capped } from "./shared";
 import type { Services } from "../lib/services";
+import { feedKeys } from "../feed/keys";
 
 type Raw = {
   notifications: { byType: Record<string, number> | unknown[]; total: number };
@@ -16,6 +17,7 @@ type Raw = {
   streams: { missing: boolean; total: number; byStream: Record<string, number> | unknown[] };
   dms: { total: number };
   inbox: { missing: boolean; byType: Record<string, number> | unknown[]; total: number };
+  feed: number;
 };
 
 export type Badges = {
@@ -28,6 +30,8 @@ export type Badges = {
   streams: { total: Capped; byStream: Record<string, Capped> };
   dms: Capped;
   inbox: { byType: Record<string, Capped>; total: Capped };
+  /** Posts that reached the home timeline since its first page was last read. */
+  feed: Capped;
 };
 
 const capAll = (m: Record<string, number>, cap: number) => Object.fromEntries(Object.entries(m).map(([k, n]) => [k, capped(n, cap)]));
@@ -49,6 +53,7 @@ function runBadges(services: Services, userId: string, cap: number) {
       badgeKeys.dms(userId),
       badgeKeys.inbox(userId),
       badgeKeys.activeUsers(),
+      feedKeys.unseen(userId),
     ],
     [cap, userId, Date.now(), USER_TTL_SECONDS, badgeKeys.streamItems("")],
   );
@@ -87,6 +92,7 @@ export async function getBadges(services: Services, userId: string, cap: number)
     streams: { total: capped(raw.streams.total, cap), byStream: capAll(luaMap(raw.streams.byStream), cap) },
     dms: capped(raw.dms.total, cap),
     inbox: { byType: capAll(luaMap(raw.inbox.byType), cap), total: capped(raw.inbox.total, cap) },
+    feed: capped(raw.feed, cap),
   };
 }
 
@@ -106,5 +112,6 @@ async function degradedBadges(services: Services, userId: string, cap: number): 
     streams: { total: zero, byStream: {} },
     dms: zero,
     inbox: { byType: capAll(inbox.byType, cap), total: capped(inbox.total, cap) },
+    feed: zero,
   };
 }

@@ -7,6 +7,8 @@ import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pag
 import { rateLimit } from "../lib/rate-limit";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
+import { liveBadgeRoutes } from "./live-routes";
+import { pushing, pushingTally, pushStamp } from "./push";
 import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
 import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
 import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
@@ -14,7 +16,7 @@ import { addNotifications, getNotifications, MAX_NOTIFICATION_COUNT, NOTIFICATIO
 import { ChannelSchema, getRedDots, refreshChannel, seeChannel } from "./reddots";
 import { MAX_BROADCAST_BODY, MAX_BROADCAST_TITLE, MAX_MESSAGE_CONTENT, MAX_MESSAGE_TITLE } from "./schema";
 import { CapQuery, CappedSchema, degradable, MAX_CAP } from "./shared";
-import { addStreamItem, DEFAULT_STREAM_CAP, joinStream, leaveStream, listStreamUnread, readStream, StreamKindSchema } from "./streams";
+import { addStreamItem, DEFAULT_STREAM_CAP, joinStream, leaveStream, listStreamUnread, pushStreamItem, readStream, StreamKindSchema } from "./streams";
 
 const user = { security: bearerAuth, middleware: [authenticate()] };
 const userWrite = { security: bearerAuth, middleware: [authenticate(), rateLimit()] };
@@ -47,7 +49,9 @@ const notificationRoutes = newRouter()
     }),
     async (c) => {
       const { type, count } = c.req.valid("json");
-      return c.json(await addNotifications(c.var.services.redis, c.req.valid("param").id, type, count, c.req.valid("header")["idempotency-key"]), 200);
+      const userId = c.req.valid("param").id;
+      const added = await addNotifications(c.var.services.redis, userId, type, count, c.req.valid("header")["idempotency-key"]);
+      return c.json(pushingTally(c.var.services, userId, { kind: "notifications", key: type, count: added.count, total: added.total }, added), 200);
     },
   )
   .openapi(
@@ -71,7 +75,10 @@ const notificationRoutes = newRouter()
       request: { params: z.object({ type: NotificationTypeSchema.openapi({ param: { name: "type", in: "path" } }) }) },
       responses: { 200: jsonContent(z.object({ type: z.string(), cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await readNotificationType(c.var.services.redis, c.var.caller.userId, c.req.valid("param").type), 200),
+    async (c) => {
+      const read = await readNotificationType(c.var.services.redis, c.var.caller.userId, c.req.valid("param").type);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", key: read.type, count: 0, total: read.total }, read), 200);
+    },
   )
   .openapi(
     createRoute({
@@ -82,7 +89,10 @@ const notificationRoutes = newRouter()
       ...userWrite,
       responses: { 200: jsonContent(z.object({ cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await readAllNotifications(c.var.services.redis, c.var.caller.userId), 200),
+    async (c) => {
+      const read = await readAllNotifications(c.var.services.redis, c.var.caller.userId);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", all: true, total: read.total }, read), 200);
+    },
   );
 
 // ── Broadcasts ───────────────────────────────────────────────────────────────
@@ -100,7 +110,10 @@ const broadcastRoutes = newRouter()
     }),
     async (c) => {
       const { title, body } = c.req.valid("json");
-      return c.json(await createBroadcast(c.var.services, title, body), 201);
+      const broadcast = await createBroadcast(c.var.services, title, body);
+      // Read diffusion: one call per hub shard moves every online user's count; nothing per user.
+      if (!broadcast.degraded) c.var.services.waitUntil(pushStamp(c.env, { kind: "broadcasts" }));
+      return c.json(broadcast, 201);
     },
   )
   .openapi(
@@ -131,7 +144,7 @@ const broadcastRoutes = newRouter()
       request: { body: { content: { "application/json": { schema: z.object({ upTo: IdSchema.optional() }).openapi("ReadBroadcasts") } }, required: false } },
       responses: { 200: jsonContent(z.object({ lastReadId: z.string(), degraded: Degraded }), "The marker after the call"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await readBroadcasts(c.var.services, c.var.caller.userId, (c.req.valid("json") ?? {}).upTo), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readBroadcasts(c.var.services, c.var.caller.userId, (c.req.valid("json") ?? {}).upTo)), 200),
   );
 
 // ── Red dots ─────────────────────────────────────────────────────────────────
@@ -146,7 +159,12 @@ const reddotRoutes = newRouter()
       request: { params: z.object({ channel: ChannelSchema }) },
       responses: { 200: jsonContent(z.object({ channel: z.string(), refreshedAt: z.string() }), "Stamped"), ...errorResponses("bad_request", "unauthorized", "forbidden", "conflict", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await refreshChannel(c.var.services.redis, c.req.valid("param").channel), 200),
+    async (c) => {
+      const { channel } = c.req.valid("param");
+      const stamped = await refreshChannel(c.var.services.redis, channel);
+      c.var.services.waitUntil(pushStamp(c.env, { kind: "reddots", channel }));
+      return c.json(stamped, 200);
+    },
   )
   .openapi(
     createRoute({
@@ -158,7 +176,7 @@ const reddotRoutes = newRouter()
       request: { params: z.object({ channel: ChannelSchema }) },
       responses: { 200: jsonContent(z.object({ channel: z.string(), seenAt: z.string() }), "Stamped"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await seeChannel(c.var.services.redis, c.var.caller.userId, c.req.valid("param").channel), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await seeChannel(c.var.services.redis, c.var.caller.userId, c.req.valid("param").channel)), 200),
   )
   .openapi(
     createRoute({
@@ -203,7 +221,7 @@ const authorRoutes = newRouter()
       request: { params: z.object({ id: idParam("id") }) },
       responses: { 200: jsonContent(z.object({ authorId: IdSchema, unread: z.number().int() }), "Caught up"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await seeAuthor(c.var.services, c.var.caller.userId, c.req.valid("param").id), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await seeAuthor(c.var.services, c.var.caller.userId, c.req.valid("param").id)), 200),
   );
 
 // ── Streams ──────────────────────────────────────────────────────────────────
@@ -242,16 +260,18 @@ const streamRoutes = newRouter()
     async (c) => {
       const { kind, id } = c.req.valid("param");
       const body = c.req.valid("json");
-      return c.json(await addStreamItem(c.var.services.redis, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap }), 200);
+      const added = await addStreamItem(c.var.services.redis, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap });
+      c.var.services.waitUntil(pushStreamItem(c.var.services, kind, id));
+      return c.json(added, 200);
     },
   )
   .openapi(memberRoute("put"), async (c) => {
     const { kind, id, userId } = c.req.valid("param");
-    return c.json(await joinStream(c.var.services, userId, kind, id), 200);
+    return c.json(pushing(c.var.services, [userId], await joinStream(c.var.services, userId, kind, id)), 200);
   })
   .openapi(memberRoute("delete"), async (c) => {
     const { kind, id, userId } = c.req.valid("param");
-    return c.json(await leaveStream(c.var.services, userId, kind, id), 200);
+    return c.json(pushing(c.var.services, [userId], await leaveStream(c.var.services, userId, kind, id)), 200);
   })
   .openapi(
     createRoute({
@@ -265,7 +285,7 @@ const streamRoutes = newRouter()
     }),
     async (c) => {
       const { kind, id } = c.req.valid("param");
-      return c.json(await readStream(c.var.services, c.var.caller.userId, kind, id), 200);
+      return c.json(pushing(c.var.services, [c.var.caller.userId], await readStream(c.var.services, c.var.caller.userId, kind, id)), 200);
     },
   )
   .openapi(
@@ -298,7 +318,9 @@ const dmRoutes = newRouter()
     }),
     async (c) => {
       const { from, count } = c.req.valid("json");
-      return c.json(await addDirectMessages(c.var.services.redis, c.req.valid("param").toUserId, from, count), 200);
+      const { toUserId } = c.req.valid("param");
+      const added = await addDirectMessages(c.var.services.redis, toUserId, from, count);
+      return c.json(pushingTally(c.var.services, toUserId, { kind: "dms", total: added.total }, added), 200);
     },
   )
   .openapi(
@@ -311,7 +333,10 @@ const dmRoutes = newRouter()
       request: { params: z.object({ peerId: idParam("peerId") }) },
       responses: { 200: jsonContent(z.object({ peerId: IdSchema, cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await readDirectMessages(c.var.services.redis, c.var.caller.userId, c.req.valid("param").peerId), 200),
+    async (c) => {
+      const read = await readDirectMessages(c.var.services.redis, c.var.caller.userId, c.req.valid("param").peerId);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "dms", total: read.total }, read), 200);
+    },
   )
   .openapi(
     createRoute({
@@ -346,7 +371,10 @@ const inboxRoutes = newRouter()
       ),
       responses: { 201: jsonContent(z.object({ id: IdSchema, recipients: z.number().int(), degraded: Degraded }), "Stored"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await sendMessage(c.var.services, c.req.valid("json")), 201),
+    async (c) => {
+      const message = c.req.valid("json");
+      return c.json(pushing(c.var.services, message.to, await sendMessage(c.var.services, message)), 201);
+    },
   )
   .openapi(
     createRoute({
@@ -377,7 +405,7 @@ const inboxRoutes = newRouter()
       request: { query: z.object({ type: TypeQuery }) },
       responses: { 200: jsonContent(z.object({ marked: z.number().int(), degraded: Degraded }), "How many turned read"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await readAllMessages(c.var.services, c.var.caller.userId, c.req.valid("query").type), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readAllMessages(c.var.services, c.var.caller.userId, c.req.valid("query").type)), 200),
   )
   .openapi(
     createRoute({
@@ -389,7 +417,7 @@ const inboxRoutes = newRouter()
       request: { params: z.object({ id: idParam("id") }) },
       responses: { 200: jsonContent(z.object({ id: IdSchema, read: z.boolean(), changed: z.boolean(), degraded: Degraded }), "Read"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await readMessage(c.var.services, c.var.caller.userId, c.req.valid("param").id), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readMessage(c.var.services, c.var.caller.userId, c.req.valid("param").id)), 200),
   );
 
 // ── Home screen ──────────────────────────────────────────────────────────────
@@ -404,6 +432,7 @@ const BadgesSchema = z
     streams: z.object({ total: CappedSchema, byStream: CappedMap.describe("Streams with unread items; once the total passes `cap` the remaining streams are not counted") }),
     dms: CappedSchema,
     inbox: z.object({ byType: CappedMap, total: CappedSchema }),
+    feed: CappedSchema.describe("Posts that reached the home timeline since its first page (GET /v1/me/feed without cursor) was last read"),
   })
   .openapi("Badges");
 const homeRoutes = newRouter().openapi(
@@ -427,4 +456,5 @@ export const badgesRoutes = newRouter()
   .route("/", streamRoutes)
   .route("/", dmRoutes)
   .route("/", inboxRoutes)
-  .route("/", homeRoutes);
+  .route("/", homeRoutes)
+  .route("/", liveBadgeRoutes);

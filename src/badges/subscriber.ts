@@ -1,10 +1,12 @@
 import type { Subscriber } from "../lib/events";
 import { followAuthor, publishPost, unfollowAuthor, unpublishPost, warmAuthorSeen } from "./authors";
 import { addNotifications } from "./notifications";
+import { pushChanged } from "./push";
 
 /**
  * Relation changes that move badges: a follow bumps the followee's `follow` notifications and
  * starts the follower at the followee's current post count; posts move their author's count.
+ * Live sockets of the users concerned are told once the event's scripts are in Redis.
  */
 export const badgesSubscriber: Subscriber = {
   name: "badges",
@@ -18,12 +20,17 @@ export const badgesSubscriber: Subscriber = {
       // between this follow and the first read are counted instead of absorbed by a later rebuild.
       // The epoch this follow moved to is the one the build must still see when it writes.
       if (!added) await warmAuthorSeen(s, e.followerId, epoch);
+      s.waitUntil(pushChanged(s.env, [e.followeeId, e.followerId]));
     },
     "follow.deleted": async (e, s) => {
       await unfollowAuthor(s.redis, e.followerId, e.followeeId);
+      s.waitUntil(pushChanged(s.env, [e.followerId]));
     },
+    // Followers hear of a post through the feed's fan-out pages (src/feed/fanout.ts); the author's
+    // own `feed` badge moved in this event's pipeline (the feed's publish script).
     "post.created": async (e, s) => {
       await publishPost(s.redis, e.authorId);
+      s.waitUntil(pushChanged(s.env, [e.authorId]));
     },
     "post.deleted": async (e, s) => {
       await unpublishPost(s.redis, e.authorId);

@@ -4114,6 +4114,10 @@ export interface paths {
                          *           "count": 1,
                          *           "capped": false
                          *         }
+                         *       },
+                         *       "feed": {
+                         *         "count": 1,
+                         *         "capped": false
                          *       }
                          *     }
                          */
@@ -4154,6 +4158,112 @@ export interface paths {
                          *       "error": {
                          *         "code": "unauthorized",
                          *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * WebSocket: the caller's badges, pushed when they change
+         * @description The JWT comes as `?token=` or as a subprotocol next to `live` (answered `live`); `?cap=` as on GET /v1/me/badges.
+         *     A missing, bad or expired token gets a 401 JSON error before any upgrade.
+         *     - First message: `{"type":"badges","badges":<the body GET /v1/me/badges?cap= answers>}` (with `degraded: true` when Redis is down; a fresh snapshot follows once it is back).
+         *     - Then, when badges change (from any device or service): `{"type":"badges","changed":{<kind>:<value>}}` with only the kinds that changed, in the shapes of GET /v1/me/badges.
+         *       The first change after a quiet second goes out at once; then at most one message per 1000 ms, carrying the latest values.
+         *     - The client may send `ping` (answered `pong` by the runtime) and `badges` (answered with a fresh snapshot); anything else gets
+         *       `{"type":"error","error":{"code":"bad_request","message":…}}` and changes nothing.
+         *     - Close codes: 4001 "token expired" (reconnect with a fresh token: a new snapshot), 4008 beyond 10 sockets per user,
+         *       1009 for a client message over 1024 bytes.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    token?: string;
+                    /** @description Stop counting at this number (1..999) */
+                    cap?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Switching to the WebSocket protocol */
+                101: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
                          *       }
                          *     }
                          */
@@ -6493,7 +6603,7 @@ export interface paths {
         };
         /**
          * The caller's home timeline: posts of the accounts they follow and their own, newest first, hydrated
-         * @description Each item carries the post, its counters and the caller's like/favourite flags. A page may hold fewer than `limit` items (deleted posts are skipped) and still have a `nextCursor`; the last page has `nextCursor: null`.
+         * @description Each item carries the post, its counters and the caller's like/favourite flags. A page may hold fewer than `limit` items (deleted posts are skipped) and still have a `nextCursor`; the last page has `nextCursor: null`. A first page (no `cursor`) resets the caller's `feed` badge to zero.
          */
         get: {
             parameters: {
@@ -6844,6 +6954,7 @@ export interface components {
                 };
                 total: components["schemas"]["CappedCount"];
             };
+            feed: components["schemas"]["CappedCount"] & unknown;
         };
         CappedCount: {
             count: number;

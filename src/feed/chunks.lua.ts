@@ -6,18 +6,19 @@
 
 /**
  * add_posts(tl, cap, members, scores): adds posts and trims to the newest `cap`, keeping the
- * sentinel at rank 0. Billed: ZADD + ZREMRANGEBYRANK.
+ * sentinel at rank 0; returns how many were new (a redelivery adds none). Billed: ZADD + ZREMRANGEBYRANK.
  */
 export const ADD_POSTS = `
 local function add_posts(tl, cap, members, scores)
-  if #members == 0 then return end
+  if #members == 0 then return 0 end
   local args = {}
   for i = 1, #members do
     args[#args + 1] = scores[i]
     args[#args + 1] = members[i]
   end
-  redis.call('ZADD', tl, unpack(args))
+  local added = redis.call('ZADD', tl, unpack(args))
   redis.call('ZREMRANGEBYRANK', tl, 1, -(cap + 1))
+  return added
 end
 `;
 
@@ -34,5 +35,16 @@ local function remove_author(tl, authorId)
   end
   if #gone > 0 then redis.call('ZREM', tl, unpack(gone)) end
   return #gone
+end
+`;
+
+/**
+ * count_unseen(key, cap, ttl): one more post reached a timeline since its owner last read the first
+ * page (the `feed` badge), counting no further than `cap`. Billed: INCR + EXPIRE (+ SET at the cap).
+ */
+export const COUNT_UNSEEN = `
+local function count_unseen(key, cap, ttl)
+  if redis.call('INCR', key) > cap then redis.call('SET', key, cap) end
+  redis.call('EXPIRE', key, ttl)
 end
 `;

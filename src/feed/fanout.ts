@@ -2,9 +2,10 @@ import { isRedisCommandError } from "../lib/errors";
 import { commandFailure } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
+import { pushChanged, pushPosted } from "../badges/push";
 import { DELIVER_PAGE } from "./deliver.lua";
 import { SYNC_FOLLOW } from "./follow.lua";
-import { feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
+import { FEED_UNSEEN_CAP, feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
 import { FANOUT_PAGE_SIZE, type FeedMessage, MAX_FANOUT_PAGES, SEND_BATCH_LIMIT } from "./messages";
 import { endTransition, readFollowerPage, readNewestPostIds, readPageStarts } from "./store";
 import { BEGIN_TRANSITION, END_TRANSITION, FILL_OUTBOX, TRANSITION_PAGE } from "./transition.lua";
@@ -42,14 +43,14 @@ async function followerPage(services: Pick<Services, "db">, authorId: string, af
  * fan-out is 100 small retriable messages, delivered in parallel). Sync: the followee's newest posts from Postgres, one Redis call that acts
  * on the latest follow intent. Throws on failure: the queue retries, then dead-letters.
  */
-export async function deliver(services: Pick<Services, "db" | "redis" | "env">, message: FeedMessage): Promise<Delivery> {
+export async function deliver(services: Pick<Services, "db" | "redis" | "env" | "waitUntil">, message: FeedMessage): Promise<Delivery> {
   const cap = timelineCap(services.env);
   if (message.kind === "fanout") {
     const { page, next } = await followerPage(services, message.authorId, message.after);
-    const touched =
+    const [touched = 0, ...landed] =
       page.length === 0
-        ? 0
-        : await script<number>(
+        ? [0]
+        : await script<number[]>(
             services.redis,
             DELIVER_PAGE,
             [
@@ -57,8 +58,23 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env">, 
               ...page.map((f) => feedKeys.timeline(f.follower_id)),
               ...page.map((f) => feedKeys.intent(f.follower_id, message.authorId)),
             ],
-            [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
+            [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE, feedKeys.timeline(""), feedKeys.unseen(""), FEED_UNSEEN_CAP, TIMELINE_TTL_SECONDS],
           );
+    // Live badges of this page's followers, through the hubs holding them (one call per shard, no
+    // second walk of the followers): a new post is one more `authors` (and `feed` where it landed);
+    // a removal moves `authors` back, which the hubs read for their online followers. Followers
+    // who unfollowed since the page was read (negated positions) hear nothing.
+    if (page.length > 0) {
+      const followers = page.map((f) => f.follower_id);
+      if (message.op === "add") {
+        const at = (i: number) => followers[Math.abs(i) - 1]!;
+        const inFeed = new Set(landed.filter((i) => Number(i) > 0).map((i) => at(Number(i))));
+        const gone = new Set(landed.filter((i) => Number(i) < 0).map((i) => at(Number(i))));
+        services.waitUntil(pushPosted(services.env, followers.filter((u) => !gone.has(u)).map((userId) => ({ userId, feed: inFeed.has(userId) }))));
+      } else {
+        services.waitUntil(pushChanged(services.env, followers));
+      }
+    }
     // The first page, once delivered, enqueues all the others (a failed send retries this
     // idempotent page and sends them again; a duplicate page changes nothing).
     let enqueued = 0;

@@ -27,6 +27,8 @@ export const FLAGS_CAP = 4000;
 export const INTENT_TTL_SECONDS = 24 * 3600;
 /** Posts a follow copies into the follower's timeline. */
 export const FOLLOW_COPY = 100;
+/** The `feed` badge counts at most this far (the largest badge cap is 999: one more says "capped"). */
+export const FEED_UNSEEN_CAP = 1000;
 /** Dead letters kept for operators to read (newest first). */
 export const DEAD_LETTERS_CAP = 1000;
 
@@ -110,6 +112,12 @@ export const feedKeys = {
   activity: () => "feed:act",
   /** List of the members of one ranked snapshot, in ranked order. TTL 15 minutes. */
   rankedSnapshot: (userId: string, snapshot: string) => `feed:rk:${userId}:${snapshot}`,
+  /**
+   * HOT-ONLY string: posts that reached the user's home timeline (fan-out pages and their own posts,
+   * pushed into a timeline that exists) since their last read of its first page, which deletes it.
+   * The `feed` badge; INCR stops at FEED_UNSEEN_CAP. TTL TIMELINE_TTL_SECONDS, renewed on write.
+   */
+  unseen: (userId: string) => `feed:new:${userId}`,
   /** HOT-ONLY list of dead-lettered queue messages (JSON), newest first, capped at DEAD_LETTERS_CAP. */
   deadLetters: () => "feed:dead",
 } as const;

@@ -4,6 +4,7 @@ import { IdSchema } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonContent, newRouter } from "../lib/openapi";
 import { PaginationQuery } from "../lib/pagination";
 import { readHomeFeed } from "./timeline";
+import { readingFirstPage } from "./unseen";
 import { MAX_TRENDING, readTrending, TRENDING_WINDOWS } from "./trending";
 import { TRENDING_WEIGHTS } from "../counters/trending";
 
@@ -73,7 +74,7 @@ export const feedRoutes = newRouter().openapi(
     tags: ["Feed"],
     summary: "The caller's home timeline: posts of the accounts they follow and their own, newest first, hydrated",
     description:
-      "Each item carries the post, its counters and the caller's like/favourite flags. A page may hold fewer than `limit` items (deleted posts are skipped) and still have a `nextCursor`; the last page has `nextCursor: null`.",
+      "Each item carries the post, its counters and the caller's like/favourite flags. A page may hold fewer than `limit` items (deleted posts are skipped) and still have a `nextCursor`; the last page has `nextCursor: null`. A first page (no `cursor`) resets the caller's `feed` badge to zero.",
     security: bearerAuth,
     middleware: [authenticate()] as const,
     request: {
@@ -93,5 +94,10 @@ export const feedRoutes = newRouter().openapi(
       ...errorResponses("bad_request", "unauthorized", "unavailable"),
     },
   }),
-  async (c) => c.json(await readHomeFeed(c.var.services, c.var.caller.userId, c.req.valid("query")), 200),
+  async (c) => {
+    const query = c.req.valid("query");
+    const userId = c.var.caller.userId;
+    if (query.cursor) return c.json(await readHomeFeed(c.var.services, userId, query), 200);
+    return c.json(await readingFirstPage(c.var.services, userId, (services) => readHomeFeed(services, userId, query)), 200);
+  },
 );

@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { verify } from "hono/jwt";
+import { decode, verify } from "hono/jwt";
 import { ApiError } from "./errors";
 import { isId } from "./ids";
 import type { AppEnv } from "./context";
@@ -48,6 +48,11 @@ export async function verifyCallerToken(token: string, secret: string): Promise<
   const role = payload.role ?? "user";
   if (!ROLES.includes(role as Role)) throw new ApiError("unauthorized", "Token role is not recognised");
   return { userId: sub, role: role as Role };
+}
+
+/** When a token that `verifyCallerToken` accepted expires, in ms since the epoch (sockets close then). */
+export function tokenExpiresAt(token: string): number {
+  return Number(decode(token).payload.exp) * 1000;
 }
 
 /**

@@ -152,6 +152,7 @@ describe("connectBadges", () => {
     streams: { total: { count: 0, capped: false }, byStream: {} },
     dms: { count: dms, capped: false },
     inbox: { byType: {}, total: { count: 0, capped: false } },
+    feed: { count: 0, capped: false },
   });
 
   it("state is the snapshot with each change merged in, kind by kind; a new snapshot replaces it", () => {

@@ -1,0 +1,301 @@
+/**
+ * `npm run bench:push` — live badges over hibernating sockets, in workerd (Miniflare API, fresh
+ * local stack), against polling `GET /v1/me/badges` over the same window:
+ *   1. idle: 10,000 sockets of 10,000 users, each sending `ping` every 10 s for 30 s — workerd's
+ *      CPU share (utime + stime of the workerd process over the window, % of one core) and its
+ *      resident memory per socket (VmRSS after the sockets opened minus before, over the sockets),
+ *      and the billed Redis commands of the window;
+ *   2. 1,000 targeted notifications at 50/s to distinct connected users — from each response to
+ *      the socket receiving the push, p50 and p99; billed commands of the pushes (the phase's
+ *      commands minus what the same writes cost for offline users, measured first);
+ *   3. one broadcast — time from the response until the last of the 10,000 sockets has it, the
+ *      object calls it made (hub stats, bench-only route) and its billed Redis commands;
+ *   4. an author with 5,000 connected followers posts — time from the response until the last
+ *      follower has both its `authors` and its `feed` push (through the queue's fan-out pages);
+ *   5. the same 10,000 clients polling `GET /v1/me/badges` once in a 30 s window (every 30 s) —
+ *      billed commands, against what pushing cost over a window of the same length.
+ * The client sockets live in this process (Node's `ws`); the file-descriptor limit must allow them
+ * (`ulimit -n` ≥ 12,000 here; the script says so if not).
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { Redis as IORedis } from "ioredis";
+import pg from "pg";
+import WebSocket from "ws";
+import { badgeKeys, BUILT, USER_TTL_SECONDS } from "../../src/badges/keys.js";
+import { feedKeys, TIMELINE_TTL_SECONDS } from "../../src/feed/keys.js";
+import { billedCommandsBetween, percentile, printTable, redisCommandStats, runLoad, startBenchWorker } from "./harness.js";
+
+const SOCKETS = Number(process.env.PUSH_SOCKETS ?? 10_000);
+const FOLLOWERS = Math.min(5_000, SOCKETS);
+const IDLE_MS = 30_000;
+const PING_EVERY_MS = 10_000;
+const NOTIFICATIONS = Math.min(1_000, SOCKETS);
+const NOTIFY_PER_S = 50;
+const OFFLINE_WRITES = 200;
+/** Longer than the hub's FRESH_READ_MS: counts move in place, as they do for users connected a while. */
+const SETTLE_MS = 11_000;
+const CONNECT_CONCURRENCY = 200;
+const AUTHOR = "6000000000001";
+
+const userId = (i: number) => String(5_000_000_000_000 + i);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The workerd process Miniflare started (a descendant of this one). */
+function workerdPid(): number {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
+      parents.set(Number(entry), Number(stat.slice(close + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const mine = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  const found = [...names].filter(([pid, name]) => name === "workerd" && mine(pid)).map(([pid]) => pid);
+  if (found.length !== 1) throw new Error(`expected one workerd under this process, found ${found.length}`);
+  return found[0]!;
+}
+
+const cpuTicks = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 per second)
+};
+const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+
+type Client = { user: string; ws: WebSocket; state: any; onChange?: (changed: any, at: number) => void; pongs: number };
+
+async function main() {
+  const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
+  const bench = await startBenchWorker({ log });
+  const redis = new IORedis(bench.stack.redisUrl);
+  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
+  await db.connect();
+  const clients: Client[] = [];
+  const call = async (method: string, path: string, token: string, body?: unknown) => {
+    const res = await fetch(bench.url + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
+    return res.json() as Promise<any>;
+  };
+  const hubs = async () => (await fetch(`${bench.url}/v1/bench/hubs`)).json() as Promise<{ shards: number; sockets: number; calls: number; handled: number }>;
+  try {
+    const admin = await bench.token("1", "admin");
+    const service = await bench.token("1", "service");
+    // ── Seed: caches built as a month of use leaves them (no Postgres on connect) ──
+    const { id: newest } = await call("POST", "/v1/broadcasts", admin, { title: "Welcome", body: "b" });
+    await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1::bigint + i, $2::bigint FROM generate_series(0, $3 - 1) i`, [userId(0), AUTHOR, FOLLOWERS]);
+    await redis.hset(badgeKeys.authorPublished(), AUTHOR, 0);
+    for (let from = 0; from < SOCKETS; from += 1000) {
+      const p = redis.pipeline();
+      for (let i = from; i < Math.min(SOCKETS, from + 1000); i++) {
+        const u = userId(i);
+        p.hset(badgeKeys.authorSeen(u), BUILT, "all", ...(i < FOLLOWERS ? [AUTHOR, "0"] : []));
+        p.hset(badgeKeys.streamAccess(u), BUILT, "1");
+        p.hset(badgeKeys.inbox(u), BUILT, "1");
+        p.hset(badgeKeys.markers(u), "bc", newest);
+        for (const key of [badgeKeys.authorSeen(u), badgeKeys.streamAccess(u), badgeKeys.inbox(u), badgeKeys.markers(u)]) p.expire(key, USER_TTL_SECONDS);
+        if (i < FOLLOWERS) p.zadd(feedKeys.timeline(u), 0, "0").expire(feedKeys.timeline(u), TIMELINE_TTL_SECONDS);
+      }
+      await p.exec();
+    }
+
+    // ── Offline write cost: what a notification bills when nobody is online ──
+    let before = await redisCommandStats(bench.stack.redisUrl);
+    for (let i = 0; i < OFFLINE_WRITES; i++) await call("POST", `/v1/users/${userId(SOCKETS + i)}/notifications`, service, { type: "reply", count: 1 });
+    const writeBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total / OFFLINE_WRITES;
+
+    // ── 1. Connect and idle ──
+    const pid = workerdPid();
+    const rssBefore = rssBytes(pid);
+    const wsUrl = bench.url.replace(/^http/, "ws");
+    let connected = 0;
+    const connectStarted = performance.now();
+    for (let from = 0; from < SOCKETS; from += CONNECT_CONCURRENCY) {
+      await Promise.all(
+        Array.from({ length: Math.min(CONNECT_CONCURRENCY, SOCKETS - from) }, async (_, k) => {
+          const user = userId(from + k);
+          // No permessage-deflate offer, as the load generator's clients: zlib state per client
+          // socket would cost this process gigabytes at 10,000 sockets.
+          const ws = new WebSocket(`${wsUrl}/v1/me/live?token=${await bench.token(user)}`, { perMessageDeflate: false });
+          const client: Client = { user, ws, state: null, pongs: 0 };
+          clients.push(client);
+          await new Promise<void>((resolve, reject) => {
+            ws.on("message", (data) => {
+              const text = data.toString();
+              if (text === "pong") return void client.pongs++;
+              const message = JSON.parse(text);
+              if (message.badges) {
+                client.state = message.badges;
+                resolve();
+              } else if (message.changed) {
+                Object.assign(client.state, message.changed);
+                client.onChange?.(message.changed, performance.now());
+              }
+            });
+            ws.on("error", reject);
+            ws.on("close", (code) => reject(new Error(`socket of ${user} closed ${code} before its snapshot`)));
+          });
+          connected++;
+        }),
+      );
+      log(`connected ${connected}`);
+    }
+    const connectMs = performance.now() - connectStarted;
+    await sleep(2_000);
+    const rssAfter = rssBytes(pid);
+    const bytesPerSocket = Math.round((rssAfter - rssBefore) / SOCKETS);
+
+    before = await redisCommandStats(bench.stack.redisUrl);
+    const hubsBeforeIdle = await hubs();
+    const ticksBefore = cpuTicks(pid);
+    const idleStarted = performance.now();
+    const timers = clients.map((c, i) => {
+      const offset = (i / SOCKETS) * PING_EVERY_MS;
+      let interval: NodeJS.Timeout | undefined;
+      const first = setTimeout(() => {
+        c.ws.send("ping");
+        interval = setInterval(() => c.ws.send("ping"), PING_EVERY_MS);
+      }, offset);
+      return () => (clearTimeout(first), clearInterval(interval));
+    });
+    await sleep(IDLE_MS);
+    const idleSeconds = (performance.now() - idleStarted) / 1000;
+    const idleCpuPct = ((cpuTicks(pid) - ticksBefore) / 100 / idleSeconds) * 100;
+    for (const stop of timers) stop();
+    // Steady state: after the idle window (the snapshots' garbage has had time to be collected).
+    const rssIdle = rssBytes(pid);
+    const bytesPerSocketIdle = Math.round((rssIdle - rssBefore) / SOCKETS);
+    const idleBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+    const hubsAfterIdle = await hubs();
+    const pongs = clients.reduce((s, c) => s + c.pongs, 0);
+
+    // ── 2. 1,000 targeted notifications at 50/s ──
+    before = await redisCommandStats(bench.stack.redisUrl);
+    const latencies: number[] = [];
+    let missing = 0;
+    await Promise.all(
+      Array.from({ length: NOTIFICATIONS }, async (_, i) => {
+        await sleep((i * 1000) / NOTIFY_PER_S);
+        const client = clients[(i * 7919) % SOCKETS]!; // distinct users, spread over the shards
+        const received = new Promise<number>((resolve) => {
+          client.onChange = (changed, at) => changed.notifications && resolve(at);
+        });
+        await call("POST", `/v1/users/${client.user}/notifications`, service, { type: "like", count: 1 });
+        const respondedAt = performance.now();
+        const at = await Promise.race([received, sleep(10_000).then(() => null)]);
+        if (at === null) missing++;
+        else latencies.push(Math.max(0, at - respondedAt));
+        client.onChange = undefined;
+      }),
+    );
+    const notifyBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+    const pushReadsBilled = notifyBilled - writeBilled * NOTIFICATIONS;
+    latencies.sort((a, b) => a - b);
+
+    // ── 3. One broadcast to every socket ──
+    await sleep(SETTLE_MS);
+    before = await redisCommandStats(bench.stack.redisUrl);
+    const callsBefore = (await hubs()).calls;
+    const expected = new Map(clients.map((c) => [c.user, c.state.broadcasts.count + 1]));
+    let reached = 0;
+    let lastAt = 0;
+    const allReached = new Promise<void>((resolve) => {
+      for (const c of clients) {
+        c.onChange = (changed, at) => {
+          if (changed.broadcasts?.count === expected.get(c.user)) {
+            c.onChange = undefined;
+            lastAt = at;
+            if (++reached === SOCKETS) resolve();
+          }
+        };
+      }
+    });
+    const broadcastStarted = performance.now();
+    await call("POST", "/v1/broadcasts", admin, { title: "Maintenance", body: "tonight" });
+    const respondedAt = performance.now();
+    await Promise.race([allReached, sleep(30_000)]);
+    const broadcastAllMs = reached === SOCKETS ? lastAt - respondedAt : Number.NaN;
+    await sleep(500);
+    const broadcastBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+    const broadcastCalls = (await hubs()).calls - callsBefore;
+    for (const c of clients) c.onChange = undefined;
+
+    // ── 4. An author with 5,000 connected followers posts ──
+    await sleep(SETTLE_MS);
+    const followers = clients.slice(0, FOLLOWERS);
+    let done = 0;
+    let lastFollowerAt = 0;
+    const allFollowers = new Promise<void>((resolve) => {
+      for (const c of followers) {
+        const got = { authors: false, feed: false };
+        c.onChange = (changed, at) => {
+          if (changed.authors?.count === 1) got.authors = true;
+          if (changed.feed?.count === 1) got.feed = true;
+          if (got.authors && got.feed) {
+            c.onChange = undefined;
+            lastFollowerAt = at;
+            if (++done === FOLLOWERS) resolve();
+          }
+        };
+      }
+    });
+    before = await redisCommandStats(bench.stack.redisUrl);
+    await call("POST", "/v1/posts", await bench.token(AUTHOR), { text: "hello followers" });
+    const postRespondedAt = performance.now();
+    await Promise.race([allFollowers, sleep(60_000)]);
+    const authorPostAllMs = done === FOLLOWERS ? lastFollowerAt - postRespondedAt : Number.NaN;
+    await sleep(500);
+    const postBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+
+    // ── 5. The same clients polling once per 30 s window ──
+    const tokens = await Promise.all(clients.map((c) => bench.token(c.user)));
+    before = await redisCommandStats(bench.stack.redisUrl);
+    const poll = await runLoad({
+      baseUrl: bench.url,
+      concurrency: 32,
+      total: SOCKETS,
+      durationMs: 120_000,
+      request: (i) => ({ path: "/v1/me/badges?cap=99", headers: { Authorization: `Bearer ${tokens[i]!}` } }),
+    });
+    const pollBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+    // Push over a window of the same length: what idle sockets cost, plus the reads of the window's
+    // pushes (1,000 notifications; the writes themselves are the same in both designs).
+    const pushWindowBilled = idleBilled + Math.max(0, pushReadsBilled);
+    const ratio = pollBilled / Math.max(1, pushWindowBilled);
+
+    printTable([
+      { scenario: "connect", sockets: SOCKETS, ms: connectMs, note: `${hubsAfterIdle.shards} hub shards, ${hubsAfterIdle.sockets} sockets held` },
+      { scenario: "idle, ping every 10 s, 30 s", sockets: SOCKETS, "workerd cpu %": idleCpuPct, "rss bytes/socket": bytesPerSocket, "billed cmds": idleBilled, note: `${pongs} pongs; ${hubsAfterIdle.handled - hubsBeforeIdle.handled} messages woke a hub; rss/socket after the window ${bytesPerSocketIdle}` },
+      { scenario: "1,000 notifications at 50/s", sockets: SOCKETS, "p50 ms": percentile(latencies, 0.5), "p99 ms": percentile(latencies, 0.99), "billed cmds": notifyBilled, note: `writes ${writeBilled}/call (offline), push reads ${pushReadsBilled}; ${missing} pushes missing` },
+      { scenario: "broadcast", sockets: SOCKETS, "ms to last": broadcastAllMs, "object calls": broadcastCalls, "billed cmds": broadcastBilled, note: `${reached} sockets reached` },
+      { scenario: "author post, 5,000 online followers", sockets: FOLLOWERS, "ms to last": authorPostAllMs, "billed cmds": postBilled, note: `${done} followers got authors + feed` },
+      { scenario: "polling GET /v1/me/badges, 1 per client per 30 s", sockets: SOCKETS, "billed cmds": pollBilled, note: `${poll.errors} errors; push over the same window: ${pushWindowBilled}` },
+    ]);
+    console.log(
+      `RESULT push_sockets=${connected} idle_cpu_pct=${idleCpuPct.toFixed(2)} bytes_per_socket=${bytesPerSocket} notify_p50_ms=${percentile(latencies, 0.5).toFixed(1)} notify_p99_ms=${percentile(latencies, 0.99).toFixed(1)} broadcast_all_ms=${broadcastAllMs.toFixed(0)} broadcast_object_calls=${broadcastCalls} broadcast_billed_commands=${broadcastBilled} author_post_all_ms=${authorPostAllMs.toFixed(0)} poll_vs_push_commands=${ratio.toFixed(1)}`,
+    );
+  } finally {
+    for (const c of clients) c.ws.terminate();
+    redis.disconnect();
+    await db.end();
+    await bench.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

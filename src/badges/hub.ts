@@ -1,0 +1,405 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+import { createEventBus } from "../lib/events";
+import { createServices } from "../lib/services";
+import { getBadges, type Badges } from "./badges";
+import { capped } from "./shared";
+import {
+  CLOSE_MESSAGE_TOO_BIG,
+  CLOSE_TOKEN_EXPIRED,
+  CLOSE_TOO_MANY_SOCKETS,
+  DEGRADED_RETRY_MS,
+  FRESH_READ_MS,
+  HUB_HEADERS,
+  MAX_CLIENT_MESSAGE_BYTES,
+  MAX_SOCKETS_PER_USER,
+  PUSH_INTERVAL_MS,
+  TALLY_ORDER_MS,
+  type HubStamp,
+  type PostedTo,
+  type TallyChange,
+} from "./live-protocol";
+import { changedKinds, oneMore, readCheapKinds, valuesOf, type BadgeValues, type CheapKind } from "./values";
+
+/** Users whose last tally time is remembered (the oldest is forgotten first). */
+const MAX_TALLY_TIMES = 10_000;
+
+/** Kept on the socket itself, so an object that hibernated and wakes knows whose socket it is. */
+type Attachment = { connId: string; userId: string; cap: number; expiresAt: number };
+type SocketRow = { conn_id: string; user_id: string; cap: number; sent: string | null; sent_at: number; degraded: number };
+type StateRow = { user_id: string; cap: number; current: string; read_at: number };
+/** What a read must cover: every kind (`full`), or only kinds with a cheap read of their own. */
+type Wanted = { full: boolean; kinds: Set<CheapKind> };
+
+const SCHEMA = [
+  // One row per socket: what it was last sent (null until its snapshot) and when.
+  `CREATE TABLE IF NOT EXISTS sockets (conn_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, cap INTEGER NOT NULL, sent TEXT, sent_at INTEGER NOT NULL, degraded INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE INDEX IF NOT EXISTS sockets_user ON sockets (user_id)`,
+  // One row per online (user, cap): the latest values known, which sockets converge to.
+  `CREATE TABLE IF NOT EXISTS state (user_id TEXT NOT NULL, cap INTEGER NOT NULL, current TEXT NOT NULL, read_at INTEGER NOT NULL, PRIMARY KEY (user_id, cap)) WITHOUT ROWID`,
+];
+
+const noEvents = createEventBus([]);
+
+/**
+ * One shard of the live badge sockets: every socket of the users whose id hashes to it (so all of a
+ * user's devices share one object). Sockets hibernate: an idle one costs no CPU and no Redis, and
+ * `ping` is answered by the runtime without waking the object.
+ *
+ * Values come from two places. A targeted change (`changed`) reads the user's badges once — the
+ * same function `GET /v1/me/badges` runs — and only if the user is online here. A shard-wide change
+ * (`stamp`, `posted`) moves each online user's known value in place, reading nothing. Either way
+ * each socket is sent the kinds that differ from what it last got, at once after a quiet second,
+ * then at most once per PUSH_INTERVAL_MS (the alarm sends what waited).
+ */
+export class BadgeHub extends DurableObject<Env> {
+  /** Users whose read is in flight; `again` asks the loop for one more read when it ends. */
+  private reading = new Map<string, Wanted & { again: boolean }>();
+  /** Client messages this object handled since it woke (tests: a `ping` must not add one). */
+  private handled = 0;
+  /** Calls from the Worker (`changed`, `stamp`, `posted`, `tallied`) since it woke, for the benchmark's count. */
+  private calls = 0;
+  /** When each user's last tally change was set (two close together may arrive out of order). */
+  private talliedAt = new Map<string, number>();
+  /** Tests shorten this to watch counts move in place (FRESH_READ_MS). */
+  freshReadMs = FRESH_READ_MS;
+  /** Tests point the hub's Redis and Postgres at an outage-simulating pair. */
+  servicesEnv: Partial<Env> = {};
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
+    for (const statement of SCHEMA) ctx.storage.sql.exec(statement);
+  }
+
+  private get sql() {
+    return this.ctx.storage.sql;
+  }
+
+  // ---------------------------------------------------------------- sockets
+
+  override async fetch(request: Request): Promise<Response> {
+    const userId = request.headers.get(HUB_HEADERS.user)!;
+    const cap = Number(request.headers.get(HUB_HEADERS.cap));
+    const expiresAt = Number(request.headers.get(HUB_HEADERS.expiresAt));
+    const protocol = request.headers.get(HUB_HEADERS.protocol);
+    const headers = protocol ? { "Sec-WebSocket-Protocol": protocol } : undefined;
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    if (this.ctx.getWebSockets(userId).length >= MAX_SOCKETS_PER_USER) {
+      // Not hibernatable: it only lives to carry the close code to the client.
+      server.accept();
+      server.close(CLOSE_TOO_MANY_SOCKETS, `at most ${MAX_SOCKETS_PER_USER} sockets per user`);
+      return new Response(null, { status: 101, webSocket: client, headers });
+    }
+    const attachment: Attachment = { connId: crypto.randomUUID(), userId, cap, expiresAt };
+    this.ctx.acceptWebSocket(server, [userId]);
+    server.serializeAttachment(attachment);
+    this.sql.exec(`INSERT INTO sockets (conn_id, user_id, cap, sent, sent_at) VALUES (?, ?, ?, NULL, 0)`, attachment.connId, userId, cap);
+    await this.scheduleAlarm(expiresAt);
+    // The snapshot is read after the socket is registered: a change written from now on either is
+    // in the snapshot or reaches this socket as a push (reads of one user run one after another).
+    this.ctx.waitUntil(this.refresh(userId));
+    return new Response(null, { status: 101, webSocket: client, headers });
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer) {
+    this.handled++;
+    const size = typeof message === "string" ? new TextEncoder().encode(message).byteLength : message.byteLength;
+    const { connId, userId } = ws.deserializeAttachment() as Attachment;
+    if (size > MAX_CLIENT_MESSAGE_BYTES) {
+      ws.close(CLOSE_MESSAGE_TOO_BIG, `messages are at most ${MAX_CLIENT_MESSAGE_BYTES} bytes`);
+      this.forget(connId, userId);
+      return;
+    }
+    if (message === "badges") {
+      // A fresh snapshot: forget what the socket was sent, the next read sends it everything.
+      this.sql.exec(`UPDATE sockets SET sent = NULL WHERE conn_id = ?`, connId);
+      await this.refresh(userId);
+      return;
+    }
+    ws.send(JSON.stringify({ type: "error", error: { code: "bad_request", message: "unknown message: send `ping` or `badges`" } }));
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number) {
+    const { connId, userId } = ws.deserializeAttachment() as Attachment;
+    this.forget(connId, userId);
+    try {
+      ws.close(code === 1005 ? 1000 : code, "closed");
+    } catch {
+      // already closed
+    }
+  }
+
+  override async webSocketError(ws: WebSocket) {
+    const { connId, userId } = ws.deserializeAttachment() as Attachment;
+    this.forget(connId, userId);
+  }
+
+  private forget(connId: string, userId: string) {
+    this.sql.exec(`DELETE FROM sockets WHERE conn_id = ?`, connId);
+    const left = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE user_id = ?`, userId).one().n;
+    if (left === 0) this.sql.exec(`DELETE FROM state WHERE user_id = ?`, userId);
+  }
+
+  // ---------------------------------------------------------------- changes
+
+  /**
+   * Targeted change: the online ones among `userIds` get their badges read and pushed — only
+   * `kinds` when every one of them has a cheap read of its own (one hash), otherwise everything.
+   */
+  async changed(userIds: string[], kinds?: CheapKind[]): Promise<number> {
+    this.calls++;
+    const online = userIds.filter((u) => this.isOnline(u));
+    await Promise.all(online.map((u) => this.refresh(u, kinds)));
+    return online.length;
+  }
+
+  /**
+   * A tally write's answer, set as it is (no read). Two writes for one user in quick succession may
+   * reach the hub in either order, so the second within TALLY_ORDER_MS is followed by a read of
+   * the kind, which sees both.
+   */
+  async tallied(userId: string, change: TallyChange): Promise<boolean> {
+    this.calls++;
+    if (!this.isOnline(userId)) return false;
+    const now = Date.now();
+    const previous = this.talliedAt.get(userId);
+    this.talliedAt.set(userId, now);
+    if (previous !== undefined && now - previous < TALLY_ORDER_MS) {
+      await this.refresh(userId, [change.kind]);
+      return true;
+    }
+    if (this.talliedAt.size > MAX_TALLY_TIMES) this.talliedAt.delete(this.talliedAt.keys().next().value!);
+    this.bump(userId, (values, cap) => {
+      if (change.kind === "dms") values.dms = capped(change.total, cap);
+      else {
+        const byType = change.all ? {} : { ...values.notifications.byType };
+        if (change.key !== undefined) {
+          if ((change.count ?? 0) > 0) byType[change.key] = capped(change.count!, cap);
+          else delete byType[change.key];
+        }
+        values.notifications = { byType, total: capped(change.total, cap) };
+      }
+    }, { exact: true, kind: change.kind });
+    return true;
+  }
+
+  /** A broadcast or a red-dot stamp: every online user's value moves in place, nothing is read. */
+  async stamp(stamp: HubStamp): Promise<number> {
+    this.calls++;
+    const users = this.sql.exec<{ user_id: string }>(`SELECT DISTINCT user_id FROM state`).toArray().map((r) => r.user_id);
+    for (const userId of users) {
+      this.bump(userId, (values, cap) => {
+        if (stamp.kind === "broadcasts") values.broadcasts = oneMore(values.broadcasts, cap);
+        else values.reddots = { ...values.reddots, [stamp.channel]: true };
+      });
+    }
+    return users.length;
+  }
+
+  /** One fan-out page of a post: each online follower's `authors` (and `feed` where it landed) is one more. */
+  async posted(followers: PostedTo[]): Promise<number> {
+    this.calls++;
+    let online = 0;
+    for (const { userId, feed } of followers) {
+      if (!this.isOnline(userId)) continue;
+      online++;
+      this.bump(userId, (values, cap) => {
+        values.authors = oneMore(values.authors, cap);
+        if (feed) values.feed = oneMore(values.feed, cap);
+      });
+    }
+    return online;
+  }
+
+  /** Sockets and users here; client messages handled and Worker calls received since the object woke. */
+  async stats() {
+    const sockets = this.ctx.getWebSockets().length;
+    const users = this.sql.exec<{ n: number }>(`SELECT count(DISTINCT user_id) AS n FROM sockets`).one().n;
+    return { sockets, users, handled: this.handled, calls: this.calls };
+  }
+
+  private isOnline(userId: string) {
+    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE user_id = ?`, userId).one().n > 0;
+  }
+
+  /**
+   * Moves a user's known values in place. A read in flight, or one so recent it may already hold
+   * the change, makes it a read instead (exact, at the price of one read).
+   */
+  private bump(userId: string, move: (values: BadgeValues, cap: number) => void, set?: { exact: true; kind: CheapKind }) {
+    const rows = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
+    const now = Date.now();
+    // A value set from a write's own answer is exact whatever was read before; only a read in
+    // flight (which may answer from before the write) makes it a read.
+    if (this.reading.has(userId) || (!set && rows.some((r) => now - r.read_at < this.freshReadMs))) {
+      this.ctx.waitUntil(this.refresh(userId, set ? [set.kind] : undefined));
+      return;
+    }
+    for (const row of rows) {
+      const values = JSON.parse(row.current) as BadgeValues;
+      move(values, row.cap);
+      this.sql.exec(`UPDATE state SET current = ? WHERE user_id = ? AND cap = ?`, JSON.stringify(values), userId, row.cap);
+      this.push(userId, row.cap, values, now);
+    }
+  }
+
+  /**
+   * Reads the user's badges (once per cap their sockets asked for) and pushes what changed. Reads
+   * of one user never overlap, so an older answer never overwrites a newer one: a change arriving
+   * during a read asks for one more read after it.
+   */
+  private async refresh(userId: string, kinds?: CheapKind[]): Promise<void> {
+    const inFlight = this.reading.get(userId);
+    if (inFlight) {
+      inFlight.again = true;
+      if (kinds) for (const k of kinds) inFlight.kinds.add(k);
+      else inFlight.full = true;
+      return;
+    }
+    const loop = { again: true, full: !kinds, kinds: new Set(kinds ?? []) };
+    this.reading.set(userId, loop);
+    try {
+      while (loop.again) {
+        const wanted: Wanted = { full: loop.full, kinds: loop.kinds };
+        Object.assign(loop, { again: false, full: false, kinds: new Set<CheapKind>() });
+        await this.readAndPush(userId, wanted);
+      }
+    } finally {
+      this.reading.delete(userId);
+    }
+  }
+
+  private async readAndPush(userId: string, wanted: Wanted) {
+    const caps = this.sql.exec<{ cap: number }>(`SELECT DISTINCT cap FROM sockets WHERE user_id = ?`, userId).toArray().map((r) => r.cap);
+    for (const cap of caps) {
+      const state = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ? AND cap = ?`, userId, cap).toArray()[0];
+      const waiting = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE user_id = ? AND cap = ? AND (sent IS NULL OR degraded = 1)`, userId, cap).one().n;
+      if (!wanted.full && state && waiting === 0) {
+        // Only the kinds that moved, each from its own hash; the rest is what the hub knows.
+        const part = await this.readCheap(userId, cap, [...wanted.kinds]);
+        if (part) {
+          const values = { ...(JSON.parse(state.current) as BadgeValues), ...part };
+          this.sql.exec(`UPDATE state SET current = ?, read_at = ? WHERE user_id = ? AND cap = ?`, JSON.stringify(values), Date.now(), userId, cap);
+          this.push(userId, cap, values, Date.now());
+          continue;
+        }
+      }
+      const badges = await this.readBadges(userId, cap);
+      const now = Date.now();
+      if (badges.degraded) {
+        // Nothing trustworthy to push: sockets still waiting for a snapshot get the degraded one
+        // (as the HTTP call answers), and every socket of the user is offered a fresh one later.
+        const waiting = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND sent IS NULL`, userId, cap).toArray();
+        for (const row of waiting) this.sendSnapshot(row.conn_id, userId, badges, true);
+        this.sql.exec(`UPDATE sockets SET degraded = 1 WHERE user_id = ? AND cap = ?`, userId, cap);
+        await this.scheduleAlarm(now + DEGRADED_RETRY_MS);
+        continue;
+      }
+      const values = valuesOf(badges);
+      this.sql.exec(
+        `INSERT INTO state (user_id, cap, current, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, cap) DO UPDATE SET current = excluded.current, read_at = excluded.read_at`,
+        userId,
+        cap,
+        JSON.stringify(values),
+        now,
+      );
+      const fresh = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND (sent IS NULL OR degraded = 1)`, userId, cap).toArray();
+      for (const row of fresh) this.sendSnapshot(row.conn_id, userId, badges, false);
+      this.push(userId, cap, values, now);
+    }
+  }
+
+  private async readBadges(userId: string, cap: number): Promise<Badges> {
+    const background: Promise<unknown>[] = [];
+    const { services, close } = createServices({ ...this.env, ...this.servicesEnv }, { waitUntil: (p) => background.push(p) }, noEvents);
+    try {
+      return await getBadges(services, userId, cap);
+    } finally {
+      // A Neon pool may not outlive its work: close it once the background writes settled.
+      this.ctx.waitUntil(Promise.allSettled(background).then(close));
+    }
+  }
+
+  /** The cheap kinds' values (null when Redis failed: the caller falls back to a full read, which degrades). */
+  private async readCheap(userId: string, cap: number, kinds: CheapKind[]): Promise<Partial<BadgeValues> | null> {
+    const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
+    try {
+      return await readCheapKinds(services.redis, userId, cap, kinds);
+    } catch {
+      return null;
+    }
+  }
+
+  private socket(connId: string, userId: string): WebSocket | undefined {
+    return this.ctx.getWebSockets(userId).find((ws) => (ws.deserializeAttachment() as Attachment | null)?.connId === connId);
+  }
+
+  private sendSnapshot(connId: string, userId: string, badges: Badges, degraded: boolean) {
+    const ws = this.socket(connId, userId);
+    if (!ws) return this.forget(connId, userId);
+    ws.send(JSON.stringify({ type: "badges", badges }));
+    // A snapshot does not start a push interval: a change right after connecting shows at once.
+    this.sql.exec(`UPDATE sockets SET sent = ?, degraded = ? WHERE conn_id = ?`, JSON.stringify(valuesOf(badges)), degraded ? 1 : 0, connId);
+  }
+
+  /**
+   * Sends each socket of (user, cap) the kinds it lacks, now or (inside its push interval) from the
+   * alarm. Returns when the earliest deferred push is due (null: none waits).
+   */
+  private flushUser(userId: string, cap: number, current: BadgeValues, now: number): number | null {
+    let due: number | null = null;
+    const rows = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND sent IS NOT NULL AND degraded = 0`, userId, cap).toArray();
+    for (const row of rows) {
+      const changed = changedKinds(JSON.parse(row.sent!) as BadgeValues, current);
+      if (Object.keys(changed).length === 0) continue;
+      if (now - row.sent_at < PUSH_INTERVAL_MS) {
+        due = Math.min(due ?? Number.POSITIVE_INFINITY, row.sent_at + PUSH_INTERVAL_MS);
+        continue;
+      }
+      const ws = this.socket(row.conn_id, userId);
+      if (!ws) {
+        this.forget(row.conn_id, userId);
+        continue;
+      }
+      ws.send(JSON.stringify({ type: "badges", changed }));
+      this.sql.exec(`UPDATE sockets SET sent = ?, sent_at = ? WHERE conn_id = ?`, JSON.stringify(current), now, row.conn_id);
+    }
+    return due;
+  }
+
+  /** Pushes now what can go now; the rest from the alarm. */
+  private push(userId: string, cap: number, current: BadgeValues, now: number) {
+    const due = this.flushUser(userId, cap, current, now);
+    if (due !== null) this.ctx.waitUntil(this.scheduleAlarm(due));
+  }
+
+  // ---------------------------------------------------------------- alarm
+
+  private async scheduleAlarm(at: number) {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** Closes expired sockets (4001), sends pushes that waited for their interval, retries degraded snapshots. */
+  override async alarm() {
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const ws of this.ctx.getWebSockets()) {
+      const a = ws.deserializeAttachment() as Attachment | null;
+      if (!a) continue;
+      if (a.expiresAt <= now) {
+        ws.close(CLOSE_TOKEN_EXPIRED, "token expired");
+        this.forget(a.connId, a.userId);
+      } else next = Math.min(next, a.expiresAt);
+    }
+    for (const row of this.sql.exec<StateRow>(`SELECT * FROM state`).toArray()) {
+      const due = this.flushUser(row.user_id, row.cap, JSON.parse(row.current) as BadgeValues, now);
+      if (due !== null) next = Math.min(next, due);
+    }
+    if (Number.isFinite(next)) await this.scheduleAlarm(next);
+    // Offered a fresh snapshot; still degraded, the read schedules the next try.
+    const degraded = this.sql.exec<{ user_id: string }>(`SELECT DISTINCT user_id FROM sockets WHERE degraded = 1`).toArray();
+    await Promise.all(degraded.map(({ user_id }) => this.refresh(user_id)));
+  }
+}

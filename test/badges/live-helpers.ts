@@ -1,0 +1,74 @@
+import { SELF } from "cloudflare:test";
+import { expect } from "vitest";
+import { api, show, tokenFor } from "../support/api";
+
+/** One device's socket and the badges it holds: the snapshot, then every `changed` merged in. */
+export type LiveDevice = {
+  ws: WebSocket;
+  messages: any[];
+  /** Snapshot envelope (`cap`, `degraded`) and every kind, as the client would hold it. */
+  state: Record<string, any> | null;
+  closed: { code: number; reason: string } | null;
+};
+
+/** Opens `GET /v1/me/live` as `userId` the way a browser would (token in the query by default). */
+export async function openLive(userId: string, options: { query?: string; token?: string; protocols?: string[] } = {}): Promise<LiveDevice> {
+  const token = options.token ?? (await tokenFor(userId));
+  const headers: Record<string, string> = { Upgrade: "websocket" };
+  if (options.protocols) headers["Sec-WebSocket-Protocol"] = options.protocols.join(", ");
+  const query = options.protocols ? (options.query ?? "") : `token=${token}${options.query ? `&${options.query}` : ""}`;
+  const res = await SELF.fetch(`http://edge.test/v1/me/live?${query}`, { headers });
+  expect(res.status, `${res.status} ${res.status === 101 ? "" : await res.text()}`).toBe(101);
+  const device: LiveDevice = { ws: res.webSocket!, messages: [], state: null, closed: null };
+  device.ws.addEventListener("message", (event) => {
+    const data = typeof event.data === "string" && event.data.startsWith("{") ? JSON.parse(event.data) : event.data;
+    device.messages.push(data);
+    if (data?.type === "badges" && data.badges) device.state = structuredClone(data.badges);
+    else if (data?.type === "badges" && data.changed && device.state) Object.assign(device.state, structuredClone(data.changed));
+  });
+  device.ws.addEventListener("close", (event) => {
+    device.closed = { code: event.code, reason: event.reason };
+  });
+  device.ws.accept();
+  return device;
+}
+
+/** Polls `read` until `done` holds or `ms` passes; returns the last value. */
+export async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, ms = 8_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    value = await read();
+  }
+  return value;
+}
+
+export async function badgesOf(userId: string, cap?: number) {
+  const res = await api("GET", `/v1/me/badges${cap ? `?cap=${cap}` : ""}`, { as: { userId } });
+  expect(res.status, show(res)).toBe(200);
+  return res.body as Record<string, any>;
+}
+
+/** Sorted-key JSON, so two equal badge bodies compare equal whatever order a hash was read in. */
+export function canonical(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+    .join(",")}}`;
+}
+
+/** Waits until the device holds exactly what `GET /v1/me/badges` answers now (every kind); returns both. */
+export async function settled(device: LiveDevice, userId: string, cap?: number) {
+  let expected = await badgesOf(userId, cap);
+  await until(
+    async () => {
+      expected = await badgesOf(userId, cap);
+      return canonical(device.state) === canonical(expected);
+    },
+    (same) => same,
+  );
+  return { got: device.state, expected };
+}

@@ -1,0 +1,307 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Env } from "../../src/env";
+import { BadgeHub } from "../../src/badges/hub";
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_SOCKETS_PER_USER } from "../../src/badges/live-protocol";
+import { hubOf } from "../../src/badges/push";
+import { deliver } from "../../src/feed/fanout";
+import { servicesFor } from "../counters/support";
+import { api, newId, show, tokenFor } from "../support/api";
+import { createChaos } from "../support/stack";
+import { badgesOf, canonical, openLive, settled, until, type LiveDevice } from "./live-helpers";
+
+const liveEnv = env as unknown as Env;
+const service = { userId: "1", role: "service" as const };
+const admin = { userId: "1", role: "admin" as const };
+const open: LiveDevice[] = [];
+
+async function device(userId: string, options?: Parameters<typeof openLive>[1]) {
+  const d = await openLive(userId, options);
+  open.push(d);
+  await until(() => d.state, (s) => s !== null);
+  return d;
+}
+
+afterEach(() => {
+  for (const d of open.splice(0)) if (!d.closed) d.ws.close();
+});
+
+async function ok(method: string, path: string, as: { userId: string; role?: "user" | "service" | "admin" }, body?: unknown) {
+  const res = await api(method, path, { as, body });
+  expect(res.status, show(res)).toBeLessThan(300);
+  return res.body;
+}
+
+/** The `changed` pushes a device got after its snapshot. */
+const pushes = (d: LiveDevice) => d.messages.filter((m) => m?.type === "badges" && m.changed);
+
+describe("GET /v1/me/live: the snapshot", () => {
+  it("is exactly the body of GET /v1/me/badges?cap=, feed included", async () => {
+    const me = newId();
+    await ok("POST", `/v1/users/${me}/notifications`, service, { type: "reply", count: 7 });
+    const d = await device(me, { query: "cap=5" });
+    expect(d.messages[0].type).toBe("badges");
+    expect(canonical(d.messages[0].badges)).toBe(canonical(await badgesOf(me, 5)));
+    expect(d.messages[0].badges.notifications.total).toEqual({ count: 5, capped: true });
+    expect(d.messages[0].badges.feed).toEqual({ count: 0, capped: false });
+  });
+
+  it("takes the token as a subprotocol next to `live`, answered `live`", async () => {
+    const me = newId();
+    const d = await device(me, { protocols: ["live", await tokenFor(me)] });
+    expect(d.state!.cap).toBe(99);
+  });
+
+  it("answers `badges` with a fresh snapshot and anything else with an error, changing nothing", async () => {
+    const me = newId();
+    const d = await device(me);
+    d.ws.send("hello");
+    const error = await until(() => d.messages.find((m) => m?.type === "error"), (m) => m !== undefined);
+    expect(error.error.code).toBe("bad_request");
+    d.ws.send("badges");
+    await until(() => d.messages.filter((m) => m?.badges).length, (n) => n === 2);
+    expect(d.messages.filter((m) => m?.badges)).toHaveLength(2);
+    expect(d.closed).toBeNull();
+  });
+});
+
+describe("GET /v1/me/live: every kind is pushed", () => {
+  it("notifications, as only the kinds that changed", async () => {
+    const me = newId();
+    const d = await device(me);
+    await ok("POST", `/v1/users/${me}/notifications`, service, { type: "like", count: 2 });
+    const push = await until(() => pushes(d)[0], (m) => m !== undefined);
+    expect(push).toEqual({ type: "badges", changed: { notifications: { byType: { like: { count: 2, capped: false } }, total: { count: 2, capped: false } } } });
+  });
+
+  it("direct messages, inbox messages and their reads", async () => {
+    const me = newId();
+    const d = await device(me);
+    await ok("POST", `/v1/dms/${me}`, service, { from: newId(), count: 3 });
+    await ok("POST", "/v1/messages", service, { to: [me], type: "system", title: "t", content: "c" });
+    const { got, expected } = await settled(d, me);
+    expect(got).toEqual(expected);
+    expect(got!.dms.count).toBe(3);
+    expect(got!.inbox.total.count).toBe(1);
+    await ok("POST", "/v1/me/messages/read", { userId: me });
+    const after = await settled(d, me);
+    expect(after.got!.inbox.total.count).toBe(0);
+  });
+
+  it("streams: a new item in a stream the user belongs to", async () => {
+    const me = newId();
+    const stream = newId();
+    await ok("PUT", `/v1/streams/chat/${stream}/members/${me}`, service);
+    const d = await device(me);
+    await ok("POST", `/v1/streams/chat/${stream}/items`, service, { at: Date.now() + 1000 });
+    const push = await until(() => pushes(d).find((m) => m.changed.streams), (m) => m !== undefined);
+    expect(push.changed.streams.total).toEqual({ count: 1, capped: false });
+    expect(push.changed.streams.byStream).toEqual({ [`chat/${stream}`]: { count: 1, capped: false } });
+  });
+
+  it("broadcasts and red dots: one call per hub shard moves every online user's value", async () => {
+    const [a, b] = [newId(), newId()];
+    const [da, db] = [await device(a), await device(b)];
+    await ok("POST", "/v1/broadcasts", admin, { title: "Maintenance", body: "tonight" });
+    const channel = `ch-${newId()}`;
+    await ok("PUT", `/v1/reddots/${channel}`, admin);
+    for (const [d, u] of [[da, a], [db, b]] as const) {
+      const { got, expected } = await settled(d, u);
+      expect(got).toEqual(expected);
+      expect(got!.reddots[channel]).toBe(true);
+      expect(got!.broadcasts.count).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it("a broadcast moves a settled user's count in place (nothing read for them)", async () => {
+    const me = newId();
+    const d = await device(me);
+    await runInDurableObject(hubOf(liveEnv, me), (hub: BadgeHub) => {
+      hub.freshReadMs = 0;
+    });
+    try {
+      const before = d.state!.broadcasts.count;
+      await ok("POST", "/v1/broadcasts", admin, { title: "One more", body: "b" });
+      await until(() => d.state!.broadcasts.count, (n) => n === before + 1);
+      const { got, expected } = await settled(d, me);
+      expect(got!.broadcasts).toEqual(expected.broadcasts);
+    } finally {
+      await runInDurableObject(hubOf(liveEnv, me), (hub: BadgeHub) => {
+        hub.freshReadMs = 10_000;
+      });
+    }
+  });
+
+  it("followed authors and feed: a post reaches online followers through the fan-out pages", async () => {
+    const [author, fan] = [newId(), newId()];
+    await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
+    await ok("GET", "/v1/me/feed", { userId: fan }); // builds the fan's timeline: pushes reach it
+    const d = await device(fan);
+    await ok("POST", "/v1/posts", { userId: author }, { text: "hello" });
+    const { got, expected } = await settled(d, fan);
+    expect(got).toEqual(expected);
+    expect(got!.authors).toEqual({ count: 1, capped: false });
+    expect(got!.feed).toEqual({ count: 1, capped: false });
+    // Reading the first page of the feed clears the pill; catching up on the author clears theirs.
+    await ok("GET", "/v1/me/feed", { userId: fan });
+    await ok("POST", `/v1/me/authors/${author}/seen`, { userId: fan });
+    const after = await settled(d, fan);
+    expect(after.got!.feed).toEqual({ count: 0, capped: false });
+    expect(after.got!.authors).toEqual({ count: 0, capped: false });
+  });
+
+  it("a read on one device clears the badge on the others", async () => {
+    const me = newId();
+    const [phone, laptop] = [await device(me), await device(me)];
+    await ok("POST", `/v1/users/${me}/notifications`, service, { type: "mention", count: 4 });
+    await until(() => laptop.state!.notifications.total.count, (n) => n === 4);
+    await ok("POST", "/v1/me/notifications/read", { userId: me });
+    await until(() => laptop.state!.notifications.total.count, (n) => n === 0);
+    expect(laptop.state!.notifications).toEqual({ byType: {}, total: { count: 0, capped: false } });
+    expect(phone.state!.notifications).toEqual(laptop.state!.notifications);
+  });
+});
+
+describe("the feed badge", () => {
+  it("counts a post once whatever the redeliveries, and only a first-page read resets it", async () => {
+    const [author, fan] = [newId(), newId()];
+    await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
+    await ok("GET", "/v1/me/feed", { userId: fan });
+    // Let the follow's queued sync run first: a post it copies in is not one that reached the
+    // timeline through the fan-out, and is not counted.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const first = (await ok("POST", "/v1/posts", { userId: author }, { text: "one" })) as { id: string };
+    await ok("POST", "/v1/posts", { userId: author }, { text: "two" });
+    const feedBadge = async () => (await badgesOf(fan)).feed;
+    await until(feedBadge, (f) => f.count === 2);
+    const { services, close } = servicesFor();
+    try {
+      const add = { kind: "fanout", op: "add", postId: first.id, authorId: author, after: null } as const;
+      await deliver(services, add);
+      await deliver(services, add);
+    } finally {
+      await close();
+    }
+    expect(await feedBadge()).toEqual({ count: 2, capped: false });
+    const page = (await ok("GET", "/v1/me/feed?limit=1", { userId: fan })) as { nextCursor: string };
+    expect(await feedBadge()).toEqual({ count: 0, capped: false });
+    await ok("POST", "/v1/posts", { userId: author }, { text: "three" });
+    await until(feedBadge, (f) => f.count === 1);
+    await ok("GET", `/v1/me/feed?limit=1&cursor=${page.nextCursor}`, { userId: fan });
+    expect(await feedBadge(), "a later page is not a read of what is new").toEqual({ count: 1, capped: false });
+  });
+});
+
+describe("GET /v1/me/live: coalescing", () => {
+  it("sends the first change at once, then at most one message a second with the latest values", async () => {
+    const me = newId();
+    const d = await device(me);
+    await new Promise((r) => setTimeout(r, 1100)); // a quiet second after the snapshot
+    const started = Date.now();
+    for (let i = 0; i < 5; i++) await ok("POST", `/v1/users/${me}/notifications`, service, { type: "like", count: 1 });
+    const burstMs = Date.now() - started;
+    await until(() => d.state!.notifications.total.count, (n) => n === 5);
+    const sent = pushes(d);
+    // Five writes, at most one message per started second of the burst after the first one.
+    expect(sent.length).toBeLessThanOrEqual(1 + Math.ceil(burstMs / 1000));
+    expect(sent[sent.length - 1].changed.notifications.total).toEqual({ count: 5, capped: false });
+  });
+});
+
+describe("GET /v1/me/live: lifecycle and limits", () => {
+  it("refuses a missing, bad or expired token with a 401 JSON error before any upgrade", async () => {
+    const me = newId();
+    for (const query of ["", "token=nope", `token=${await tokenFor(me, "user", -10)}`]) {
+      const res = await api("GET", `/v1/me/live?${query}`, { headers: { Upgrade: "websocket" } });
+      expect(res.status, show(res)).toBe(401);
+      expect(res.body.error.code).toBe("unauthorized");
+    }
+  });
+
+  it("refuses a bad cap with a 400 naming the field", async () => {
+    const me = newId();
+    const res = await api("GET", `/v1/me/live?token=${await tokenFor(me)}&cap=0`, { headers: { Upgrade: "websocket" } });
+    expect(res.status, show(res)).toBe(400);
+    expect(JSON.stringify(res.body)).toContain("cap");
+  });
+
+  it(`closes the ${MAX_SOCKETS_PER_USER + 1}th socket of a user with a clear code and reason`, async () => {
+    const me = newId();
+    for (let i = 0; i < MAX_SOCKETS_PER_USER; i++) await device(me);
+    const extra = await openLive(me);
+    open.push(extra);
+    await until(() => extra.closed, (c) => c !== null);
+    expect(extra.closed).toEqual({ code: CLOSE_TOO_MANY_SOCKETS, reason: `at most ${MAX_SOCKETS_PER_USER} sockets per user` });
+    expect(open.slice(0, MAX_SOCKETS_PER_USER).every((d) => d.closed === null)).toBe(true);
+  });
+
+  it("closes the socket with 4001 when the token expires; a fresh token gets a new snapshot", async () => {
+    const me = newId();
+    const d = await device(me, { token: await tokenFor(me, "user", 2) });
+    await until(() => d.closed, (c) => c !== null, 10_000);
+    expect(d.closed).toEqual({ code: CLOSE_TOKEN_EXPIRED, reason: "token expired" });
+    const again = await device(me);
+    expect(again.messages[0].badges).toBeDefined();
+  });
+
+  it("refuses client messages over 1 KB", async () => {
+    const me = newId();
+    const d = await device(me);
+    d.ws.send("x".repeat(1025));
+    await until(() => d.closed, (c) => c !== null);
+    expect(d.closed!.code).toBe(CLOSE_MESSAGE_TOO_BIG);
+  });
+
+  it("answers ping with pong without waking the object", async () => {
+    const me = newId();
+    const d = await device(me);
+    const hub = hubOf(liveEnv, me);
+    const before = (await hub.stats()).handled;
+    d.ws.send("ping");
+    await until(() => d.messages.includes("pong"), (got) => got);
+    expect(d.messages).toContain("pong");
+    expect((await hub.stats()).handled).toBe(before);
+  });
+
+  it("an object that wakes without memory still knows each socket's user and cap", async () => {
+    const me = newId();
+    const d = await device(me, { query: "cap=3" });
+    await runInDurableObject(hubOf(liveEnv, me), async (_hub: BadgeHub, state) => {
+      const attachment = state.getWebSockets(me)[0]!.deserializeAttachment();
+      expect(attachment).toMatchObject({ userId: me, cap: 3 });
+      // A new instance over the same storage is what a woken object is: it pushes from what it finds.
+      const woken = new BadgeHub(state, liveEnv);
+      await ok("POST", `/v1/users/${me}/notifications`, service, { type: "reply", count: 9 });
+      await woken.changed([me]);
+    });
+    await until(() => d.state!.notifications.total.count, (n) => n === 3);
+    expect(d.state!.notifications.total).toEqual({ count: 3, capped: true });
+  });
+
+  it("with Redis down the snapshot says degraded; once it is back a fresh one comes and pushes resume", async () => {
+    const me = newId();
+    const chaos = await createChaos();
+    const hub = hubOf(liveEnv, me);
+    try {
+      await runInDurableObject(hub, (h: BadgeHub) => {
+        h.servicesEnv = chaos.bindings;
+      });
+      await ok("POST", `/v1/users/${me}/notifications`, service, { type: "reply", count: 2 });
+      await chaos.setRedisDown(true);
+      const d = await device(me);
+      expect(d.state!.degraded).toBe(true);
+      await chaos.setRedisDown(false);
+      await until(() => d.state!.degraded, (degraded) => degraded === false, 15_000);
+      expect(d.state!.notifications.total.count).toBe(2);
+      await ok("POST", `/v1/users/${me}/notifications`, service, { type: "reply", count: 1 });
+      const { got, expected } = await settled(d, me);
+      expect(got).toEqual(expected);
+      expect(got!.notifications.total.count).toBe(3);
+    } finally {
+      await runInDurableObject(hub, (h: BadgeHub) => {
+        h.servicesEnv = {};
+      });
+      await chaos.close();
+    }
+  });
+});
