@@ -10,7 +10,7 @@ import { queryRows } from "../../src/counters/store";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { feedBigAccountsTask } from "../../src/feed/tasks";
 import { servicesFor } from "../counters/support";
-import { api, newId, show } from "../support/api";
+import { api, type ApiResponse, newId, show } from "../support/api";
 import { eventually, feed, follow, newestFirst, post, redis, walk, fileServices } from "./support";
 
 const THRESHOLD = "900000000";
@@ -213,7 +213,7 @@ describe("GET /v1/me/feed?order=ranked", () => {
     let t0 = 0;
     do {
       if (!cursor) t0 = Date.now();
-      const res = await api("GET", `/v1/me/feed?order=ranked&limit=7${cursor ? `&cursor=${cursor}` : ""}`, { as: { userId: reader } });
+      const res: ApiResponse = await api("GET", `/v1/me/feed?order=ranked&limit=7${cursor ? `&cursor=${cursor}` : ""}`, { as: { userId: reader } });
       expect(res.status, show(res)).toBe(200);
       items.push(...res.body.items);
       cursor = res.body.nextCursor;
