@@ -56,11 +56,12 @@ end
 -- positions[j] (registry order) of key i as a decimal string (Lua arithmetic reads it as the
 -- number tonumber would), or false for every j when key i is not completely cached — the same rule
 -- as unpack_counters (exactly nfields integers), checked by one anchored pattern per key rather
--- than one match per field. Billed: ONE MGET (none for no keys).
+-- than one match per field. Also returns the packed values as read (for unpack_counters of the few
+-- a caller then shows). Billed: ONE MGET (none for no keys).
 local function read_counter_columns(keys, nfields, positions)
   local cols = {}
   for j = 1, #positions do cols[j] = {} end
-  if #keys == 0 then return cols end
+  if #keys == 0 then return cols, {} end
   -- Captures come out in field order: capture k is the k-th smallest wanted position.
   local ascending, captureOf, parts = {}, {}, {}
   for j, p in ipairs(positions) do ascending[j] = p end
@@ -76,7 +77,7 @@ local function read_counter_columns(keys, nfields, positions)
     local got = s and {match(s, pattern)} or none
     for j = 1, #at do cols[j][i] = got[at[j]] or false end
   end
-  return cols
+  return cols, packed
 end
 `;
 

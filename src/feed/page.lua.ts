@@ -153,13 +153,14 @@ return cjson.encode(serve_page(cfg, max, limit))
  * likes/comments/forwards positions in the fields, then the config. KEYS[6]: the snapshot list.
  */
 export const READ_RANKED = `${PAGE_FUNCTIONS}${READ_CONFIG}
--- rank_candidates(cfg, members, now, at): the members (newest first) in ranked order, and those
--- whose post or counters are not cached. It reads what a score needs and nothing more: the posts
+-- rank_candidates(cfg, members, now, at): the candidates (members, newest first) in ranked order
+-- as indices into members, those whose post or counters are not cached, and what was read for
+-- them (post entries, packed counters). It reads what a score needs and nothing more: the posts
 -- (creation time, tombstones) and three counter fields (at: positions of likes, comments,
--- forwards) — no flags, no hydration; only the page served is hydrated. Ties keep the newer post
--- first, so the order is total and repeatable: the distinct scores are sorted as plain numbers (no
--- Lua comparator) and each score's candidates follow in the order they came, newest first.
--- Tombstoned candidates leave the timeline. Billed: MGET + counters' MGET (+ ZREM).
+-- forwards) — no flags. Ties keep the newer post first, so the order is total and repeatable: the
+-- distinct scores are sorted as plain numbers (no Lua comparator) and each score's candidates
+-- follow in the order they came, newest first. Tombstoned candidates leave the timeline.
+-- Billed: MGET + counters' MGET (+ ZREM).
 local function rank_candidates(cfg, members, now, at)
   local match, tonum, max = string.match, tonumber, math.max
   local postKeys, counterKeys = {}, {}
@@ -169,10 +170,11 @@ local function rank_candidates(cfg, members, now, at)
     counterKeys[i] = cfg.counterPrefix .. id
   end
   local posts = redis.call('MGET', unpack(postKeys))
-  local cols = read_counter_columns(counterKeys, #cfg.fields, at)
+  local cols, packed = read_counter_columns(counterKeys, #cfg.fields, at)
   local likes, comments, forwards = cols[1], cols[2], cols[3]
-  -- first[score]/last[score]: the first and last candidate with that score; after[i]: the next one.
-  local first, last, after, scores, nscores, gone, missing = {}, {}, {}, {}, 0, {}, {}
+  -- first[score]: the first candidate with that score; after[i]: the next one with i's score;
+  -- tail[f]: the last one chained behind first f (ties are rare: only they pay for the chain).
+  local first, after, tail, scores, nscores, gone, missing = {}, {}, {}, {}, 0, {}, {}
   for i = 1, #members do
     local post = posts[i]
     if post == 'd' then
@@ -184,31 +186,50 @@ local function rank_candidates(cfg, members, now, at)
       local ageHours = max(0, now - created) / 3600000
       local engagement = 1 + likes[i] + 2 * comments[i] + 3 * forwards[i]
       local score = engagement / (ageHours + 2) ^ 1.5
-      local tie = last[score]
-      if tie then
-        after[tie] = i
+      local f = first[score]
+      if f then
+        after[tail[f] or f] = i
+        tail[f] = i
       else
         first[score] = i
         nscores = nscores + 1
         scores[nscores] = score
       end
-      last[score] = i
     else
       missing[#missing + 1] = members[i]
     end
   end
   if #gone > 0 then redis.call('ZREM', cfg.tl, unpack(gone)) end
   table.sort(scores)
-  local ranked, n = {}, 0
+  local order, n = {}, 0
   for k = nscores, 1, -1 do
     local i = first[scores[k]]
     while i do
       n = n + 1
-      ranked[n] = members[i]
+      order[n] = i
       i = after[i]
     end
   end
-  return ranked, missing
+  return order, missing, posts, packed
+end
+
+-- The first ranked page, hydrated from what the ranking read (the same call, so the same values
+-- hydrate() would read again) and the reader's flags. Billed: HMGET.
+local function ranked_page(cfg, members, order, posts, packed, limit)
+  if #order == 0 then return {members = {}} end
+  local page = {members = {}, posts = {}, counts = {}}
+  local flagFields = {'f', 'x'}
+  for k = 1, math.min(limit, #order) do
+    local i = order[k]
+    page.members[k] = members[i]
+    page.posts[k] = posts[i]
+    page.counts[k] = unpack_counters(packed[i], #cfg.fields) or false
+    local id = string.match(members[i], '^(%d+):')
+    flagFields[#flagFields + 1] = 'l' .. id
+    flagFields[#flagFields + 1] = 'v' .. id
+  end
+  page.flags = redis.call('HMGET', cfg.flags, unpack(flagFields))
+  return page
 end
 
 local mode = ARGV[1]
@@ -234,18 +255,18 @@ local cold = cold_unless_built(cfg, ARGV[4])
 if cold then return cold end
 local members = merged_members(cfg, '+inf', candidates)
 if #members == 0 then return cjson.encode({members = {}, more = false}) end
-local ranked, missing = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
+local order, missing, posts, packed = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
 if #missing > 0 then return cjson.encode({missing = missing}) end
 -- DEL first: a call the client retries (the answer was lost) writes the same snapshot, not twice.
 redis.call('DEL', snapshot)
-if #ranked > 0 then
+if #order > 0 then
+  local ranked = {}
+  for k, i in ipairs(order) do ranked[k] = members[i] end
   redis.call('RPUSH', snapshot, unpack(ranked))
   redis.call('EXPIRE', snapshot, snapshotTtl)
 end
-local first = {}
-for i = 1, math.min(limit, #ranked) do first[i] = ranked[i] end
-local page = hydrate(cfg, first)
-page.more = #ranked > limit
+local page = ranked_page(cfg, members, order, posts, packed, limit)
+page.more = #order > limit
 renew(cfg, false)
 return cjson.encode(page)
 `;
