@@ -334,7 +334,7 @@ async function main() {
     // to Redis. First with no list stored at all, then with the last list kept from before.
     const stampede = async (keepLast: boolean) => {
       const window = "24h";
-      await redis.del(`ctr:trend:r:${window}`, `ctr:trend:lock:${window}`, ...(keepLast ? [] : [`ctr:trend:l:${window}`]));
+      await redis.del(`ctr:trend:f:${window}`, `ctr:trend:lock:${window}`, ...(keepLast ? [] : [`ctr:trend:l:${window}`]));
       await new Promise((r) => setTimeout(r, 2_100));
       const s0 = await redisCommandStats(bench.stack.redisUrl);
       const answers = await Promise.all(

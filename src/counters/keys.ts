@@ -53,9 +53,11 @@ export const counterKeys = {
    * Hash: one window's computed top list, shared by every isolate while it is fresh — field `o` =
    * the post ids in rank order joined by commas, field {postId} = that item's JSON (so a delete
    * removes one post with one HDEL; an id of `o` without its field is skipped). TTL 5 s: its expiry
-   * is what lets the next recompute happen (`src/feed/trending.ts`).
+   * is what lets the next recompute happen (`src/feed/trending.ts`). (`ctr:trend:r:*` held the
+   * list as one JSON string for 5 s; a new name, so old and new isolates never read each other's
+   * type during a deploy.)
    */
-  trendingResult: (window: string) => `ctr:trend:r:${window}`,
+  trendingResult: (window: string) => `ctr:trend:f:${window}`,
   /**
    * Hash like `trendingResult`: the last computed list, served while another reader recomputes (so
    * nobody waits or gets an empty list). Rewritten with each recompute; TTL 10 minutes.

@@ -1,7 +1,7 @@
 import { COUNTER_CACHE_READER } from "../counters/read.lua";
 
 /**
- * A stored copy of a window's list (`ctr:trend:r:*` fresh, `ctr:trend:l:*` last; hash `o` = ids in
+ * A stored copy of a window's list (`ctr:trend:f:*` fresh, `ctr:trend:l:*` last; hash `o` = ids in
  * rank order, {postId} = item JSON) as one JSON answer `{"items":[…]}`, or nil when there is no
  * copy. The items are the JSON the Worker stored, joined as they are (never decoded and encoded
  * again); an id whose field a delete removed is skipped. Billed: HGETALL.
