@@ -13,6 +13,7 @@ import { STORE_TRENDING } from "../../src/feed/trending.lua";
 import type { ScriptRunner } from "../../src/lib/script-batch";
 import type { Services } from "../../src/lib/services";
 import { api, newId, show } from "../support/api";
+import { countBilledCommands } from "../support/billed";
 import { useChaos } from "../support/stack";
 import { post, redis, removePost, fileServices } from "./support";
 
@@ -34,37 +35,26 @@ const WINDOWS = ["1h", "24h", "7d"] as const;
 const ids = (page: { items: { post: { id: string } }[] }) => page.items.map((i) => i.post.id);
 
 /**
- * Services whose scripts count the ZUNIONSTOREs they run (a prelude shadows `redis.call`; the
- * answer comes back unchanged), and can hold a script back until the test releases it. Counted per
- * call, so other test files' commands do not count.
+ * Services whose scripts count the ZUNIONSTOREs they run (per call, so other test files' commands do
+ * not count), and that can hold one script back until the test releases it.
  */
 function countingServices(hold?: { source: string; reached: () => void; release: Promise<void> }) {
-  let unions = 0;
+  const { redis: counted, byCommand } = countBilledCommands(services.redis);
   const runner = {
     createScript(source: string) {
-      const counted = services.redis.createScript<[number, unknown]>(`
-local __unions, __redis = 0, redis
-local function __call(f) return function(cmd, ...) if string.upper(cmd) == 'ZUNIONSTORE' then __unions = __unions + 1 end; return f(cmd, ...) end end
-local redis = setmetatable({call = __call(__redis.call), pcall = __call(__redis.pcall)}, {__index = __redis})
-local __result = (function()
-${source}
-end)()
-return {__unions, __result}
-`);
+      const script = counted.createScript(source);
       return {
         async exec(keys: string[], args: string[]) {
           if (hold && source === hold.source) {
             hold.reached();
             await hold.release;
           }
-          const [n, result] = await counted.exec(keys, args);
-          unions += n;
-          return result;
+          return script.exec(keys, args);
         },
       };
     },
   } as unknown as ScriptRunner;
-  return { services: { ...services, redis: runner } as Services, unions: () => unions };
+  return { services: { ...services, redis: runner } as Services, unions: () => byCommand.zunionstore ?? 0 };
 }
 
 describe("trending posts", () => {
