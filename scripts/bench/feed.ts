@@ -11,6 +11,10 @@
  *   3. a fan-out of one post to 10,000 followers of whom half have a timeline: ms from publish to the
  *      last delivery, queue messages (the consumer's log lines), Redis round trips, billed commands;
  *   4. a follow on the request path: Redis round trips;
+ *   5. a ranked first page (300 candidates scored) and a later ranked page vs the chronological
+ *      page, in the same run (`ranked_vs_chrono`);
+ *   8. trending: what an increment adds, list reads, and 50 concurrent cold readers of a window
+ *      (ZUNIONSTOREs: `trending_stampede_zunionstores`);
  *   9. (last, as its backlog outlives it) the same fan-out with 10,000 follow syncs queued just
  *      before the publish: ms from publish to the last follower's timeline, and how many of the
  *      syncs were still waiting then (posts and syncs have a queue each).
@@ -175,6 +179,23 @@ async function main() {
     const ranked = await measured("ranked page (300 candidates scored)", () =>
       runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: auth(i) }) }),
     );
+    // A later ranked page reads the snapshot its first page stored: one first page per reader, then
+    // their second pages over and over (a snapshot is read, never changed, by its pages).
+    const rankedCursors = await Promise.all(
+      Array.from({ length: READERS }, async (_, r) => {
+        const first = (await (await fetch(`${bench.url}/v1/me/feed?order=ranked&limit=20`, { headers: auth(r) })).json()) as { nextCursor: string | null };
+        if (!first.nextCursor) throw new Error("ranked first page without a next cursor");
+        return first.nextCursor;
+      }),
+    );
+    await measured("ranked page, next (snapshot read)", () =>
+      runLoad({
+        baseUrl: bench.url,
+        concurrency: CONCURRENCY,
+        durationMs: LOAD_MS,
+        request: (i) => ({ path: `/v1/me/feed?order=ranked&limit=20&cursor=${rankedCursors[i % READERS]}`, headers: auth(i) }),
+      }),
+    );
 
     // ── 6. Big accounts: a reader following 50 big and 500 normal authors ──
     // Fixture: the big accounts are seeded in the state a finished transition leaves (Postgres row,
@@ -308,6 +329,30 @@ async function main() {
       runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: () => ({ path: "/v1/posts/trending?window=24h&limit=20" }) }),
     );
 
+    // ── 8b. Trending stampede: 50 readers ask for a window at once, with no list in Redis younger
+    // than 5 s and no isolate copy (the isolate's 2 s copy has expired): each one is a cold isolate
+    // to Redis. First with no list stored at all, then with the last list kept from before.
+    const stampede = async (keepLast: boolean) => {
+      const window = "24h";
+      await redis.del(`ctr:trend:f:${window}`, `ctr:trend:lock:${window}`, ...(keepLast ? [] : [`ctr:trend:l:${window}`]));
+      await new Promise((r) => setTimeout(r, 2_100));
+      const s0 = await redisCommandStats(bench.stack.redisUrl);
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const res = await fetch(`${bench.url}/v1/posts/trending?window=${window}&limit=20`);
+          return { status: res.status, body: (await res.json()) as { items: unknown[]; degraded: boolean } };
+        }),
+      );
+      const billed = billedCommandsBetween(s0, await redisCommandStats(bench.stack.redisUrl));
+      return {
+        zunionstores: billed.byCommand.zunionstore ?? 0,
+        billed: billed.total,
+        failed: answers.filter((a) => a.status !== 200 || a.body.degraded || a.body.items.length === 0).length,
+      };
+    };
+    const coldStampede = await stampede(false);
+    const lastStampede = await stampede(true);
+
     // The big publish's own billed commands, counted alone: its request (one pipeline: counters,
     // badges, feed) and no queue work — nothing is fanned out.
     const bigPublishCommands = await (async () => {
@@ -328,6 +373,7 @@ async function main() {
       { measure: "push to 1,000,000 followers: ms (×10)", value: pushMs * 10 },
       { measure: "ranked page p99 ms / chronological p99 ms", value: `${fmt(ranked.result.p99Ms)} / ${fmt(chrono.result.p99Ms)}` },
       { measure: "ranked page req/s / chronological req/s", value: `${fmt(ranked.result.rps)} / ${fmt(chrono.result.rps)}` },
+      { measure: "ranked page: throughput vs chronological (same run)", value: ranked.result.rps / chrono.result.rps },
       { measure: "merged page: speedup vs naive", value: merged.result.rps / mergedNaive.result.rps },
       { measure: "trending: billed commands added per increment (ZINCRBY per like)", value: trendingPerIncrement },
       { measure: "trending: billed commands per increment in all", value: incrBilled.total / incrOk },
@@ -335,6 +381,10 @@ async function main() {
       { measure: "trending list: billed commands per read", value: trendingReads.billed },
       { measure: "trending list: Redis round trips per read", value: trendingReads.roundTrips },
       { measure: "trending list: billed commands in the window, by command", value: JSON.stringify(trendingReads.byCommand) },
+      { measure: "50 concurrent cold readers: ZUNIONSTOREs", value: coldStampede.zunionstores },
+      { measure: "50 concurrent cold readers: billed commands, answers failed or empty", value: `${coldStampede.billed}, ${coldStampede.failed}` },
+      { measure: "50 concurrent cold readers, last list kept: ZUNIONSTOREs", value: lastStampede.zunionstores },
+      { measure: "50 concurrent cold readers, last list kept: billed commands, answers failed or empty", value: `${lastStampede.billed}, ${lastStampede.failed}` },
     ]);
 
     // ── 9. The fan-out of section 3 again, with 10,000 follow syncs queued just before it ──
@@ -367,7 +417,7 @@ async function main() {
       { measure: "fan-out to 10,000 followers, no backlog (section 3): ms", value: fanoutMs },
     ]);
     console.log(
-      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)} trending_commands_per_increment=${fmt(trendingPerIncrement)} fanout_behind_syncs_ms=${Math.round(behindSyncsMs)}`,
+      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)} trending_commands_per_increment=${fmt(trendingPerIncrement)} fanout_behind_syncs_ms=${Math.round(behindSyncsMs)} ranked_vs_chrono=${fmt(ranked.result.rps / chrono.result.rps)} trending_stampede_zunionstores=${coldStampede.zunionstores}`,
     );
   } finally {
     redis.disconnect();

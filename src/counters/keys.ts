@@ -49,8 +49,32 @@ export const counterKeys = {
    * trims it holds at most a minute of distinct posts more); TTL 8 days, set by that cron.
    */
   trendingBucket: (hour: number) => `ctr:trend:h:${hour}`,
-  /** String: JSON of one window's computed top list, shared by every isolate for a few seconds. */
-  trendingResult: (window: string) => `ctr:trend:r:${window}`,
+  /**
+   * Hash: one window's computed top list, shared by every isolate while it is fresh — field `o` =
+   * the post ids in rank order joined by commas, field {postId} = that item's JSON (so a delete
+   * removes one post with one HDEL; an id of `o` without its field is skipped). TTL 5 s: its expiry
+   * is what lets the next recompute happen (`src/feed/trending.ts`). (`ctr:trend:r:*` held the
+   * list as one JSON string for 5 s; a new name, so old and new isolates never read each other's
+   * type during a deploy.)
+   */
+  trendingResult: (window: string) => `ctr:trend:f:${window}`,
+  /**
+   * Hash like `trendingResult`: the last computed list, served while another reader recomputes (so
+   * nobody waits or gets an empty list). Rewritten with each recompute; TTL 10 minutes.
+   */
+  trendingLast: (window: string) => `ctr:trend:l:${window}`,
+  /**
+   * String: the token of the one reader recomputing the window (SET NX PX): one recompute per
+   * window at a time, however many isolates find the result expired. Deleted by the recompute's
+   * store; TTL 10 s if that reader dies.
+   */
+  trendingLock: (window: string) => `ctr:trend:lock:${window}`,
+  /**
+   * Sorted set post id → delete time (ms) of posts deleted in the last minute: a recompute that
+   * read its candidates before a delete does not store the deleted post. Trimmed to the last
+   * minute by each delete; TTL 1 minute.
+   */
+  trendingGone: () => "ctr:trend:gone",
   /** Sorted set: scratch of the union of a window's buckets, deleted by the script that makes it. */
   trendingScratch: (window: string) => `ctr:trend:tmp:${window}`,
   /** String: fingerprint + "\n" + first answer of an idempotent increment. TTL 24 h. Key ≤ 64 chars. */

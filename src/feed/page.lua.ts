@@ -24,35 +24,37 @@ export const PAGE_FUNCTIONS = `${COUNTER_CACHE_READER}
 local function by_score_desc(a, b) return a[2] > b[2] end
 
 local function merged_members(cfg, max, want)
+  local bigs = redis.call('SMEMBERS', cfg.bigset)
+  if #bigs == 0 then
+    -- The timeline alone: already newest first, nothing to merge or sort.
+    return redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'LIMIT', 0, want)
+  end
   local cands, seen = {}, {}
   local rows = redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'WITHSCORES', 'LIMIT', 0, want)
   for i = 1, #rows, 2 do
     seen[rows[i]] = true
     cands[#cands + 1] = {rows[i], tonumber(rows[i + 1])}
   end
-  local bigs = redis.call('SMEMBERS', cfg.bigset)
-  if #bigs > 0 then
-    local acts = redis.call('ZMSCORE', cfg.activity, unpack(bigs))
-    local order = {}
-    for i = 1, #bigs do
-      if acts[i] then order[#order + 1] = {bigs[i], tonumber(acts[i])} end
-    end
-    table.sort(order, by_score_desc)
-    local below = max == '+inf' and math.huge or tonumber(string.sub(max, 2))
-    for i = 1, math.min(#order, cfg.maxPulled) do
-      if #cands >= want and math.min(order[i][2], below) <= cands[want][2] then break end
-      local ob = redis.call('ZREVRANGEBYSCORE', cfg.outboxPrefix .. order[i][1], max, '(0', 'WITHSCORES', 'LIMIT', 0, want)
-      for j = 1, #ob, 2 do
-        if not seen[ob[j]] then
-          seen[ob[j]] = true
-          cands[#cands + 1] = {ob[j], tonumber(ob[j + 1])}
-        end
-      end
-      table.sort(cands, by_score_desc)
-      for k = #cands, want + 1, -1 do cands[k] = nil end
-    end
+  local acts = redis.call('ZMSCORE', cfg.activity, unpack(bigs))
+  local order = {}
+  for i = 1, #bigs do
+    if acts[i] then order[#order + 1] = {bigs[i], tonumber(acts[i])} end
   end
-  table.sort(cands, by_score_desc)
+  table.sort(order, by_score_desc)
+  local below = max == '+inf' and math.huge or tonumber(string.sub(max, 2))
+  for i = 1, math.min(#order, cfg.maxPulled) do
+    if #cands >= want and math.min(order[i][2], below) <= cands[want][2] then break end
+    local ob = redis.call('ZREVRANGEBYSCORE', cfg.outboxPrefix .. order[i][1], max, '(0', 'WITHSCORES', 'LIMIT', 0, want)
+    for j = 1, #ob, 2 do
+      if not seen[ob[j]] then
+        seen[ob[j]] = true
+        cands[#cands + 1] = {ob[j], tonumber(ob[j + 1])}
+      end
+    end
+    table.sort(cands, by_score_desc)
+    for k = #cands, want + 1, -1 do cands[k] = nil end
+  end
+  -- Sorted already: the timeline's rows came newest first and each merge sorted again.
   local members = {}
   for i = 1, math.min(#cands, want) do members[i] = cands[i][1] end
   return members
@@ -151,6 +153,85 @@ return cjson.encode(serve_page(cfg, max, limit))
  * likes/comments/forwards positions in the fields, then the config. KEYS[6]: the snapshot list.
  */
 export const READ_RANKED = `${PAGE_FUNCTIONS}${READ_CONFIG}
+-- rank_candidates(cfg, members, now, at): the candidates (members, newest first) in ranked order
+-- as indices into members, those whose post or counters are not cached, and what was read for
+-- them (post entries, packed counters). It reads what a score needs and nothing more: the posts
+-- (creation time, tombstones) and three counter fields (at: positions of likes, comments,
+-- forwards) — no flags. Ties keep the newer post first, so the order is total and repeatable: the
+-- distinct scores are sorted as plain numbers (no Lua comparator) and each score's candidates
+-- follow in the order they came, newest first. Tombstoned candidates leave the timeline.
+-- Billed: MGET + counters' MGET (+ ZREM).
+local function rank_candidates(cfg, members, now, at)
+  local match, tonum, max = string.match, tonumber, math.max
+  local postKeys, counterKeys = {}, {}
+  for i, m in ipairs(members) do
+    local id = match(m, '^(%d+):')
+    postKeys[i] = cfg.postPrefix .. id
+    counterKeys[i] = cfg.counterPrefix .. id
+  end
+  local posts = redis.call('MGET', unpack(postKeys))
+  local cols, packed = read_counter_columns(counterKeys, #cfg.fields, at)
+  local likes, comments, forwards = cols[1], cols[2], cols[3]
+  -- first[score]: the first candidate with that score; after[i]: the next one with i's score;
+  -- tail[f]: the last one chained behind first f (ties are rare: only they pay for the chain).
+  local first, after, tail, scores, nscores, gone, missing = {}, {}, {}, {}, 0, {}, {}
+  for i = 1, #members do
+    local post = posts[i]
+    if post == 'd' then
+      gone[#gone + 1] = members[i]
+    elseif post and likes[i] then
+      -- The cached post is JSON [authorId, text, createdAt, createdAtMs]: its last element, found
+      -- from the end without decoding the text (an entry without it ages from now).
+      local created = tonum(match(post, ',(%-?%d+)%]$', -24)) or now
+      local ageHours = max(0, now - created) / 3600000
+      local engagement = 1 + likes[i] + 2 * comments[i] + 3 * forwards[i]
+      local score = engagement / (ageHours + 2) ^ 1.5
+      local f = first[score]
+      if f then
+        after[tail[f] or f] = i
+        tail[f] = i
+      else
+        first[score] = i
+        nscores = nscores + 1
+        scores[nscores] = score
+      end
+    else
+      missing[#missing + 1] = members[i]
+    end
+  end
+  if #gone > 0 then redis.call('ZREM', cfg.tl, unpack(gone)) end
+  table.sort(scores)
+  local order, n = {}, 0
+  for k = nscores, 1, -1 do
+    local i = first[scores[k]]
+    while i do
+      n = n + 1
+      order[n] = i
+      i = after[i]
+    end
+  end
+  return order, missing, posts, packed
+end
+
+-- The first ranked page, hydrated from what the ranking read (the same call, so the same values
+-- hydrate() would read again) and the reader's flags. Billed: HMGET.
+local function ranked_page(cfg, members, order, posts, packed, limit)
+  if #order == 0 then return {members = {}} end
+  local page = {members = {}, posts = {}, counts = {}}
+  local flagFields = {'f', 'x'}
+  for k = 1, math.min(limit, #order) do
+    local i = order[k]
+    page.members[k] = members[i]
+    page.posts[k] = posts[i]
+    page.counts[k] = unpack_counters(packed[i], #cfg.fields) or false
+    local id = string.match(members[i], '^(%d+):')
+    flagFields[#flagFields + 1] = 'l' .. id
+    flagFields[#flagFields + 1] = 'v' .. id
+  end
+  page.flags = redis.call('HMGET', cfg.flags, unpack(flagFields))
+  return page
+end
+
 local mode = ARGV[1]
 local offset = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
@@ -174,36 +255,18 @@ local cold = cold_unless_built(cfg, ARGV[4])
 if cold then return cold end
 local members = merged_members(cfg, '+inf', candidates)
 if #members == 0 then return cjson.encode({members = {}, more = false}) end
-local all = hydrate(cfg, members)
-local scored, missing = {}, {}
-for i, m in ipairs(members) do
-  local post, c = all.posts[i], counter_values(all.counts[i], #cfg.fields)
-  if post and post ~= 'd' and c then
-    local created = cjson.decode(post)[4] or now
-    local ageHours = math.max(0, now - created) / 3600000
-    local engagement = 1 + tonumber(c[iLikes]) + 2 * tonumber(c[iComments]) + 3 * tonumber(c[iForwards])
-    scored[#scored + 1] = {m, engagement / (ageHours + 2) ^ 1.5}
-  elseif post ~= 'd' then
-    missing[#missing + 1] = m
-  end
-end
+local order, missing, posts, packed = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
 if #missing > 0 then return cjson.encode({missing = missing}) end
--- Ties (same score) keep the newer post first, so the order is total and repeatable.
-table.sort(scored, function(a, b)
-  if a[2] ~= b[2] then return a[2] > b[2] end
-  return tonumber(string.match(a[1], '^(%d+)')) > tonumber(string.match(b[1], '^(%d+)'))
-end)
-local ranked = {}
-for i, s in ipairs(scored) do ranked[i] = s[1] end
+-- DEL first: a call the client retries (the answer was lost) writes the same snapshot, not twice.
 redis.call('DEL', snapshot)
-if #ranked > 0 then
+if #order > 0 then
+  local ranked = {}
+  for k, i in ipairs(order) do ranked[k] = members[i] end
   redis.call('RPUSH', snapshot, unpack(ranked))
   redis.call('EXPIRE', snapshot, snapshotTtl)
 end
-local first = {}
-for i = 1, math.min(limit, #ranked) do first[i] = ranked[i] end
-local page = hydrate(cfg, first)
-page.more = #ranked > limit
+local page = ranked_page(cfg, members, order, posts, packed, limit)
+page.more = #order > limit
 renew(cfg, false)
 return cjson.encode(page)
 `;

@@ -51,7 +51,7 @@ export const trendingRoutes = newRouter().openapi(
     summary: "The posts with the most engagement in a window",
     description: `Score = Σ weight × counter movement in the window (${Object.entries(TRENDING_WEIGHTS)
       .map(([f, w]) => `${f} ${w}`)
-      .join(", ")}), from hourly buckets: \`1h\` covers the last 60–120 minutes, \`24h\` 24–25 hours, \`7d\` 168–169 hours. Answers are shared for up to 5 seconds.`,
+      .join(", ")}), from hourly buckets: \`1h\` covers the last 60–120 minutes, \`24h\` 24–25 hours, \`7d\` 168–169 hours. A list is recomputed at most every 5 seconds; a deleted post leaves every list within 2 seconds of its delete, so shared caches may keep an answer 2 seconds.`,
     request: {
       query: z.object({
         window: z.enum(["1h", "24h", "7d"]).default("24h").openapi({ param: { name: "window", in: "query" } }),
@@ -62,7 +62,8 @@ export const trendingRoutes = newRouter().openapi(
   }),
   async (c) => {
     const { window, limit } = c.req.valid("query");
-    c.header("Cache-Control", "public, max-age=5");
+    // Not longer than an isolate keeps a list: a take-down must leave every answer within 2 s.
+    c.header("Cache-Control", "public, max-age=2");
     return c.json(await readTrending(c.var.services, window, limit), 200);
   },
 );

@@ -16,6 +16,7 @@ import type { FeedMessage } from "./messages";
 import { PUBLISH_POST, UNPUBLISH_POST } from "./publish.lua";
 import { SET_REACTION_FLAG } from "./reaction.lua";
 import { encodeCachedPost, timelineCap } from "./timeline";
+import { dropTrendingPosts } from "./trending";
 
 const script = (s: EventServices, source: string, keys: string[], args: (string | number)[]) =>
   s.redis.createScript(source).exec(keys, args.map(String));
@@ -32,7 +33,8 @@ const flagging = (prefix: "l" | "v", on: boolean) => async (e: { userId: string;
  * event's single pipeline) plus, where followers are concerned, one queue message (`feed-fanout`
  * for posts; `feed-follow-sync` for follows):
  * - post.created: cache the post, put it on the author's own timeline; queue the fan-out.
- * - post.deleted: tombstone (hidden from every page at once), off the author's timeline; queue the removal.
+ * - post.deleted: tombstone (hidden from every page at once), off the author's timeline and out of
+ *   the stored trending lists; queue the removal.
  * - follow.created: record the intent; queue the sync that copies the followee's newest posts.
  * - follow.deleted: drop the followee's posts from the timeline now (no queue needed).
  * - like/favourite: the reader's flag.
@@ -53,12 +55,16 @@ export const feedSubscriber: Subscriber = {
       if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null });
     },
     "post.deleted": async (e, s) => {
-      const state = await script(
-        s,
-        UNPUBLISH_POST,
-        [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId)],
-        [TOMBSTONE, TOMBSTONE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.authorId],
-      );
+      // Both scripts start now, so they share the event's one round trip.
+      const [state] = await Promise.all([
+        script(
+          s,
+          UNPUBLISH_POST,
+          [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId)],
+          [TOMBSTONE, TOMBSTONE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.authorId],
+        ),
+        dropTrendingPosts(s.redis, [e.postId]),
+      ]);
       if (state !== "big") await send(s, { kind: "fanout", op: "remove", postId: e.postId, authorId: e.authorId, after: null });
     },
     "follow.created": async (e, s) => {

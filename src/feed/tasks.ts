@@ -2,6 +2,7 @@ import { createScriptBatch } from "../lib/script-batch";
 import type { CronTask } from "../scheduled";
 import { BIG_ACCOUNT_EXIT_RATIO, DEFAULT_BIG_ACCOUNT_FOLLOWERS, feedKeys, timelineMember, TOMBSTONE, TOMBSTONE_TTL_SECONDS } from "./keys";
 import { UNPUBLISH_POST } from "./publish.lua";
+import { dropTrendingPosts } from "./trending";
 import { claimTransitions, readBigAccounts, readRecentlyDeleted } from "./store";
 import { SYNC_BIG_STATES } from "./transition.lua";
 
@@ -11,16 +12,17 @@ const TOMBSTONES_PER_RUN = 1000;
 
 /**
  * Every minute: tombstones the posts deleted in the last three minutes again, in ONE Redis round
- * trip. A delete whose request-path tombstone failed (Redis unreachable) is hidden from pages
- * within a minute of Redis coming back; others just get their tombstone rewritten.
+ * trip. A delete whose request-path tombstone failed (Redis unreachable) is hidden from pages and
+ * taken out of the stored trending lists within a minute of Redis coming back; others just get
+ * their tombstone rewritten.
  */
 export const feedTombstoneTask: CronTask = {
   name: "feed.tombstones",
   async run(services) {
     const deleted = await readRecentlyDeleted(services.db, TOMBSTONE_LOOKBACK_SECONDS, TOMBSTONES_PER_RUN);
     const redis = createScriptBatch(() => services.redis);
-    await Promise.all(
-      deleted.map((p) =>
+    await Promise.all([
+      ...deleted.map((p) =>
         redis
           .createScript(UNPUBLISH_POST)
           .exec(
@@ -28,7 +30,8 @@ export const feedTombstoneTask: CronTask = {
             [TOMBSTONE, String(TOMBSTONE_TTL_SECONDS), timelineMember(p.id, p.author_id), p.author_id],
           ),
       ),
-    );
+      ...(deleted.length > 0 ? [dropTrendingPosts(redis, deleted.map((p) => p.id))] : []),
+    ]);
     return { tombstoned: deleted.length };
   },
 };

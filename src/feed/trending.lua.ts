@@ -1,21 +1,50 @@
 import { COUNTER_CACHE_READER } from "../counters/read.lua";
 
 /**
- * The trending list of one window. A result computed in the last seconds (`ctr:trend:r:{window}`,
- * the final JSON) is answered as it is: one GET. Otherwise the window's hourly buckets are merged
- * (ZUNIONSTORE into a scratch key, deleted at once), the top candidates read with their post cache
- * entries and cached counters, and the caller hydrates, filters and stores the result.
- * KEYS: result, scratch, the buckets. ARGV: candidates, postPrefix, counterPrefix, the post fields.
- * Billed: EVALSHA + GET; on a recompute + ZUNIONSTORE + ZREVRANGE + DEL + MGET + counters' reader.
+ * A stored copy of a window's list (`ctr:trend:f:*` fresh, `ctr:trend:l:*` last; hash `o` = ids in
+ * rank order, {postId} = item JSON) as one JSON answer `{"items":[…]}`, or nil when there is no
+ * copy. The items are the JSON the Worker stored, joined as they are (never decoded and encoded
+ * again); an id whose field a delete removed is skipped. Billed: HGETALL.
  */
-export const READ_TRENDING = `${COUNTER_CACHE_READER}
-local cached = redis.call('GET', KEYS[1])
-if cached then return cached end
+const LISTED = `
+local function listed(copy)
+  local h = redis.call('HGETALL', copy)
+  if #h == 0 then return nil end
+  local byId = {}
+  for i = 1, #h, 2 do byId[h[i]] = h[i + 1] end
+  local items = {}
+  for id in string.gmatch(byId.o or '', '%d+') do
+    if byId[id] then items[#items + 1] = byId[id] end
+  end
+  return '{"items":[' .. table.concat(items, ',') .. ']}'
+end
+`;
+
+/**
+ * The trending list of one window, one recompute per window at a time across every isolate:
+ * - a fresh copy (computed in the last 5 s) is answered as it is;
+ * - otherwise the caller that takes the window's lock (SET NX PX) recomputes: the window's hourly
+ *   buckets are merged (ZUNIONSTORE into a scratch key, deleted at once) and the top candidates
+ *   come back with their post cache entries and cached counters; the caller hydrates, filters and
+ *   stores the list with STORE_TRENDING, which releases the lock;
+ * - a caller that finds the lock taken gets the last copy (`{"items":…}`), or `{"wait":true}` when
+ *   there has never been one (it asks again shortly; it takes the lock itself if the recompute dies).
+ * KEYS: fresh copy, last copy, lock, scratch, the buckets. ARGV: candidates, postPrefix,
+ * counterPrefix, lock token, lock ms, the post fields.
+ * Billed: EVALSHA + HGETALL when fresh; + SET (+ HGETALL) otherwise; a recompute + ZUNIONSTORE +
+ * ZREVRANGE + DEL + MGET + counters' MGET.
+ */
+export const READ_TRENDING = `${COUNTER_CACHE_READER}${LISTED}
+local fresh = listed(KEYS[1])
+if fresh then return fresh end
+if not redis.call('SET', KEYS[3], ARGV[4], 'NX', 'PX', ARGV[5]) then
+  return listed(KEYS[2]) or '{"wait":true}'
+end
 local buckets = {}
-for i = 3, #KEYS do buckets[#buckets + 1] = KEYS[i] end
-redis.call('ZUNIONSTORE', KEYS[2], #buckets, unpack(buckets))
-local top = redis.call('ZREVRANGE', KEYS[2], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
-redis.call('DEL', KEYS[2])
+for i = 5, #KEYS do buckets[#buckets + 1] = KEYS[i] end
+redis.call('ZUNIONSTORE', KEYS[4], #buckets, unpack(buckets))
+local top = redis.call('ZREVRANGE', KEYS[4], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
+redis.call('DEL', KEYS[4])
 local ids, scores, postKeys, counterKeys = {}, {}, {}, {}
 for i = 1, #top, 2 do
   if tonumber(top[i + 1]) > 0 then
@@ -27,6 +56,68 @@ for i = 1, #top, 2 do
 end
 if #ids == 0 then return cjson.encode({computed = true, ids = {}}) end
 local fields = {}
-for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
 return cjson.encode({computed = true, ids = ids, scores = scores, posts = redis.call('MGET', unpack(postKeys)), counts = read_counter_caches(counterKeys, fields)})
+`;
+
+/**
+ * Stores a recomputed list as the fresh copy (5 s) and the last copy, and releases the lock — only
+ * while the lock is still this caller's (a recompute that outlived its lock leaves the window to
+ * the newer one). Posts deleted since the candidates were read (`ctr:trend:gone`) are left out, and
+ * returned so the caller leaves them out of its own answer too.
+ * KEYS: fresh copy, last copy, lock, gone. ARGV: token, fresh ms, last copy seconds, then
+ * (post id, item JSON) pairs in rank order.
+ * Billed: EVALSHA + ZMSCORE + GET (+ DEL + HSET + PEXPIRE + DEL + HSET + EXPIRE + DEL).
+ */
+export const STORE_TRENDING = `
+local ids, items = {}, {}
+for i = 4, #ARGV, 2 do
+  ids[#ids + 1] = ARGV[i]
+  items[#items + 1] = ARGV[i + 1]
+end
+local dropped, fields, order = {}, {}, {}
+local gone = #ids > 0 and redis.call('ZMSCORE', KEYS[4], unpack(ids)) or {}
+for i = 1, #ids do
+  if gone[i] then
+    dropped[#dropped + 1] = ids[i]
+  else
+    order[#order + 1] = ids[i]
+    fields[#fields + 1] = ids[i]
+    fields[#fields + 1] = items[i]
+  end
+end
+if redis.call('GET', KEYS[3]) == ARGV[1] then
+  for c = 1, 2 do
+    redis.call('DEL', KEYS[c])
+    redis.call('HSET', KEYS[c], 'o', table.concat(order, ','), unpack(fields))
+  end
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+  redis.call('DEL', KEYS[3])
+end
+return dropped
+`;
+
+/**
+ * Deleted posts leave every window's stored lists at once (fresh and last copies: one HDEL each,
+ * whatever the number of posts), and are remembered for a minute so a recompute already under way
+ * does not store them again. A copy computed after the delete drops them itself (tombstone).
+ * KEYS: the copies of every window, then gone. ARGV: now (ms), how long gone remembers (ms), the
+ * post ids. Billed: EVALSHA + one HDEL per copy + ZADD + ZREMRANGEBYSCORE + PEXPIRE.
+ */
+export const DROP_TRENDING_POSTS = `
+local gone = KEYS[#KEYS]
+local now, keep = tonumber(ARGV[1]), tonumber(ARGV[2])
+local ids, scored = {}, {}
+for i = 3, #ARGV do
+  ids[#ids + 1] = ARGV[i]
+  scored[#scored + 1] = now
+  scored[#scored + 1] = ARGV[i]
+end
+if #ids == 0 then return 0 end
+for c = 1, #KEYS - 1 do redis.call('HDEL', KEYS[c], unpack(ids)) end
+redis.call('ZADD', gone, unpack(scored))
+redis.call('ZREMRANGEBYSCORE', gone, '-inf', now - keep)
+redis.call('PEXPIRE', gone, keep)
+return #ids
 `;

@@ -10,7 +10,7 @@ import { queryRows } from "../../src/counters/store";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { feedBigAccountsTask } from "../../src/feed/tasks";
 import { servicesFor } from "../counters/support";
-import { api, newId, show } from "../support/api";
+import { api, type ApiResponse, newId, show } from "../support/api";
 import { eventually, feed, follow, newestFirst, post, redis, walk, fileServices } from "./support";
 
 const THRESHOLD = "900000000";
@@ -187,6 +187,49 @@ describe("GET /v1/me/feed?order=ranked", () => {
     // Dropping the cursor starts a new snapshot.
     const fresh = await api("GET", "/v1/me/feed?order=ranked&limit=1", { as: { userId: reader } });
     expect(fresh.body.items[0].post.id).toBe(ids[5]);
+  });
+
+  it("ranks exactly by (1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5, ties newest first, over every page", async () => {
+    const [reader, author] = [newId(), newId()];
+    await follow(reader, author);
+    // 40 posts in 5 age groups (same created_at within a group, hours apart between groups) with
+    // engagement from few values, so many scores tie exactly and the tie-break is exercised.
+    const rows = await queryRows<{ id: string }>(
+      services.db,
+      `INSERT INTO posts (author_id, text, created_at)
+       SELECT $1, 'ranked ' || k, date_trunc('second', now()) - ((k % 5) * interval '3 hours') FROM generate_series(0, 39) k
+       RETURNING id::text AS id`,
+      [author],
+    );
+    const service = { userId: newId(), role: "service" as const };
+    for (const [k, { id }] of rows.entries()) {
+      // views and favourites do not rank; negative totals are not needed here (counts show ≥ 0).
+      const deltas = { likes: (k * 7) % 4, comments: k % 3 === 0 ? 1 : 0, forwards: k % 4 === 0 ? 1 : 0, views: k, favorites: k % 2 };
+      const res = await api("POST", `/v1/counters/post/${id}`, { as: service, body: { deltas } });
+      expect(res.status, show(res)).toBe(200);
+    }
+    const items: { post: { id: string; createdAt: string }; counts: { likes: number; comments: number; forwards: number } }[] = [];
+    let cursor: string | null = null;
+    let t0 = 0;
+    do {
+      if (!cursor) t0 = Date.now();
+      const res: ApiResponse = await api("GET", `/v1/me/feed?order=ranked&limit=7${cursor ? `&cursor=${cursor}` : ""}`, { as: { userId: reader } });
+      expect(res.status, show(res)).toBe(200);
+      items.push(...res.body.items);
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    // The reference: the formula and the tie-break, computed here from what the pages show. Ages
+    // are whole groups of 3 hours apart, so the milliseconds between the test's clock and the
+    // Worker's move no score past another.
+    const score = (i: (typeof items)[number]) => {
+      const ageHours = Math.max(0, t0 - Date.parse(i.post.createdAt)) / 3_600_000;
+      return (1 + i.counts.likes + 2 * i.counts.comments + 3 * i.counts.forwards) / (ageHours + 2) ** 1.5;
+    };
+    const reference = [...items].sort((a, b) => score(b) - score(a) || (BigInt(b.post.id) > BigInt(a.post.id) ? 1 : -1));
+    expect(items.map((i) => i.post.id)).toEqual(reference.map((i) => i.post.id));
+    expect(new Set(items.map((i) => i.post.id))).toEqual(new Set(rows.map((r) => r.id)));
+    const ties = new Set(items.map((i) => `${i.post.createdAt}|${score(i)}`));
+    expect(ties.size).toBeLessThan(items.length - 10); // many exact ties: the tie-break decides
   });
 
   it("refuses a cursor into an expired snapshot, and a malformed one, with 400 on cursor", async () => {

@@ -9,7 +9,11 @@ import { counterKeys } from "../../src/counters/keys";
 import { trimTrendingTask } from "../../src/counters/tasks";
 import { hourOf, TRENDING_BUCKET_TOP } from "../../src/counters/trending";
 import { readTrending } from "../../src/feed/trending";
+import { STORE_TRENDING } from "../../src/feed/trending.lua";
+import type { ScriptRunner } from "../../src/lib/script-batch";
+import type { Services } from "../../src/lib/services";
 import { api, newId, show } from "../support/api";
+import { countBilledCommands } from "../support/billed";
 import { useChaos } from "../support/stack";
 import { post, redis, removePost, fileServices } from "./support";
 
@@ -27,6 +31,31 @@ const move = async (id: string, deltas: Record<string, number>) => {
   const res = await api("POST", `/v1/counters/post/${id}`, { as: service, body: { deltas } });
   expect(res.status, show(res)).toBe(200);
 };
+const WINDOWS = ["1h", "24h", "7d"] as const;
+const ids = (page: { items: { post: { id: string } }[] }) => page.items.map((i) => i.post.id);
+
+/**
+ * Services whose scripts count the ZUNIONSTOREs they run (per call, so other test files' commands do
+ * not count), and that can hold one script back until the test releases it.
+ */
+function countingServices(hold?: { source: string; reached: () => void; release: Promise<void> }) {
+  const { redis: counted, byCommand } = countBilledCommands(services.redis);
+  const runner = {
+    createScript(source: string) {
+      const script = counted.createScript(source);
+      return {
+        async exec(keys: string[], args: string[]) {
+          if (hold && source === hold.source) {
+            hold.reached();
+            await hold.release;
+          }
+          return script.exec(keys, args);
+        },
+      };
+    },
+  } as unknown as ScriptRunner;
+  return { services: { ...services, redis: runner } as Services, unions: () => byCommand.zunionstore ?? 0 };
+}
 
 describe("trending posts", () => {
   it("ranks posts by weighted engagement (likes 1, comments 2, forwards 3, views 0.1) and hydrates them", async () => {
@@ -62,6 +91,70 @@ describe("trending posts", () => {
     expect((await trending("1h", 100)).items.map((i) => i.post.id)).not.toContain(id);
   });
 
+  it("costs one recompute (one ZUNIONSTORE) for 50 concurrent cold readers of a window, and none of them waits for nothing or gets an empty list", async () => {
+    const id = await post({ userId: newId() }, "stampede");
+    await move(id, { likes: 7_000_000 });
+    for (const keep of ["none", "last copy"] as const) {
+      // Cold everywhere: no fresh list in Redis (and no list at all the first time), no isolate copy.
+      await redis.del(counterKeys.trendingResult("24h"), counterKeys.trendingLock("24h"));
+      if (keep === "none") await redis.del(counterKeys.trendingLast("24h"));
+      clock += 3_000;
+      const counting = countingServices();
+      const lists = await Promise.all(Array.from({ length: 50 }, () => readTrending(counting.services, "24h", 100, clock)));
+      expect(counting.unions(), keep).toBe(1);
+      for (const list of lists) {
+        expect(list.degraded).toBe(false);
+        expect(ids(list), keep).toContain(id);
+      }
+      // The 50 answers are the one computed list (or, with a last copy, that copy until it is stored).
+      if (keep === "none") for (const list of lists) expect(list.items).toEqual(lists[0]!.items);
+    }
+    // The next cold reader within 5 s reads the stored list: no recompute.
+    clock += 3_000;
+    const again = countingServices();
+    expect(ids(await readTrending(again.services, "24h", 100, clock))).toContain(id);
+    expect(again.unions()).toBe(0);
+  });
+
+  it("takes a deleted post out of every window when its delete returns: stored lists, last copies, a recompute under way, any isolate 2 s on", async () => {
+    const author = newId();
+    const id = await post({ userId: author }, "taken down");
+    await move(id, { likes: 9_000_000 });
+    for (const w of WINDOWS) expect(ids(await trending(w, 100)), w).toContain(id);
+    // A recompute of 1h is under way: it read its candidates (the post among them) before the delete.
+    let reached!: () => void;
+    const atStore = new Promise<void>((r) => (reached = r));
+    let release!: () => void;
+    const gated = countingServices({ source: STORE_TRENDING, reached: () => reached(), release: new Promise((r) => (release = r)) });
+    await redis.del(counterKeys.trendingResult("1h"));
+    const underWay = readTrending(gated.services, "1h", 100, (clock += 3_000));
+    await atStore;
+
+    await removePost(author, id);
+    const deletedAt = clock;
+    release();
+    expect(ids(await underWay), "the recompute's own answer").not.toContain(id);
+    // Every window, read by an isolate whose copy predates the delete by 2 s (or a new isolate):
+    // from the fresh lists in Redis, not recomputed.
+    clock = deletedAt + 2_000;
+    const counting = countingServices();
+    for (const w of WINDOWS) expect(ids(await readTrending(counting.services, w, 100, clock)), w).not.toContain(id);
+    expect(counting.unions()).toBe(0);
+    // While another reader holds a recompute, readers get the last copies: without the post too.
+    for (const w of WINDOWS) {
+      await redis.del(counterKeys.trendingResult(w));
+      await redis.set(counterKeys.trendingLock(w), "another reader", { px: 10_000 });
+    }
+    clock += 2_000;
+    for (const w of WINDOWS) {
+      const list = await readTrending(counting.services, w, 100, clock);
+      expect(list.items.length, w).toBeGreaterThan(0);
+      expect(ids(list), w).not.toContain(id);
+    }
+    expect(counting.unions()).toBe(0);
+    await redis.del(...WINDOWS.map((w) => counterKeys.trendingLock(w)));
+  });
+
   it("keeps buckets bounded: the per-minute trim keeps the top posts and sets an 8-day TTL", async () => {
     const bucket = counterKeys.trendingBucket(hourOf(Date.now()));
     const p = redis.pipeline();
@@ -75,7 +168,7 @@ describe("trending posts", () => {
   it("answers over HTTP with a shared-cache header, and 400 naming a bad window or limit", async () => {
     const res = await api("GET", "/v1/posts/trending?window=24h&limit=5");
     expect(res.status, show(res)).toBe(200);
-    expect(res.headers.get("Cache-Control")).toBe("public, max-age=5");
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=2");
     expect(res.body.items.length).toBeLessThanOrEqual(5);
     for (const [query, field] of [["window=2h", "window"], ["limit=0", "limit"], ["limit=101", "limit"]] as const) {
       const bad = await api("GET", `/v1/posts/trending?${query}`);

@@ -9,30 +9,41 @@
  * const { redis: counted, billed } = countBilledCommands(services.redis);
  * await readCounters({ ...services, redis: counted }, "post", ids);
  * expect(billed).toEqual([2]); // one entry per script call
+ * // byCommand sums the commands the scripts ran by name (lower case): { mget: 1 }
  */
 import type { ScriptRunner } from "../../src/lib/script-batch";
 
-export function countBilledCommands(redis: ScriptRunner): { redis: ScriptRunner; billed: number[] } {
+export function countBilledCommands(redis: ScriptRunner): { redis: ScriptRunner; billed: number[]; byCommand: Record<string, number> } {
   const billed: number[] = [];
+  const byCommand: Record<string, number> = {};
   const runner = {
     createScript(source: string) {
-      const counted = redis.createScript<[number, unknown]>(`
-local __billed, __redis = 0, redis
-local function __count(f) return function(...) __billed = __billed + 1; return f(...) end end
+      const counted = redis.createScript<[number, unknown, string | Record<string, number>]>(`
+local __billed, __byCommand, __redis = 0, {}, redis
+local function __count(f)
+  return function(command, ...)
+    __billed = __billed + 1
+    local name = string.lower(command)
+    __byCommand[name] = (__byCommand[name] or 0) + 1
+    return f(command, ...)
+  end
+end
 local redis = setmetatable({call = __count(__redis.call), pcall = __count(__redis.pcall)}, {__index = __redis})
 local __result = (function()
 ${source}
 end)()
-return {__billed, __result}
+return {__billed, __result, cjson.encode(__byCommand)}
 `);
       return {
         async exec(keys: string[], args: string[]) {
-          const [ran, result] = await counted.exec(keys, args);
+          const [ran, result, ranByCommand] = await counted.exec(keys, args);
           billed.push(1 + ran); // + the EVALSHA itself
+          const names = typeof ranByCommand === "string" ? (JSON.parse(ranByCommand) as Record<string, number>) : ranByCommand;
+          for (const [name, n] of Object.entries(names ?? {})) byCommand[name] = (byCommand[name] ?? 0) + n;
           return result;
         },
       };
     },
   } as unknown as ScriptRunner;
-  return { redis: runner, billed };
+  return { redis: runner, billed, byCommand };
 }
