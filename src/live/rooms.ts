@@ -138,12 +138,14 @@ async function endOnShards(env: Env, session: SessionDescriptor) {
 // ------------------------------------------------------------------ presence
 
 /**
- * Enters (or refreshes) `userId` from one HTTP device. The fan lookup runs once per join (a refresh
- * reuses the status the room recorded; following the host mid-session counts from the next join); a stale
- * session copy (another isolate started a new session) is retried once against the primary.
- * `fanOf` is the fan lookup (the benchmark's baseline passes the Postgres-only one).
+ * Enters (or refreshes) `userId` from one HTTP device: one object call, which also resolves the fan
+ * status of a user new to the room from the follow cache (a refresh reuses the status recorded at
+ * join; following the host mid-session counts from the next join). Only when the cache cannot say
+ * does the Worker look the status up (Postgres: a cache rebuild, or a primary-key lookup when Redis
+ * is down) and call again. A stale session copy (another isolate started a new session) is retried
+ * once against the primary.
  */
-export async function enterRoom(services: Services, roomId: string, userId: string, device: string, fanOf: typeof isFanOf = isFanOf) {
+export async function enterRoom(services: Services, roomId: string, userId: string, device: string) {
   for (const fresh of [false, true]) {
     const session = await liveSession(services.env, roomId, fresh);
     const shard = shardOf(userId, session.shards);
@@ -151,7 +153,8 @@ export async function enterRoom(services: Services, roomId: string, userId: stri
     const descriptor = forShard(session, shard);
     let result = await stub.enter(descriptor, userId, null, `http:${device}`, "http");
     if (result.status === "need_fan") {
-      result = await stub.enter(descriptor, userId, await fanOf(services, userId, session.hostId), `http:${device}`, "http");
+      const isFan = result.redisDown ? await isFanInPostgres(services, userId, session.hostId) : await isFanOf(services, userId, session.hostId);
+      result = await stub.enter(descriptor, userId, isFan, `http:${device}`, "http");
     }
     if (result.status === "ok") return { roomId, sessionId: session.sessionId, userId, online: true, isFan: result.isFan, joined: result.joined };
   }
