@@ -26,7 +26,8 @@ export class BenchLiveRoom extends LiveRoom {
     this.ready();
     if (!this.checkSession(d)) return { status: "stale" };
     const known = this.sql.exec<{ is_fan: number }>(`SELECT is_fan FROM viewers WHERE user_id = ?`, userId).toArray()[0];
-    if (!known) return { status: "need_fan", redisDown: false };
+    // Nothing was looked up: the baseline asks Postgres whatever the cache holds.
+    if (!known) return { status: "need_fan", cache: "missing" };
     return this.enter(d, userId, known.is_fan === 1, connId, kind);
   }
 

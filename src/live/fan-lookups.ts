@@ -42,8 +42,12 @@ export class FanLookups {
         try {
           states = await cachedFollowStates(this.redis(), batch);
         } catch (err) {
-          const state: FanLookup = isRedisOutage(err) ? "redis_down" : "failed";
-          states = batch.map(() => state);
+          const outage = isRedisOutage(err);
+          // Lookups that queued behind a round trip that found Redis unreachable are answered so
+          // too, instead of each batch waiting out its own timeout: a join waits for at most one
+          // timeout before the Worker asks Postgres.
+          if (outage) batch.push(...this.waiting.splice(0));
+          states = batch.map((): FanLookup => (outage ? "redis_down" : "failed"));
         }
         batch.forEach((waiting, i) => waiting.answer(states[i]!));
       }

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { redisFor } from "../lib/redis";
-import { FanLookups } from "./fan-lookups";
+import { FanLookups, type FanLookup } from "./fan-lookups";
 
 /** An HTTP viewer whose last refresh is older than this is dropped; a WebSocket must ping within it. */
 export const PRESENCE_TIMEOUT_MS = 60_000;
@@ -34,8 +34,8 @@ export type ConnectionKind = "http" | "ws";
 export type EnterResult =
   | ({ status: "ok"; joined: boolean; isFan: boolean } & Counts)
   | { status: "stale" }
-  /** The follow cache could not say (missing, a capped subset, Redis down): the Worker looks the status up and calls again. */
-  | { status: "need_fan"; redisDown: boolean };
+  /** The follow cache could not say (`cache`: what the lookup saw); the Worker resolves the status and calls again. */
+  | { status: "need_fan"; cache: Exclude<FanLookup, "follows" | "not_following"> };
 export type SocketMode = "view" | "watch";
 
 type SocketAttachment = { connId: string; userId: string; mode: SocketMode; connectedAt: number; lastSeenAt: number };
@@ -240,7 +240,7 @@ export class LiveRoom extends DurableObject<Env> {
       if (known) isFan = known.is_fan === 1;
       else {
         const state = userId === d.hostId ? "not_following" : await this.fanLookups.lookup(userId, d.hostId);
-        if (state !== "follows" && state !== "not_following") return { status: "need_fan", redisDown: state === "redis_down" };
+        if (state !== "follows" && state !== "not_following") return { status: "need_fan", cache: state };
         // Other calls ran during the lookup: the session may have ended or moved on.
         if (!this.checkSession(d)) return { status: "stale" };
         isFan = state === "follows";
