@@ -1,13 +1,14 @@
 /**
  * `npm run bench:live` — live rooms in workerd (Miniflare API, fresh local stack):
  *   1. joins of new viewers into one room (10,000 viewers, 30 % of them fans of the host), side by
- *      side: ours with the viewer's follow cache in Redis (JWT + one Redis command + two Durable
- *      Object calls, no Postgres), ours with the cache missing (its rebuild: one Postgres read of
+ *      side: ours with the viewer's follow cache in Redis (JWT + one Durable Object call, in which
+ *      the object looks the viewer up: one HMGET, round trips shared by concurrent joins; no Postgres), ours with the cache missing (its rebuild: one Postgres read of
  *      the viewer's follows + one script), and the baseline (`/v1/bench/naive/live/…/presence`,
  *      bench-only entry: the same join with a primary-key lookup on Postgres `follows`, i.e. a
  *      Postgres connection per join) — joins/s, p50, p99, Redis round trips and Postgres
  *      statements per join. Every viewer but the cold range has a built follow cache, as a follow
- *      through the API or a badges read this month leaves it;
+ *      through the API or a badges read this month leaves it. New joins and refreshes of viewers
+ *      already in run in alternating slices; their ratio is `join_vs_refresh`;
  *   2. churn: joins and leaves mixed, into the same room;
  *   3. count reads with 10,000 viewers online: ours (`GET /online`, O(1) in the object) against the
  *      naive count (fetch the online ids, join them against `follows` in Postgres per request),
