@@ -46,11 +46,13 @@ export default defineConfig({
             miniflare: {
               // A lower write limit than production (wrangler.toml) so the 429 test reaches it
               // well inside the limiter's 60 s window even on a loaded machine.
-              // The feed queue as wrangler.toml declares it, delivered within 50 ms instead of 1 s and
+              // The feed queues as wrangler.toml declares them, delivered within 50 ms instead of 1 s and
               // dead-lettered after two retries instead of five, so the tests wait less.
               queueConsumers: {
                 "feed-fanout": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "feed-fanout-dlq" },
                 "feed-fanout-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
+                "feed-follow-sync": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "feed-follow-sync-dlq" },
+                "feed-follow-sync-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
               },
               ratelimits: { WRITE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_WRITE_LIMIT, period: 60 } } },
               bindings: {

@@ -2,12 +2,13 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import type { CronJobName } from "./cron";
-import { DOCS_PAGE } from "./docs/page";
+import { DOCS_CONTENT_SECURITY_POLICY, renderDocsPage } from "./docs/page";
 import { healthRoutes } from "./health/routes";
 import type { AppEnv } from "./lib/context";
 import { errorBody, handleError } from "./lib/errors";
 import { createEventBus, type Subscriber } from "./lib/events";
 import { validationHook } from "./lib/openapi";
+import { withExamples } from "./lib/openapi-examples";
 import { requestContext } from "./lib/request-context";
 import type { CronTask } from "./scheduled";
 import { socialRoutes } from "./social/routes";
@@ -35,6 +36,36 @@ export const events = createEventBus(subscribers);
 
 /** Request bodies above this are refused (413) before anything parses them. */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Head of the OpenAPI document (`/openapi.json`; the typed client's types are generated from it).
+ * Authentication is explained here once; operations only say whether they need the bearer token.
+ */
+export const OPENAPI_CONFIG = {
+  openapi: "3.1.0",
+  info: {
+    title: "Community edge API",
+    version: "1.0.0",
+    description: [
+      "Counters, unread badges, follows, posts, home feeds and live presence for community apps. IDs are positive 64-bit integers as decimal strings.",
+      "",
+      "## Authentication",
+      "Routes marked with a lock take `Authorization: Bearer <JWT>`: HS256, `sub` = the caller's user id, `role` = `user` (default), `service` or `admin`, `exp` required.",
+      "A missing, invalid or expired token is answered `401` with the error envelope; ask your token provider for a new one and retry once.",
+      "WebSockets (`/v1/live/{roomId}/ws`) take the same JWT as `?token=` or as a subprotocol next to `live`, since browsers cannot set headers on a socket.",
+      "",
+      "## Errors",
+      "Every error is `{\"error\": {\"code\", \"message\", \"details\"?}}`; for bad input `details` names each field.",
+      "",
+      "Typed client: `import { createClient } from \"community-edge/client\"` (see the README).",
+    ].join("\n"),
+  },
+} as const;
+
+/** The OpenAPI document of `app` as `/openapi.json` serves it: every route, with examples. */
+export function openApiDocument(app: OpenAPIHono<AppEnv>) {
+  return withExamples(app.getOpenAPI31Document(OPENAPI_CONFIG));
+}
 
 /** Builds the HTTP app: middleware, every capability's routes, the OpenAPI document and docs page. */
 export function newApp() {
@@ -67,15 +98,16 @@ export function newApp() {
   app.route("/", feedRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Community edge API",
-      version: "1.0.0",
-      description: "Counters, unread badges, follows, posts and live presence for community apps. IDs are positive 64-bit integers as decimal strings.",
-    },
+  // Built once per isolate: the routes do not change while it runs.
+  let doc: ReturnType<typeof openApiDocument> | undefined;
+  app.get("/openapi.json", (c) => c.json((doc ??= openApiDocument(app))));
+  // Rendered from the same document: every route is named in the HTML itself; the interactive
+  // renderer's files are static assets of this Worker (public/docs), never a CDN's.
+  let docsPage: string | undefined;
+  app.get("/docs", (c) => {
+    docsPage ??= renderDocsPage((doc ??= openApiDocument(app)));
+    return c.html(docsPage, 200, { "Content-Security-Policy": DOCS_CONTENT_SECURITY_POLICY });
   });
-  app.get("/docs", (c) => c.html(DOCS_PAGE));
 
   app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
   app.onError(handleError);

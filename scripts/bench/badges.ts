@@ -13,7 +13,7 @@
 import { performance } from "node:perf_hooks";
 import { Redis as IORedis } from "ioredis";
 import pg from "pg";
-import { badgeKeys, BUILT, streamName } from "../../src/badges/keys.js";
+import { badgeKeys, BUILT, STREAM_META, streamName, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWorker } from "./harness.js";
 
 const NAIVE_USERS = 100_000;
@@ -97,7 +97,8 @@ async function main() {
       access.push(name, String(accessAt));
       const news = j < STREAMS_WITH_NEWS;
       const newest = news ? now - 60_000 : now - 7_200_000;
-      last.push(name, String(newest));
+      // what ADD_STREAM_ITEM leaves: the last item time and the version (the 99th add, items alive 30 days)
+      last.push(name, String(newest), `${STREAM_META}${name}`, `99:${now + USER_TTL_SECONDS * 1000}`);
       const z: (string | number)[] = [];
       for (let k = 0; k < 99; k++) z.push(newest - k * (news ? 1000 : 60_000), `${j}:${k}`);
       // newest 5 of a stream with news fall after the access; the rest are older than it

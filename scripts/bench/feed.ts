@@ -10,7 +10,10 @@
  *   2. a cold page (timeline build): Postgres statements and ms;
  *   3. a fan-out of one post to 10,000 followers of whom half have a timeline: ms from publish to the
  *      last delivery, queue messages (the consumer's log lines), Redis round trips, billed commands;
- *   4. a follow on the request path: Redis round trips.
+ *   4. a follow on the request path: Redis round trips;
+ *   9. (last, as its backlog outlives it) the same fan-out with 10,000 follow syncs queued just
+ *      before the publish: ms from publish to the last follower's timeline, and how many of the
+ *      syncs were still waiting then (posts and syncs have a queue each).
  */
 import { performance } from "node:perf_hooks";
 import { Redis as IORedis } from "ioredis";
@@ -27,14 +30,19 @@ const FANOUT_FOLLOWERS = 10_000;
 const READER_BASE = 1_000_000; // reader ids
 const FAN_BASE = 2_000_000; // fan-out follower ids
 const FANOUT_AUTHOR = "999999";
+const SYNC_BACKLOG = 10_000;
+const SYNC_BASE = 30_000_000; // followers whose follow syncs are queued
+const SYNC_FOLLOWEE = "1"; // a seeded author with ~100 posts: each sync copies them
 
 async function main() {
   const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
   const fanoutLines: string[] = [];
+  let syncsDelivered = 0;
   const bench = await startBenchWorker({
     log,
     onWorkerLog: (line) => {
       if (line.includes('"queue":"feed-fanout"')) fanoutLines.push(line);
+      if (line.includes('"queue":"feed-follow-sync"')) syncsDelivered++;
     },
   });
   const redis = new IORedis(bench.stack.redisUrl);
@@ -118,29 +126,27 @@ async function main() {
     for (const f of active) seed.zadd(`feed:tl:${f}`, 0, "0").expire(`feed:tl:${f}`, 3600);
     await seed.exec();
     const author = `Bearer ${await bench.token(FANOUT_AUTHOR)}`;
+    /** Publishes a post by FANOUT_AUTHOR and polls until every follower timeline holds it: ms from publish. */
+    const publishToAllActive = async (text: string) => {
+      const t0 = performance.now();
+      const res = await fetch(`${bench.url}/v1/posts`, { method: "POST", headers: { Authorization: author, "content-type": "application/json" }, body: JSON.stringify({ text }) });
+      const { id } = (await res.json()) as { id: string };
+      const member = `${id}:${FANOUT_AUTHOR}`;
+      for (;;) {
+        const check = redis.pipeline();
+        for (const f of active) check.zscore(`feed:tl:${f}`, member);
+        const got = (await check.exec())!.filter(([, v]) => v !== null).length;
+        if (got === active.length) return performance.now() - t0;
+        if (performance.now() - t0 > 60_000) throw new Error(`fan-out incomplete after 60 s: ${got}/${active.length}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
     await fetch(`${bench.url}/v1/posts`, { method: "POST", headers: { Authorization: author, "content-type": "application/json" }, body: '{"text":"warm-up"}' });
     await new Promise((r) => setTimeout(r, 3_000)); // the warm-up fan-out drains
     fanoutLines.length = 0;
     const statsBefore = await redisCommandStats(bench.stack.redisUrl);
     const bridgeBefore = bench.stack.bridge.stats.requests;
-    const t0 = performance.now();
-    const res = await fetch(`${bench.url}/v1/posts`, { method: "POST", headers: { Authorization: author, "content-type": "application/json" }, body: '{"text":"to ten thousand"}' });
-    const { id } = (await res.json()) as { id: string };
-    const member = `${id}:${FANOUT_AUTHOR}`;
-    let polls = 0;
-    let fanoutMs = 0;
-    for (;;) {
-      const check = redis.pipeline();
-      for (const f of active) check.zscore(`feed:tl:${f}`, member);
-      polls++;
-      const got = (await check.exec())!.filter(([, v]) => v !== null).length;
-      if (got === active.length) {
-        fanoutMs = performance.now() - t0;
-        break;
-      }
-      if (performance.now() - t0 > 60_000) throw new Error(`fan-out incomplete after 60 s: ${got}/${active.length}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const fanoutMs = await publishToAllActive("to ten thousand");
     const fanoutMessages = fanoutLines.length;
     const fanoutBilled = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
     const fanoutBilledTotal = fanoutBilled.total - (fanoutBilled.byCommand.zscore ?? 0) + 0; // the polls' ZSCOREs are ours, not the design's
@@ -152,14 +158,14 @@ async function main() {
     const follower = `Bearer ${await bench.token("3000000")}`;
     await fetch(`${bench.url}/v1/me/following/1`, { method: "PUT", headers: { Authorization: follower } });
     await new Promise((r) => setTimeout(r, 2_500)); // its queued sync is delivered (max_batch_timeout 1 s)
-    const consumed = fanoutLines.length;
+    const consumed = fanoutLines.length + syncsDelivered;
     const fb = bench.stack.bridge.stats.requests;
     const fr = await fetch(`${bench.url}/v1/me/following/2`, { method: "PUT", headers: { Authorization: follower } });
     if (fr.status !== 200) throw new Error(`follow: ${fr.status}`);
     await new Promise((r) => setTimeout(r, 2_500));
     // The bridge also saw the queue consumer deliver this follow's sync (one script per delivery,
     // counted from the consumer's log lines): the request path's share is the rest.
-    const followRoundTrips = bench.stack.bridge.stats.requests - fb - (fanoutLines.length - consumed);
+    const followRoundTrips = bench.stack.bridge.stats.requests - fb - (fanoutLines.length + syncsDelivered - consumed);
 
     // ── 5. Ranked page vs the chronological page (same readers, warm) ──
     await runLoad({ baseUrl: bench.url, concurrency: 8, total: READERS * 2, request: (i) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: auth(i) }) });
@@ -330,8 +336,38 @@ async function main() {
       { measure: "trending list: Redis round trips per read", value: trendingReads.roundTrips },
       { measure: "trending list: billed commands in the window, by command", value: JSON.stringify(trendingReads.byCommand) },
     ]);
+
+    // ── 9. The fan-out of section 3 again, with 10,000 follow syncs queued just before it ──
+    // Real follows, each follower with a timeline and the follow intent: every sync reads the
+    // followee's newest posts from Postgres and copies them, as a burst of follows leaves them.
+    await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1 + g, $2 FROM generate_series(0, $3 - 1) g`, [SYNC_BASE, SYNC_FOLLOWEE, SYNC_BACKLOG]);
+    for (let from = 0; from < SYNC_BACKLOG; from += 5_000) {
+      const p = redis.pipeline();
+      for (let g = from; g < from + 5_000; g++) p.zadd(`feed:tl:${SYNC_BASE + g}`, 0, "0").expire(`feed:tl:${SYNC_BASE + g}`, 3600).set(`feed:fi:${SYNC_BASE + g}:${SYNC_FOLLOWEE}`, "1", "EX", 3600);
+      await p.exec();
+    }
+    await new Promise((r) => setTimeout(r, 2_000)); // earlier queue work drains
+    const syncsBefore = syncsDelivered;
+    const queued = await fetch(`${bench.url}/v1/bench/feed/queue-syncs`, {
+      method: "POST",
+      headers: { ...service, "content-type": "application/json" },
+      body: JSON.stringify({ followeeId: SYNC_FOLLOWEE, from: SYNC_BASE, count: SYNC_BACKLOG }),
+    });
+    if (queued.status !== 200) throw new Error(`queue syncs: ${queued.status} ${await queued.text()}`);
+    const syncsWaitingAtPublish = SYNC_BACKLOG - (syncsDelivered - syncsBefore);
+    const behindSyncsMs = await publishToAllActive("behind ten thousand syncs");
+    const syncsWaitingAtDelivery = SYNC_BACKLOG - (syncsDelivered - syncsBefore);
+    console.log("");
+    printTable([
+      { measure: "follow syncs queued just before the publish", value: SYNC_BACKLOG },
+      { measure: "  of them still waiting when the publish was sent", value: syncsWaitingAtPublish },
+      { measure: "  of them still waiting when the last follower timeline held the post", value: syncsWaitingAtDelivery },
+      { measure: "fan-out to 10,000 followers behind the syncs: ms publish → last timeline", value: behindSyncsMs },
+      { measure: "follow syncs delivered per second meanwhile (their own queue)", value: (syncsWaitingAtPublish - syncsWaitingAtDelivery) / (behindSyncsMs / 1000) },
+      { measure: "fan-out to 10,000 followers, no backlog (section 3): ms", value: fanoutMs },
+    ]);
     console.log(
-      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)} trending_commands_per_increment=${fmt(trendingPerIncrement)}`,
+      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)} trending_commands_per_increment=${fmt(trendingPerIncrement)} fanout_behind_syncs_ms=${Math.round(behindSyncsMs)}`,
     );
   } finally {
     redis.disconnect();

@@ -21,12 +21,13 @@ process.env.WRANGLER_SEND_METRICS = "false";
 /** The parts of wrangler.toml that shape the running Worker (everything but its code). */
 export type WranglerWorkerOptions = Pick<
   WorkerOptions,
-  "compatibilityDate" | "compatibilityFlags" | "bindings" | "durableObjects" | "ratelimits" | "queueProducers" | "queueConsumers"
+  "compatibilityDate" | "compatibilityFlags" | "bindings" | "durableObjects" | "ratelimits" | "queueProducers" | "queueConsumers" | "assets"
 >;
 
 /**
- * Compatibility date and flags, `[vars]`, Durable Objects, rate limiters and Queues (producers and
- * consumers, with their dead-letter queues) as wrangler.toml declares them. Sections that are
+ * Compatibility date and flags, `[vars]`, Durable Objects, rate limiters, Queues (producers and
+ * consumers, with their dead-letter queues) and static assets (`[assets]`, served in front of the
+ * Worker as the edge serves them) as wrangler.toml declares them. Sections that are
  * absent come back empty, so a Worker without queues runs without them.
  */
 export async function workerOptionsFromWrangler(configPath = join(REPO_ROOT, "wrangler.toml")): Promise<WranglerWorkerOptions> {
@@ -42,6 +43,7 @@ export async function workerOptionsFromWrangler(configPath = join(REPO_ROOT, "wr
     ratelimits: o.ratelimits,
     queueProducers: o.queueProducers,
     queueConsumers: o.queueConsumers,
+    assets: o.assets,
   };
 }
 

@@ -4,29 +4,42 @@
  * read with HGETALL + chunked HMGET: a handful of commands for 2,000 authors, not 2,000.
  */
 
-/** HMGET accepts at most this many fields per call here (Lua's unpack limit is ~8,000). */
+/** Followees a rebuild writes per HMGET + HSET (the HSET unpacks twice as many values). */
 export const HMGET_CHUNK = 1000;
+/**
+ * Followed authors read per HMGET of `badge:au:pub` by the unread count: MAX_FOLLOWED_AUTHORS, so
+ * a cache built from Postgres costs one HMGET (Lua's unpack takes up to ~8,000 values).
+ */
+export const UNREAD_HMGET_CHUNK = 5000;
 
-/** Shared Lua: defines \`authorsMissing\`, \`authorsTotal\` (stops past \`limit\`) and, when \`wantList\`, \`authorsList\`. */
+/**
+ * Shared Lua: defines \`authorsMissing\`, \`authorsTotal\` (stops past \`limit\`) and, when \`wantList\`, \`authorsList\`.
+ * The HGETALL's fields are asked of \`badge:au:pub\` as they come, sentinel included (no author
+ * has that id: it answers nil and is skipped), so field j's seen count is \`seenFlat[2j]\` with no
+ * table built per author; an author whose published count is the very string of their seen count
+ * (the common case: nothing new) is skipped without a number conversion.
+ */
 export const AUTHORS_UNREAD_SNIPPET = `
 local authorsMissing, authorsTotal, authorsList = false, 0, {}
 local seenFlat = redis.call('HGETALL', auSeen)
-if #seenFlat == 0 then
+local fieldCount = #seenFlat / 2
+if fieldCount == 0 then
   authorsMissing = true
 else
-  local ids, seen = {}, {}
-  for i = 1, #seenFlat, 2 do
-    if seenFlat[i] ~= '_' then ids[#ids + 1] = seenFlat[i]; seen[#seen + 1] = tonumber(seenFlat[i + 1]) end
-  end
   local from = 1
-  while from <= #ids and (wantList or authorsTotal <= limit) do
-    local to = math.min(from + ${HMGET_CHUNK} - 1, #ids)
-    local published = redis.call('HMGET', auPub, unpack(ids, from, to))
-    for j = 1, #published do
-      local d = tonumber(published[j] or '0') - seen[from + j - 1]
-      if d > 0 then
-        authorsTotal = authorsTotal + d
-        if wantList then authorsList[#authorsList + 1] = { ids[from + j - 1], d } end
+  while from <= fieldCount and (wantList or authorsTotal <= limit) do
+    local to = math.min(from + ${UNREAD_HMGET_CHUNK} - 1, fieldCount)
+    local ids = {}
+    for j = from, to do ids[j - from + 1] = seenFlat[2 * j - 1] end
+    local published = redis.call('HMGET', auPub, unpack(ids))
+    for j = from, to do
+      local p, s = published[j - from + 1], seenFlat[2 * j]
+      if p and p ~= s then
+        local d = tonumber(p) - tonumber(s)
+        if d > 0 then
+          authorsTotal = authorsTotal + d
+          if wantList then authorsList[#authorsList + 1] = { seenFlat[2 * j - 1], d } end
+        end
       end
     end
     from = to + 1

@@ -1,16 +1,18 @@
 /**
- * Broadcast scripts. The id set holds a sentinel member "0" (score 0) once built, so a lost set
- * (cache loss) is told apart from "no broadcasts yet" and is never mistaken for "nothing unread".
+ * Broadcast scripts. The id set holds two sentinels once built: member "0" at score 0, below every
+ * id, and member "top" at +inf, above every id. A ZCOUNT above the user's last-read id always
+ * counts "top", so one command tells a lost set (0: cache loss, never "nothing unread") from the
+ * unread count (the answer minus one); ZREVRANGE at rank 1 is the newest id, or "0" with none yet.
  */
 
 /** Adds one broadcast id (or many, from the cron's resync) and trims the set to the newest window. */
 export const ADD_BROADCAST_IDS = `
-local ids = KEYS[1]               -- badge:bc:ids
+local ids = KEYS[1]               -- badge:bc:window
 local window = tonumber(ARGV[1])  -- BROADCAST_WINDOW
-redis.call('ZADD', ids, 0, '0')
+redis.call('ZADD', ids, 0, '0', '+inf', 'top')
 for i = 2, #ARGV do redis.call('ZADD', ids, ARGV[i], ARGV[i]) end
--- rank 0 is the sentinel (score 0, below every id): keep it and the newest \`window\` ids
-redis.call('ZREMRANGEBYRANK', ids, 1, -(window + 1))
+-- rank 0 and rank -1 are the sentinels: keep them and the newest \`window\` ids between them
+redis.call('ZREMRANGEBYRANK', ids, 1, -(window + 2))
 return cjson.encode({ added = #ARGV - 1 })
 `;
 
@@ -39,21 +41,26 @@ return 0
 
 /**
  * Shared Lua: the user's last-read id, set to the newest broadcast on first sight (a new user counts
- * only broadcasts from then on). Defines locals bcMissing, bcFirstSeen, bcUnread.
+ * only broadcasts from then on). Reads \`bcMarker\`, the marker hash's \`bc\` field (false when
+ * absent), which the caller has read with whatever else it needs of that hash. Defines locals
+ * bcMissing, bcFirstSeen, bcUnread.
  */
 export const BROADCAST_UNREAD_SNIPPET = `
 local bcMissing, bcFirstSeen, bcUnread = false, false, 0
-if redis.call('EXISTS', bcIds) == 0 then
-  bcMissing = true
-else
-  local lastRead = redis.call('HGET', markers, 'bc')
-  if not lastRead then
-    lastRead = redis.call('ZREVRANGE', bcIds, 0, 0)[1]
+local lastRead = bcMarker
+if not lastRead then
+  lastRead = redis.call('ZREVRANGE', bcIds, 1, 1)[1]
+  if lastRead then
     redis.call('HSET', markers, 'bc', lastRead)
     redis.call('EXPIRE', markers, ttl)
     bcFirstSeen = lastRead
   end
-  bcUnread = redis.call('ZCOUNT', bcIds, '(' .. lastRead, '+inf')
+end
+local aboveLastRead = lastRead and redis.call('ZCOUNT', bcIds, '(' .. lastRead, '+inf') or 0
+if aboveLastRead == 0 then
+  bcMissing, bcFirstSeen = true, false
+else
+  bcUnread = aboveLastRead - 1
   lastReadId = lastRead
 end
 `;
@@ -61,9 +68,10 @@ end
 /** The user's last-read id (first-seen on first sight) and unread count. */
 export const GET_BROADCAST_STATE = `
 local markers = KEYS[1]        -- badge:m:{user}
-local bcIds = KEYS[2]          -- badge:bc:ids
+local bcIds = KEYS[2]          -- badge:bc:window
 local ttl = tonumber(ARGV[1])  -- per-user TTL
 local lastReadId = false
+local bcMarker = redis.call('HGET', markers, 'bc')
 ${BROADCAST_UNREAD_SNIPPET}
 return cjson.encode({ missing = bcMissing, firstSeen = bcFirstSeen, unread = bcUnread, lastReadId = lastReadId })
 `;

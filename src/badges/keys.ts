@@ -4,6 +4,21 @@
  *
  * Per-user hashes that are caches carry a sentinel field `_` once built, so "the user follows
  * nobody" (built, empty) is told apart from "the cache was lost" (key missing → rebuild).
+ *
+ * What `GET /v1/me/badges` bills (one EVALSHA, `GET_BADGES`), and why each read is there: a known
+ * user costs 12 — EVALSHA; HGETALL of `notifications`, `reddotChannels`, `reddotSeen`,
+ * `authorSeen`, `streamAccess`, `inbox`; HMGET of `markers` (broadcast marker, `ttlDay` and `act`
+ * in one read), of `authorPublished` (≤ 5,000 followed authors per HMGET) and of `streamLastItem`
+ * (last item time of every stream of the user); ZCOUNT of `broadcastIds` (its +inf sentinel makes
+ * a lost set answer 0, so no EXISTS); HGET of the `dms` total — and 13 when any of their streams
+ * has an item after their access: one more HMGET, of those streams' versions only (asking every
+ * stream's version in the first HMGET would bill nothing more but doubles the fields Lua reads:
+ * about a third of the streams' script time for 500 streams). Flat in the backlog, in follows
+ * (≤ 5,000) and in streams. On top, only when due: ZCOUNT per stream whose items or access
+ * changed since its count was remembered, plus one HSET of the new counts; ZADD to `activeUsers`
+ * + HSET of `act` on the first call of a minute; the EXPIREs of every per-user key on the first
+ * call of a day. Derived state never changes an answer: a remembered stream count is
+ * reused only for the exact access and version strings it was counted at.
  */
 
 /** Per-user hashes live 30 days after their last write or the user's first badges call of a day. */
@@ -19,6 +34,25 @@ export const AUTHOR_EPOCH_TTL_SECONDS = 24 * 3600;
 export const BROADCAST_WINDOW = 1000;
 /** Users remembered as "recently active" for the repair cron (trimmed by the cron, not per call). */
 export const ACTIVE_USERS_CAP = 100_000;
+/**
+ * A badges call records its user in the active set only when the last record (`act` in the marker
+ * hash, which the call reads anyway) is this old: the per-minute repair cron needs "active this
+ * minute", not the last call to the millisecond, and a ZADD + HSET a minute bills less than a ZADD
+ * a call.
+ */
+export const ACTIVE_RECORD_EVERY_MS = 60_000;
+/**
+ * First character of the per-stream fields that are not a stream's own: the version in
+ * `streamLastItem` and the remembered count in `streamAccess` (`#kind/id`). No stream name starts
+ * with it (a kind starts with a letter).
+ */
+export const STREAM_META = "#";
+/**
+ * A remembered stream count is used only while its items are at least this far from expiring: the
+ * expiry is computed on the adding isolate's clock and compared on the reading one's, so this is
+ * the clock skew tolerated (and the window in which such a stream is counted every call instead).
+ */
+export const STREAM_MEMO_MARGIN_MS = 3_600_000;
 
 export const badgeKeys = {
   /** HOT-ONLY hash `type → count` plus `total` (= Σ types). TTL 30 d, refreshed on write. */
@@ -26,12 +60,18 @@ export const badgeKeys = {
   /** HOT-ONLY string "1": an Idempotency-Key already applied to `userId`'s notifications. TTL 24 h. */
   notificationIdempotency: (userId: string, key: string) => `badge:n:idem:${userId}:${key}`,
 
-  /** CACHE sorted set of broadcast ids (member = score = id), newest BROADCAST_WINDOW only; re-synced by the cron. */
-  broadcastIds: () => "badge:bc:ids",
+  /**
+   * CACHE sorted set of broadcast ids (member = score = id), newest BROADCAST_WINDOW only, between
+   * sentinels `0` (score 0) and `top` (+inf) that mark it built; re-synced by the cron. (Named
+   * apart from the earlier one-sentinel `badge:bc:ids`, which nothing reads any more, so a set
+   * without `top` is never read as one unread too few: it is missing, and rebuilt.)
+   */
+  broadcastIds: () => "badge:bc:window",
   /**
    * Per-user marker hash: `bc` = last-read broadcast id (never moves backwards; mirrored to
    * Postgres `broadcast_reads`, which is the truth on cache loss); `ttlDay` = the day (since the
-   * epoch, UTC) the user's cache TTLs were last renewed by a badges call. TTL 30 d, refreshed on
+   * epoch, UTC) the user's cache TTLs were last renewed by a badges call; `act` = ms of the user's
+   * last record in `activeUsers` (see ACTIVE_RECORD_EVERY_MS). Three fields. TTL 30 d, refreshed on
    * write and on the first badges call of a day.
    */
   markers: (userId: string) => `badge:m:${userId}`,
@@ -61,11 +101,20 @@ export const badgeKeys = {
 
   /** HOT-ONLY sorted set of item timestamps of one stream (member = item key, score = ms), newest `cap` only. TTL 30 d. */
   streamItems: (stream: string) => `badge:st:i:${stream}`,
-  /** HOT-ONLY hash `stream → last item at ms` for every stream: one HMGET answers "anything new?". No TTL (one key). */
+  /**
+   * HOT-ONLY hash, two fields per stream: `kind/id` → last item at ms (one HMGET answers "anything
+   * new?") and `#kind/id` → the stream's version `seq:itemsExpireAtMs`, rewritten by every item
+   * added (the only writer of item sets), so an unchanged version proves an unchanged item set
+   * until that expiry. Bounded by the streams that ever had an item. No TTL (one key).
+   */
   streamLastItem: () => "badge:st:last",
   /**
    * CACHE hash `stream → last access ms` of the streams `userId` is a member of, plus sentinel `_`
-   * (membership = presence). Rebuilt from Postgres `stream_members` + `user_access_log`. TTL 30 d.
+   * (membership = presence), plus for a stream whose unread was counted `#stream` →
+   * `access@version=count`: the count, reused while the access and the stream's version are the
+   * same (at most one per membership; dropped with it). Derived state: a lost or stale one costs a
+   * ZCOUNT, never a wrong count. Assumes no eviction of item sets before their TTL (Upstash's
+   * default, eviction off). Rebuilt from Postgres `stream_members` + `user_access_log`. TTL 30 d.
    */
   streamAccess: (userId: string) => `badge:st:u:${userId}`,
 

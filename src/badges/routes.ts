@@ -23,8 +23,8 @@ const ReadDegraded = z.boolean().describe("true when Redis was unavailable: zero
 const Degraded = z.boolean().describe("true when Redis was unavailable: Postgres kept the change, the cache is repaired later");
 
 const NotificationTypeSchema = z.enum(NOTIFICATION_TYPES);
-const CountMap = z.record(z.string(), z.number().int());
-const CappedMap = z.record(z.string(), CappedSchema);
+const CountMap = z.record(z.string(), z.number().int()).openapi({ example: { reply: 3 } });
+const CappedMap = z.record(z.string(), CappedSchema).openapi({ example: { reply: { count: 3, capped: false } } });
 
 // ── Notifications ────────────────────────────────────────────────────────────
 const notificationRoutes = newRouter()

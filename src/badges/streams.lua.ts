@@ -1,10 +1,18 @@
+import { STREAM_MEMO_MARGIN_MS, STREAM_META } from "./keys";
+
 /**
  * Stream scripts. A stream `kind/id` keeps a capped sorted set of item timestamps; one shared hash
- * holds every stream's last item time, so "is anything new in my 500 streams?" is one HMGET and only
- * streams with news cost a ZCOUNT.
+ * holds every stream's last item time and version, so "is anything new in my 500 streams?" is one
+ * HMGET, the streams with news cost one more (their versions), and a ZCOUNT each only when its
+ * items or the user's access moved since the user's last count of it (the count is remembered in
+ * the user's access hash).
  */
 
-/** Records an item: adds its timestamp, trims to the newest \`cap\`, raises the stream's last-item time. */
+/**
+ * Records an item: adds its timestamp, trims to the newest \`cap\`, raises the stream's last-item
+ * time and moves its version (\`seq:itemsExpireAtMs\`): every change of the item set goes through
+ * here, so an unchanged version proves an unchanged set until it expires.
+ */
 export const ADD_STREAM_ITEM = `
 local items = KEYS[1]            -- badge:st:i:{kind/id}
 local lastItem = KEYS[2]         -- badge:st:last
@@ -13,10 +21,15 @@ local at = tonumber(ARGV[2])     -- item time, ms
 local member = ARGV[3]           -- item key (unique within the stream)
 local cap = tonumber(ARGV[4])    -- newest items kept
 local ttl = tonumber(ARGV[5])
+local now = tonumber(ARGV[6])    -- ms, when the item set's TTL starts
 redis.call('ZADD', items, at, member)
 redis.call('ZREMRANGEBYRANK', items, 0, -(cap + 1))
 redis.call('EXPIRE', items, ttl)
-if at > tonumber(redis.call('HGET', lastItem, stream) or '0') then redis.call('HSET', lastItem, stream, ARGV[2]) end
+local state = redis.call('HMGET', lastItem, stream, '${STREAM_META}' .. stream)
+local seq = tonumber(string.match(state[2] or '', '^(%d+):') or '0') + 1
+local fields = { '${STREAM_META}' .. stream, string.format('%d:%d', seq, now + ttl * 1000) }
+if at > tonumber(state[1] or '0') then fields[3] = stream; fields[4] = ARGV[2] end
+redis.call('HSET', lastItem, unpack(fields))
 return cjson.encode({ kept = redis.call('ZCARD', items) })
 `;
 
@@ -35,14 +48,17 @@ redis.call('EXPIRE', access, ttl)
 return 1
 `;
 
+/** Ends a membership: the stream's access and the count remembered for it. */
 export const LEAVE_STREAM = `
 local access = KEYS[1]  -- badge:st:u:{user}
-return redis.call('HDEL', access, ARGV[1])
+return redis.call('HDEL', access, ARGV[1], '${STREAM_META}' .. ARGV[1])
 `;
 
 /**
  * Builds (ARGV[2] = '0': only when missing) or repairs (ARGV[2] = '1': overwrites membership, keeps
  * the later of Redis' and Postgres' access) a user's stream cache. ARGV[3..] = stream, ms pairs.
+ * A repair keeps the remembered counts of the streams that stay (a count is reused only while its
+ * access string is unchanged), so the per-minute repair of active users does not recount them.
  */
 export const WARM_STREAM_ACCESS = `
 local access = KEYS[1]         -- badge:st:u:{user}
@@ -53,15 +69,20 @@ local current = {}
 if repair then
   if redis.call('EXISTS', access) == 0 then return 0 end
   local flat = redis.call('HGETALL', access)
-  for i = 1, #flat, 2 do current[flat[i]] = tonumber(flat[i + 1]) end
+  for i = 1, #flat, 2 do current[flat[i]] = flat[i + 1] end
   redis.call('DEL', access)
 end
 redis.call('HSET', access, '_', '1')
 for i = 3, #ARGV, 2 do
   local at = tonumber(ARGV[i + 1])
-  local mine = current[ARGV[i]]
+  local mine = tonumber(current[ARGV[i]] or '')
   if mine and mine > at then at = mine end
-  redis.call('HSET', access, ARGV[i], string.format('%d', at))
+  local memo = current['${STREAM_META}' .. ARGV[i]]
+  if memo then
+    redis.call('HSET', access, ARGV[i], string.format('%d', at), '${STREAM_META}' .. ARGV[i], memo)
+  else
+    redis.call('HSET', access, ARGV[i], string.format('%d', at))
+  end
 end
 redis.call('EXPIRE', access, ttl)
 return 1
@@ -70,6 +91,14 @@ return 1
 /**
  * Shared Lua: defines \`streamsMissing\`, \`streamsTotal\` and \`streamsBy\` (stream → unread). Quiet
  * streams (last item not after the access) cost nothing; counting stops once the total passes \`limit\`.
+ *
+ * The versions of the streams with news are read in a second HMGET, so the first one reads one
+ * field per stream, not two. A stream with news is counted with ZCOUNT once, then remembered in the access hash as field
+ * \`#kind/id\` = \`access@version=count\`; later calls reuse the count while the access and the
+ * stream's version are the same strings (nothing was added or trimmed, nothing read) and the items
+ * are still far from expiring (\`now\` before their expiry minus STREAM_MEMO_MARGIN_MS, so clock skew
+ * between isolates cannot keep a count of expired items). Streams without a version (items added
+ * before versions existed) are counted every call.
  */
 export const STREAMS_UNREAD_SNIPPET = `
 local streamsMissing, streamsTotal, streamsBy = false, 0, {}
@@ -77,23 +106,44 @@ local accFlat = redis.call('HGETALL', stAccess)
 if #accFlat == 0 then
   streamsMissing = true
 elseif #accFlat > 2 then
-  local names, at = {}, {}
+  local names, at, memo, n = {}, {}, {}, 0
   for i = 1, #accFlat, 2 do
-    if accFlat[i] ~= '_' then names[#names + 1] = accFlat[i]; at[#at + 1] = accFlat[i + 1] end
+    local f = accFlat[i]
+    if string.byte(f) == ${STREAM_META.charCodeAt(0)} then memo[string.sub(f, 2)] = accFlat[i + 1]
+    elseif f ~= '_' then n = n + 1; names[n] = f; at[n] = accFlat[i + 1] end
   end
-  for from = 1, #names, ${1000} do
+  local nowMs = tonumber(now)
+  local remember = {}
+  for from = 1, n, 1000 do
     if streamsTotal > limit then break end
-    local to = math.min(from + 999, #names)
+    local to = math.min(from + 999, n)
     local last = redis.call('HMGET', stLast, unpack(names, from, to))
-    for j = 1, #last do
-      if streamsTotal > limit then break end
-      local k = from + j - 1
-      if last[j] and tonumber(last[j]) > tonumber(at[k]) then
-        local n = redis.call('ZCOUNT', itemPrefix .. names[k], '(' .. at[k], '+inf')
-        if n > 0 then streamsBy[names[k]] = n; streamsTotal = streamsTotal + n end
+    local news, versionFields = {}, {}
+    for k = from, to do
+      local lastAt = last[k - from + 1]
+      if lastAt and tonumber(lastAt) > tonumber(at[k]) then
+        news[#news + 1] = k
+        versionFields[#versionFields + 1] = '${STREAM_META}' .. names[k]
       end
     end
+    local versions = #news > 0 and redis.call('HMGET', stLast, unpack(versionFields)) or {}
+    for i = 1, #news do
+      if streamsTotal > limit then break end
+      local k, version = news[i], versions[i]
+      local key, c = false, false
+      if version and nowMs < tonumber(string.match(version, ':(%d+)$') or '0') - ${STREAM_MEMO_MARGIN_MS} then
+        key = at[k] .. '@' .. version .. '='
+        local m = memo[names[k]]
+        if m and string.sub(m, 1, #key) == key then c = tonumber(string.sub(m, #key + 1)) end
+      end
+      if not c then
+        c = redis.call('ZCOUNT', itemPrefix .. names[k], '(' .. at[k], '+inf')
+        if key then remember[#remember + 1] = versionFields[i]; remember[#remember + 1] = key .. c end
+      end
+      if c > 0 then streamsBy[names[k]] = c; streamsTotal = streamsTotal + c end
+    end
   end
+  if #remember > 0 then redis.call('HSET', stAccess, unpack(remember)) end
 end
 `;
 
@@ -102,6 +152,7 @@ local stAccess = KEYS[1]       -- badge:st:u:{user}
 local stLast = KEYS[2]         -- badge:st:last
 local itemPrefix = ARGV[1]     -- key prefix of item sets (badgeKeys.streamItems(""))
 local limit = tonumber(ARGV[2])
+local now = ARGV[3]            -- ms, to tell a remembered count's items still alive
 ${STREAMS_UNREAD_SNIPPET}
 return cjson.encode({ missing = streamsMissing, total = streamsTotal, byStream = streamsBy })
 `;

@@ -27,6 +27,7 @@ export async function addStreamItem(redis: ScriptRedis, kind: string, id: string
     member,
     item.cap,
     USER_TTL_SECONDS,
+    Date.now(),
   ]);
   return { stream, kept: r.kept };
 }
@@ -98,6 +99,7 @@ export async function listStreamUnread(services: Services, userId: string, cap: 
     runScript<StreamUnread>(services.redis, LIST_STREAM_UNREAD, [badgeKeys.streamAccess(userId), badgeKeys.streamLastItem()], [
       badgeKeys.streamItems(""),
       cap,
+      Date.now(),
     ]);
   let r = await run();
   if (r.missing) {

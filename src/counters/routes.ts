@@ -17,9 +17,9 @@ export const MAX_READ_IDS = 100;
 const EntityParam = z.enum(COUNTER_ENTITIES).openapi({ param: { name: "entity", in: "path" }, example: "post" });
 const CountersSchema = z
   .object({
-    entity: z.enum(COUNTER_ENTITIES),
+    entity: z.enum(COUNTER_ENTITIES).openapi({ example: "post" }),
     stale: z.boolean().openapi({ description: "true when Redis was unreachable: Postgres values, missing the last minute of increments" }),
-    items: z.array(z.object({ id: IdSchema, counts: z.record(z.string(), z.number().int().min(0)) })),
+    items: z.array(z.object({ id: IdSchema, counts: z.record(z.string(), z.number().int().min(0)).openapi({ example: { views: 120, comments: 4, likes: 17, favorites: 2, forwards: 1 } }) })),
   })
   .openapi("Counters");
 const DeltasSchema = z

@@ -1,45 +1,55 @@
 /**
- * A self-contained API reference: it renders /openapi.json in the browser with no third-party
- * assets, so it works offline and under a strict CSP.
+ * The API reference at `/docs`: an index of every operation, rendered here from the OpenAPI
+ * document (readable without JavaScript), and Swagger UI on top of it for examples and "try it".
+ *
+ * Swagger UI's files are this Worker's static assets (`public/docs/`, copied from the pinned
+ * `swagger-ui-dist` by `npm run docs:assets`), so the page works offline and loads nothing from
+ * another origin; the Content-Security-Policy below makes the browser enforce that.
  */
-export const DOCS_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Community edge API</title>
+
+/** Where the renderer's files are served from (wrangler.toml `[assets]`, `public/` at the root). */
+export const DOCS_ASSET_BASE = "/docs/assets";
+
+/**
+ * Same origin only, for scripts, styles, images, fonts and "try it" requests alike. Styles allow
+ * inline because Swagger UI sets style attributes; no inline script is needed.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+type Operation = { summary?: string; tags?: string[]; security?: unknown[] };
+type Document = { info: { title: string }; paths?: object };
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** The page for `doc`: the operation index grouped by tag, and the mount point of Swagger UI. */
+export function renderDocsPage(doc: Document): string {
+  const byTag = new Map<string, string[]>();
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const tag = op.tags?.[0] ?? "Other";
+      const lock = op.security?.length ? ' <span class="lock" title="Bearer token">🔒</span>' : "";
+      const row = `<li><code class="m ${method}">${method.toUpperCase()}</code> <code>${escape(path)}</code> ${escape(op.summary ?? "")}${lock}</li>`;
+      byTag.set(tag, [...(byTag.get(tag) ?? []), row]);
+    }
+  }
+  const index = [...byTag].map(([tag, rows]) => `<h3>${escape(tag)}</h3><ul>${rows.join("")}</ul>`).join("");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escape(doc.info.title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:1rem 2rem;color:#222}
-h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2rem}
-details{border:1px solid #e3e3e3;border-radius:6px;margin:.4rem 0;padding:.3rem .7rem}
-summary{cursor:pointer}.m{display:inline-block;width:4.5rem;font-weight:700;font-family:monospace}
-.get{color:#1769aa}.post{color:#2e7d32}.put{color:#a05a00}.delete{color:#b00020}
-code,pre{font-family:ui-monospace,monospace;font-size:13px}pre{background:#f6f8fa;padding:.5rem;overflow:auto}
-.lock{font-size:12px;color:#777;margin-left:.5rem}
-</style></head><body>
-<h1>Community edge API</h1>
-<p>Machine-readable document: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).
-Authenticated routes take <code>Authorization: Bearer &lt;JWT&gt;</code> (HS256, <code>sub</code> = user id, <code>role</code> = user | service | admin, <code>exp</code> required).</p>
-<div id="ops">Loading…</div>
-<script>
-const esc = (s) => String(s).replace(/[&<>"]/g, (ch) => ({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[ch]));
-fetch("/openapi.json").then((r) => r.json()).then((doc) => {
-  const byTag = {};
-  for (const [path, item] of Object.entries(doc.paths || {})) {
-    for (const [method, op] of Object.entries(item)) {
-      const tag = (op.tags && op.tags[0]) || "Other";
-      (byTag[tag] ||= []).push({ path, method, op });
-    }
-  }
-  let html = "";
-  for (const [tag, ops] of Object.entries(byTag)) {
-    html += "<h2>" + esc(tag) + "</h2>";
-    for (const { path, method, op } of ops) {
-      const params = (op.parameters || []).map((p) => "<li><code>" + esc(p.name) + "</code> (" + esc(p.in) + (p.required ? ", required" : "") + ")" + (p.description ? " — " + esc(p.description) : "") + "</li>").join("");
-      const body = op.requestBody ? "<p>Body:</p><pre>" + esc(JSON.stringify(op.requestBody.content["application/json"].schema, null, 2)) + "</pre>" : "";
-      const responses = Object.entries(op.responses || {}).map(([code, r]) => "<li><code>" + esc(code) + "</code> " + esc(r.description || "") + "</li>").join("");
-      html += "<details><summary><span class='m " + method + "'>" + method.toUpperCase() + "</span><code>" + esc(path) + "</code> — " + esc(op.summary || "") + (op.security ? "<span class='lock'>🔒 bearer</span>" : "") + "</summary>" +
-        (params ? "<p>Parameters:</p><ul>" + params + "</ul>" : "") + body + "<p>Responses:</p><ul>" + responses + "</ul></details>";
-    }
-  }
-  html += "<h2>Schemas</h2><pre>" + esc(JSON.stringify((doc.components || {}).schemas || {}, null, 2)) + "</pre>";
-  document.getElementById("ops").innerHTML = html;
-}).catch((err) => { document.getElementById("ops").textContent = "Could not load /openapi.json: " + err; });
-</script></body></html>`;
+<link rel="stylesheet" href="${DOCS_ASSET_BASE}/swagger-ui.css">
+<link rel="stylesheet" href="${DOCS_ASSET_BASE}/docs.css">
+</head><body>
+<header><h1>${escape(doc.info.title)}</h1>
+<p>OpenAPI 3.1 document: <a href="/openapi.json">/openapi.json</a>. Press <b>Authorize</b> and paste a JWT to try
+authenticated routes against this server; each route shows a request and a response example.</p>
+<details id="route-index"><summary>Every route</summary>${index}</details></header>
+<div id="swagger-ui"></div>
+<script src="${DOCS_ASSET_BASE}/swagger-ui-bundle.js"></script>
+<script src="${DOCS_ASSET_BASE}/init.js"></script>
+</body></html>`;
+}

@@ -5,10 +5,23 @@ import { ADD_POSTS } from "./chunks.lua";
  * every follower timeline that exists; missing timelines are skipped (they are built from Postgres
  * on their next read). Idempotent: ZADD/ZREM of the same member change nothing the second time,
  * and an "add" of a post whose tombstone is set does nothing, so a late redelivery never brings a
- * deleted post back. Billed: EVALSHA + GET + per follower EXISTS (+ ZADD + ZREMRANGEBYRANK | ZREM).
+ * deleted post back.
+ *
+ * An unfollow wins in every order: the page of followers was read from Postgres before this call,
+ * so a follower may have unfollowed the author since; its unfollow already purged the timeline on
+ * the request path and left the follow intent "0" (1 day), so an "add" skips that timeline. (The
+ * intent is the cheapest correct guard: the unfollow epoch would have to be read before the
+ * Postgres page, one more round trip.) A follow made again since then turned the intent back to
+ * "1" and its own sync copies the post.
+ *
+ * KEYS: feed:post:{id}, then n follower timelines feed:tl:{follower}, then their n follow
+ * intents feed:fi:{follower}:{author}, in the same order.
+ * Billed: EVALSHA + GET + per follower EXISTS; per existing timeline, add: GET (intent) + ZADD +
+ * ZREMRANGEBYRANK (nothing more when unfollowed), remove: ZREM.
  */
 export const DELIVER_PAGE = `${ADD_POSTS}
-local post = KEYS[1]          -- feed:post:{id}; KEYS[2..]: feed:tl:{follower}
+local post = KEYS[1]
+local n = (#KEYS - 1) / 2
 local op = ARGV[1]            -- 'add' | 'remove'
 local member = ARGV[2]
 local score = ARGV[3]
@@ -16,10 +29,15 @@ local cap = tonumber(ARGV[4])
 local tombstone = ARGV[5]
 if op == 'add' and redis.call('GET', post) == tombstone then return 0 end
 local touched = 0
-for i = 2, #KEYS do
+for i = 2, n + 1 do
   if redis.call('EXISTS', KEYS[i]) == 1 then
-    if op == 'add' then add_posts(KEYS[i], cap, {member}, {score}) else redis.call('ZREM', KEYS[i], member) end
-    touched = touched + 1
+    if op == 'remove' then
+      redis.call('ZREM', KEYS[i], member)
+      touched = touched + 1
+    elseif redis.call('GET', KEYS[i + n]) ~= '0' then
+      add_posts(KEYS[i], cap, {member}, {score})
+      touched = touched + 1
+    end
   end
 end
 return touched

@@ -52,7 +52,11 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env">, 
         : await script<number>(
             services.redis,
             DELIVER_PAGE,
-            [feedKeys.post(message.postId), ...page.map((f) => feedKeys.timeline(f.follower_id))],
+            [
+              feedKeys.post(message.postId),
+              ...page.map((f) => feedKeys.timeline(f.follower_id)),
+              ...page.map((f) => feedKeys.intent(f.follower_id, message.authorId)),
+            ],
             [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
           );
     // The first page, once delivered, enqueues all the others (a failed send retries this
@@ -109,7 +113,7 @@ async function transition(
       : await script<number>(
           services.redis,
           TRANSITION_PAGE,
-          [feedKeys.outbox(authorId), ...page.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id)])],
+          [feedKeys.outbox(authorId), ...page.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id), feedKeys.intent(f.follower_id, authorId)])],
           [op, authorId, cap, TIMELINE_TTL_SECONDS],
         );
   if (next) {

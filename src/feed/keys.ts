@@ -82,8 +82,9 @@ export const feedKeys = {
   unfollowEpoch: (userId: string) => `feed:ep:${userId}`,
   /**
    * HOT-ONLY string "1" (follows) | "0" (unfollowed): the latest intent for the pair, written on the
-   * request path. Queued syncs act on it, not on their own age, so any delivery order ends right.
-   * TTL 1 day.
+   * request path. Queued syncs act on it, not on their own age, so any delivery order ends right;
+   * fan-out and transition pages skip a follower whose intent is "0" (unfollowed after the page of
+   * followers was read). TTL 1 day (a page's read and write are seconds apart).
    */
   intent: (followerId: string, followeeId: string) => `feed:fi:${followerId}:${followeeId}`,
   /**

@@ -1,6 +1,9 @@
 /**
- * Messages of the `feed-fanout` queue. Each is small (≤ 1 KB, far under the 128 KB limit) and
- * idempotent: delivering it twice, or after a later one, ends in the same timelines.
+ * Messages of the feed's two queues (wrangler.toml): `feed-fanout` carries what readers wait for —
+ * post fan-outs (publish and delete) and big-account transitions; `feed-follow-sync` carries follow
+ * syncs, a backfill that can wait, so a burst of follows never queues ahead of a post. Each message
+ * is small (≤ 1 KB, far under the 128 KB limit) and idempotent: delivering it twice, or after a
+ * later one, ends in the same timelines.
  */
 export type FeedMessage =
   /**
@@ -10,8 +13,8 @@ export type FeedMessage =
    * in parallel, not one queue hop after another.
    */
   | { kind: "fanout"; op: "add" | "remove"; postId: string; authorId: string; after: FollowerKeyset | null; split?: true }
-  /** Make a follower's timeline agree with the latest follow intent for one followee. */
-  | { kind: "sync"; followerId: string; followeeId: string }
+  /** Make a follower's timeline agree with the latest follow intent for one followee (`feed-follow-sync`). */
+  | FollowSyncMessage
   /**
    * One page of an account crossing the big-account threshold (`to: "big"`: its followers pull it
    * from now on; `"normal"`: its posts are pushed again). The first page (`after: null`) starts the
@@ -19,11 +22,16 @@ export type FeedMessage =
    */
   | { kind: "transition"; authorId: string; to: "big" | "normal"; after: FollowerKeyset | null };
 
+/** A follow's sync, the only message of the `feed-follow-sync` queue. */
+export type FollowSyncMessage = { kind: "sync"; followerId: string; followeeId: string };
+
 /** Where a page of followers starts: after this (follow time, follower id), newest first. */
 export type FollowerKeyset = { createdAt: string; followerId: string };
 
-/** The name of the dead-letter queue in wrangler.toml; its consumer records what lands there. */
-export const FEED_DEAD_LETTER_QUEUE = "feed-fanout-dlq";
+/** The feed's queues as wrangler.toml names them (a test checks it); their consumer is `deliver`. */
+export const FEED_QUEUES = { fanout: "feed-fanout", followSync: "feed-follow-sync" } as const;
+/** Their dead-letter queues (one each, wrangler.toml); their consumer records what lands there. */
+export const FEED_DEAD_LETTER_QUEUES = { fanout: "feed-fanout-dlq", followSync: "feed-follow-sync-dlq" } as const;
 
 /** Followers per fan-out message: one Postgres page and one Redis round trip each. */
 export const FANOUT_PAGE_SIZE = 1000;

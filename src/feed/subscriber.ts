@@ -28,7 +28,8 @@ const flagging = (prefix: "l" | "v", on: boolean) => async (e: { userId: string;
 
 /**
  * The feed's reactions to relation changes. On the request path each is ONE script (joining the
- * event's single pipeline) plus, where followers are concerned, one queue message:
+ * event's single pipeline) plus, where followers are concerned, one queue message (`feed-fanout`
+ * for posts; `feed-follow-sync` for follows):
  * - post.created: cache the post, put it on the author's own timeline; queue the fan-out.
  * - post.deleted: tombstone (hidden from every page at once), off the author's timeline; queue the removal.
  * - follow.created: record the intent; queue the sync that copies the followee's newest posts.
@@ -61,7 +62,8 @@ export const feedSubscriber: Subscriber = {
     },
     "follow.created": async (e, s) => {
       await script(s, MARK_FOLLOW, [feedKeys.intent(e.followerId, e.followeeId)], [INTENT_TTL_SECONDS]);
-      await send(s, { kind: "sync", followerId: e.followerId, followeeId: e.followeeId });
+      // Its own queue: a burst of follows queues syncs behind each other, never ahead of a post.
+      await s.env.FEED_SYNC_QUEUE.send({ kind: "sync", followerId: e.followerId, followeeId: e.followeeId });
     },
     "follow.deleted": async (e, s) => {
       await script(

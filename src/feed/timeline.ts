@@ -181,6 +181,7 @@ async function buildTimeline(services: Services, userId: string, epoch: string, 
 }
 
 type Parsed = { id: string; authorId: string; member: string };
+type Flags = { liked: boolean; favorited: boolean };
 
 /** Fills the page's misses (one statement per kind, one script) and shapes the items. */
 async function hydrate(
@@ -204,23 +205,23 @@ async function hydrate(
     if (row) counts.set(m.id, row);
   });
 
-  // Flags: usable when the hash is built (floor), not overflowed, and covers the page.
+  // Flags: the hash answers for the items at or above its floor (when built and not overflowed);
+  // the items below it are answered by Postgres — the build's rows, or one read — and only they.
   const [floor, overflowed] = [raw.flags[0], raw.flags[1]];
-  const minId = members.reduce((min, m) => (BigInt(m.id) < BigInt(min) ? m.id : min), members[0]!.id);
-  const flagsCover = typeof floor === "string" && !overflowed && BigInt(minId) >= BigInt(floor);
-  const flag = new Map<string, { liked: boolean; favorited: boolean }>();
-  if (flagsCover) {
-    members.forEach((m, i) => flag.set(m.id, { liked: raw.flags[2 + 2 * i] === "1", favorited: raw.flags[3 + 2 * i] === "1" }));
-  }
+  const hashFloor = typeof floor === "string" && !overflowed ? floor : null;
+  const flag = new Map<string, Flags>();
+  members.forEach((m, i) => {
+    if (hashFloor !== null && BigInt(m.id) >= BigInt(hashFloor)) flag.set(m.id, { liked: raw.flags[2 + 2 * i] === "1", favorited: raw.flags[3 + 2 * i] === "1" });
+  });
 
   let degraded = false;
   const postMisses = members.filter((m) => !posts.has(m.id)).map((m) => m.id);
   const countMisses = members.filter((m) => !counts.has(m.id) && posts.get(m.id) !== TOMBSTONE).map((m) => m.id);
   const fill: { posts: [string, string][]; flags?: { floor: string; seen: string; rows: FlagRow[] } } = { posts: [] };
-  if (raw.built && !flagsCover) {
-    // The build read the flags with the timeline: no statement needed.
+  if (raw.built && flag.size < members.length) {
+    // The build read the flags from its oldest post up with the timeline: no statement needed.
     fill.flags = { floor: raw.built.floor, seen: typeof floor === "string" ? floor : "", rows: raw.built.flags };
-    applyFlags(flag, members, raw.built.flags);
+    applyFlags(flag, members.filter((m) => !flag.has(m.id) && BigInt(m.id) >= BigInt(raw.built!.floor)), raw.built.flags);
   }
   for (const [id, value] of raw.known ?? []) if (raw.posts[members.findIndex((m) => m.id === id)] === false) fill.posts.push([id, value]);
 
@@ -234,12 +235,12 @@ async function hydrate(
       countMisses.splice(0, countMisses.length, ...countMisses.filter((id) => !counts.has(id)));
     }
   }
-  const needFlags = !flagsCover && !fill.flags;
-  if (postMisses.length > 0 || countMisses.length > 0 || needFlags) {
+  const uncovered = members.filter((m) => !flag.has(m.id));
+  if (postMisses.length > 0 || countMisses.length > 0 || uncovered.length > 0) {
     const results = await Promise.allSettled([
       postMisses.length > 0 ? readPosts(services.db, postMisses) : Promise.resolve([]),
       countMisses.length > 0 ? completeFromSnapshot(services, "post", countMisses, "warm") : Promise.resolve(new Map<string, number[]>()),
-      needFlags ? readFlags(services, userId, members, minId, typeof floor === "string" && !overflowed ? floor : null, Boolean(overflowed)) : Promise.resolve(null),
+      uncovered.length > 0 ? readFlags(services, userId, uncovered, hashFloor, Boolean(overflowed) || fill.flags !== undefined) : Promise.resolve(null),
     ]);
     const [postRows, warmed, flagRead] = results;
     if (postRows.status === "fulfilled") {
@@ -252,7 +253,7 @@ async function hydrate(
     if (warmed.status === "fulfilled") for (const [id, row] of warmed.value) counts.set(id, row);
     else degraded = noteFailure(warmed.reason);
     if (flagRead.status === "fulfilled" && flagRead.value) {
-      applyFlags(flag, members, flagRead.value.rows);
+      applyFlags(flag, uncovered, flagRead.value.rows);
       if (flagRead.value.build) fill.flags = { ...flagRead.value.build, seen: typeof floor === "string" ? floor : "", rows: flagRead.value.rows };
     } else if (flagRead.status === "rejected") degraded = noteFailure(flagRead.reason);
   }
@@ -279,24 +280,27 @@ function noteFailure(err: unknown): true {
   throw err;
 }
 
-function applyFlags(flag: Map<string, { liked: boolean; favorited: boolean }>, members: Parsed[], rows: FlagRow[]) {
+/** Sets the flags of `members` (only those the rows were read for) from Postgres rows. */
+function applyFlags(flag: Map<string, Flags>, members: Parsed[], rows: FlagRow[]) {
   const liked = new Set(rows.filter((r) => r.kind === "l").map((r) => r.post_id));
   const faved = new Set(rows.filter((r) => r.kind === "v").map((r) => r.post_id));
   for (const m of members) flag.set(m.id, { liked: liked.has(m.id), favorited: faved.has(m.id) });
 }
 
 /**
- * The reader's flags for a page the flags hash does not cover: extends the hash down to the page's
- * oldest post (one range statement), or — when the hash overflowed or the range holds more than
- * FLAGS_CAP reactions — reads just the page's posts and builds nothing.
+ * The reader's flags for the page's items the flags hash does not answer for (all below its
+ * floor, or all when it has none): extends the hash down to the oldest of them (one range
+ * statement, up to the floor), or — when the hash overflowed, a build already fills it, or the
+ * range holds more than FLAGS_CAP reactions — reads just those posts and builds nothing.
  */
-async function readFlags(services: Services, userId: string, members: Parsed[], minId: string, floor: string | null, overflowed: boolean) {
-  if (!overflowed) {
+async function readFlags(services: Services, userId: string, uncovered: Parsed[], floor: string | null, exactOnly: boolean) {
+  const minId = uncovered.reduce((min, m) => (BigInt(m.id) < BigInt(min) ? m.id : min), uncovered[0]!.id);
+  if (!exactOnly) {
     const rows = await readFlagRange(services.db, userId, minId, floor, FLAGS_CAP);
     const full = rows.filter((r) => r.kind === "l").length >= FLAGS_CAP || rows.filter((r) => r.kind === "v").length >= FLAGS_CAP;
     if (!full) return { rows, build: { floor: minId } };
   }
-  return { rows: await readFlagsOf(services.db, userId, members.map((m) => m.id)), build: undefined };
+  return { rows: await readFlagsOf(services.db, userId, uncovered.map((m) => m.id)), build: undefined };
 }
 
 /** One script caches the posts and flags the page read from Postgres. A Redis failure here only loses the caching. */

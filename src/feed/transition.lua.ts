@@ -38,8 +38,10 @@ return 1
 /**
  * One page (up to 1,000 followers) of a transition, for followers whose timeline exists:
  * `to-big` puts the author in their pulled set; `to-normal` copies the outbox into their timeline
- * and takes the author out of the set. Idempotent. KEYS: outbox, then per follower its timeline
- * and its pulled set. Billed: EVALSHA (+ ZRANGE) + per follower EXISTS + (SADD + EXPIRE | ZADD +
+ * and takes the author out of the set. Idempotent. A follower who unfollowed the author since the
+ * page was read from Postgres (follow intent "0", as in DELIVER_PAGE) gets neither. KEYS: outbox,
+ * then per follower its timeline, its pulled set and its follow intent. Billed: EVALSHA (+ ZRANGE)
+ * + per follower EXISTS + per existing timeline GET (intent) + (SADD + EXPIRE | ZADD +
  * ZREMRANGEBYRANK + SREM).
  */
 export const TRANSITION_PAGE = `${ADD_POSTS}
@@ -57,9 +59,9 @@ if op == 'to-normal' then
   end
 end
 local touched = 0
-for i = 2, #KEYS, 2 do
-  local tl, bigset = KEYS[i], KEYS[i + 1]
-  if redis.call('EXISTS', tl) == 1 then
+for i = 2, #KEYS, 3 do
+  local tl, bigset, intent = KEYS[i], KEYS[i + 1], KEYS[i + 2]
+  if redis.call('EXISTS', tl) == 1 and redis.call('GET', intent) ~= '0' then
     if op == 'to-big' then
       redis.call('SADD', bigset, author)
       redis.call('EXPIRE', bigset, ttl)

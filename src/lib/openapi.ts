@@ -1,7 +1,7 @@
 import { OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "./context";
-import { ApiError, ERROR_STATUS, ErrorBodySchema, type ErrorCode } from "./errors";
+import { ApiError, ERROR_STATUS, ErrorBodySchema, errorBody, type ErrorCode } from "./errors";
 
 /** A field-by-field account of a failed validation, used as `error.details`. */
 export type FieldError = { field: string; message: string };
@@ -46,9 +46,21 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   unavailable: "A backing service is unavailable",
 };
 
-/** Documented error responses of a route. */
+const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, unknown>> = {
+  bad_request: [{ field: "limit", message: "Too big: expected number to be <=100" }],
+};
+
+/** Documented error responses of a route, each with an example envelope of its own code. */
 export function errorResponses(...codes: ErrorCode[]) {
-  return Object.fromEntries(codes.map((code) => [ERROR_STATUS[code], jsonContent(ErrorBodySchema, ERROR_DESCRIPTIONS[code])]));
+  return Object.fromEntries(
+    codes.map((code) => [
+      ERROR_STATUS[code],
+      {
+        description: ERROR_DESCRIPTIONS[code],
+        content: { "application/json": { schema: ErrorBodySchema, example: errorBody(code, ERROR_DESCRIPTIONS[code], ERROR_EXAMPLE_DETAILS[code]) } },
+      },
+    ]),
+  );
 }
 
 /** Marks a route as needing the bearer JWT in the OpenAPI document. */

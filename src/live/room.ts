@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { redisFor } from "../lib/redis";
 import { FanLookups, type FanLookup } from "./fan-lookups";
+import type { LiveRoomMessage } from "./messages";
 
 /** An HTTP viewer whose last refresh is older than this is dropped; a WebSocket must ping within it. */
 export const PRESENCE_TIMEOUT_MS = 60_000;
@@ -471,7 +472,7 @@ export class LiveRoom extends DurableObject<Env> {
       }
       return;
     }
-    const message = JSON.stringify({ type: "counts", ...this.totals() });
+    const message = JSON.stringify({ type: "counts", ...this.totals() } satisfies LiveRoomMessage);
     for (const ws of this.ctx.getWebSockets("watch")) {
       try {
         ws.send(message);
@@ -586,7 +587,7 @@ export class LiveRoom extends DurableObject<Env> {
     this.ctx.acceptWebSocket(server, [mode, `user:${userId}`]);
     server.serializeAttachment(attachment);
     if (mode === "view") this.enterLocally(userId, request.headers.get("X-Live-Fan") === "1", attachment.connId, "ws", now);
-    else server.send(JSON.stringify({ type: "counts", ...this.totals() }));
+    else server.send(JSON.stringify({ type: "counts", ...this.totals() } satisfies LiveRoomMessage));
     await this.rearm();
     const protocol = request.headers.get("X-Live-Protocol");
     return new Response(null, { status: 101, webSocket: client, headers: protocol ? { "Sec-WebSocket-Protocol": protocol } : {} });
@@ -598,7 +599,7 @@ export class LiveRoom extends DurableObject<Env> {
     // Any message proves the socket alive (pings are answered by the runtime and timestamped there).
     att.lastSeenAt = this.now();
     ws.serializeAttachment(att);
-    if (message === "counts") ws.send(JSON.stringify({ type: "counts", ...(att.mode === "watch" ? this.totals() : this.counts) }));
+    if (message === "counts") ws.send(JSON.stringify({ type: "counts", ...(att.mode === "watch" ? this.totals() : this.counts) } satisfies LiveRoomMessage));
   }
 
   override async webSocketClose(ws: WebSocket, code: number, _reason: string, _wasClean: boolean): Promise<void> {

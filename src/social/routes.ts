@@ -13,9 +13,9 @@ const FollowChangeSchema = z
   .openapi("FollowChange");
 const FollowEdgeSchema = z.object({ userId: IdSchema, followedAt: z.string().datetime() }).openapi("FollowEdge");
 const PostSchema = z
-  .object({ id: IdSchema, authorId: IdSchema, text: z.string(), createdAt: z.string().datetime() })
+  .object({ id: IdSchema, authorId: IdSchema, text: z.string().openapi({ example: "Live at 8 tonight" }), createdAt: z.string().datetime() })
   .openapi("Post");
-const NewPostSchema = z.object({ text: z.string().trim().min(1).max(MAX_POST_LENGTH) }).openapi("NewPost");
+const NewPostSchema = z.object({ text: z.string().trim().min(1).max(MAX_POST_LENGTH).openapi({ example: "Live at 8 tonight" }) }).openapi("NewPost");
 
 const followRoute = (method: "put" | "delete") =>
   createRoute({

@@ -1,11 +1,15 @@
 import { env } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { badgeKeys } from "../../src/badges/keys";
+import { getBadges } from "../../src/badges/badges";
+import { ACTIVE_RECORD_EVERY_MS, badgeKeys, STREAM_META } from "../../src/badges/keys";
 import { repairBadges } from "../../src/badges/repair";
 import type { Env } from "../../src/env";
 import { openDatabase } from "../../src/lib/db";
 import { redisFor } from "../../src/lib/redis";
+import type { Services } from "../../src/lib/services";
+import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
+import { countBilledCommands } from "../support/billed";
 import { createChaos, type Chaos } from "../support/stack";
 
 const admin = { userId: "1", role: "admin" as const };
@@ -150,6 +154,28 @@ describe("badges.repair (per-minute cron)", () => {
   });
 });
 
+describe("badges.repair and the remembered stream counts", () => {
+  const { services, close } = servicesFor();
+  afterAll(() => close());
+
+  it("keeps the counts of the streams that stay, so a repaired user's next call recounts nothing", async () => {
+    const { me, chat } = await busyUser();
+    const before = (await badges(me)).body;
+    await redis.hset(badgeKeys.inbox(me), { system: 7, total: 7 }); // a drift: proves the repair reached this user
+    const { db, close: closeDb } = openDatabase(env as unknown as Env);
+    try {
+      await repairBadges({ db, redis });
+    } finally {
+      await closeDb();
+    }
+    expect(await redis.hexists(badgeKeys.streamAccess(me), `${STREAM_META}chat/${chat}`)).toBe(1);
+    const { redis: counted, billed } = countBilledCommands(services.redis);
+    const after = await getBadges({ ...services, redis: counted as Services["redis"] }, me, 99);
+    expect(billed).toEqual([13]);
+    expect(after).toEqual(before);
+  });
+});
+
 describe("per-user cache lifetimes", () => {
   it("renews a reading user's cache TTLs on their first badges call of a day, and only then", async () => {
     const [me, author] = [newId(), newId()];
@@ -168,6 +194,61 @@ describe("per-user cache lifetimes", () => {
     await badges(me);
     expect(await ttlOf()).toBeGreaterThan(29 * 24 * 3600);
     expect(await redis.ttl(badgeKeys.markers(me))).toBeGreaterThan(29 * 24 * 3600);
+  });
+});
+
+describe("what one GET /v1/me/badges bills", () => {
+  const { services, close } = servicesFor();
+  afterAll(() => close());
+  /** The badges the route answers, and the billed commands of each script call that made them. */
+  const billedBadges = async (userId: string) => {
+    const { redis: counted, billed } = countBilledCommands(services.redis);
+    // getBadges only runs scripts on its Redis client (one EVALSHA), which is all `counted` offers.
+    const body = await getBadges({ ...services, redis: counted as Services["redis"] }, userId, 99);
+    return { body, billed };
+  };
+
+  it("bills 13 for a known user with stream news: EVALSHA, one read per hash, ZCOUNT of the broadcast ids, HMGET of the versions", async () => {
+    const { me } = await busyUser();
+    const first = (await badges(me)).body; // builds the caches, records the user, renews the TTLs, counts the stream
+    const { body, billed } = await billedBadges(me);
+    expect(billed).toEqual([13]);
+    expect(body).toEqual(first);
+  });
+
+  it("recounts a stream once after a new item (+ ZCOUNT + HSET of the count), then reuses the count", async () => {
+    const { me, chat } = await busyUser();
+    await badges(me);
+    await api("POST", `/v1/streams/chat/${chat}/items`, { as: service, body: { at: Date.now() + 120_000 } });
+    const changed = await billedBadges(me);
+    expect(changed.billed).toEqual([15]);
+    expect(changed.body.streams.byStream[`chat/${chat}`]).toEqual({ count: 5, capped: false });
+    const again = await billedBadges(me);
+    expect(again.billed).toEqual([13]);
+    expect(again.body).toEqual(changed.body);
+  });
+
+  it("counts a stream without a version (items added before versions existed) on every call", async () => {
+    const { me, chat } = await busyUser();
+    await redis.hdel(badgeKeys.streamLastItem(), `${STREAM_META}chat/${chat}`);
+    await badges(me);
+    for (let i = 0; i < 2; i++) {
+      const { body, billed } = await billedBadges(me);
+      expect(billed).toEqual([14]);
+      expect(body.streams.byStream[`chat/${chat}`]).toEqual({ count: 4, capped: false });
+    }
+  });
+
+  it("records the user in the active set on their first call of a minute only (+ ZADD + HSET)", async () => {
+    const { me } = await busyUser();
+    await badges(me);
+    const recorded = await redis.zscore(badgeKeys.activeUsers(), me);
+    expect(recorded).not.toBeNull();
+    expect((await billedBadges(me)).billed).toEqual([13]);
+    expect(await redis.zscore(badgeKeys.activeUsers(), me), "a call within the minute records nothing").toBe(recorded);
+    await redis.hset(badgeKeys.markers(me), { act: Number(recorded) - ACTIVE_RECORD_EVERY_MS });
+    expect((await billedBadges(me)).billed).toEqual([15]);
+    expect(Number(await redis.zscore(badgeKeys.activeUsers(), me))).toBeGreaterThan(Number(recorded));
   });
 });
 

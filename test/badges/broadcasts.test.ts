@@ -1,4 +1,10 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ADD_BROADCAST_IDS } from "../../src/badges/broadcasts.lua";
+import { badgeKeys } from "../../src/badges/keys";
+import { runScript } from "../../src/badges/shared";
+import type { Env } from "../../src/env";
+import { redisFor } from "../../src/lib/redis";
 import { api, newId, show } from "../support/api";
 
 const admin = { userId: "1", role: "admin" as const };
@@ -7,6 +13,7 @@ const publish = async (title = "Maintenance tonight") => {
   expect(res.status, show(res)).toBe(201);
   return res.body.id as string;
 };
+const redis = redisFor(env as unknown as Env);
 const badges = async (userId: string, cap = 99) => (await api("GET", `/v1/me/badges?cap=${cap}`, { as: { userId } })).body;
 
 // Broadcasts are global: only this file publishes them, and its tests run one after another.
@@ -75,5 +82,26 @@ describe("POST /v1/me/broadcasts/read", () => {
     for (let i = 0; i < 4; i++) await publish(`n${i}`);
     expect((await badges(user, 3)).broadcasts).toEqual({ count: 3, capped: true });
     expect((await badges(user, 4)).broadcasts).toEqual({ count: 4, capped: false });
+  });
+});
+
+describe("the broadcast id window", () => {
+  it("keeps the newest ids between its two sentinels", async () => {
+    const key = `test:bc:${newId()}`;
+    await runScript(redis, ADD_BROADCAST_IDS, [key], [3, "11", "12", "13", "14", "15"]);
+    await runScript(redis, ADD_BROADCAST_IDS, [key], [3, "16"]);
+    expect((await redis.zrange<unknown[]>(key, 0, -1)).map(String)).toEqual(["0", "14", "15", "16", "top"]);
+    await redis.del(key);
+  });
+
+  it("is rebuilt from Postgres when lost, never read as nothing unread", async () => {
+    const user = newId();
+    await badges(user);
+    await publish("a");
+    await publish("b");
+    await redis.del(badgeKeys.broadcastIds());
+    expect((await badges(user)).broadcasts).toEqual({ count: 2, capped: false });
+    const list = await api("GET", "/v1/me/broadcasts?limit=5", { as: { userId: user } });
+    expect(list.body.unread, show(list)).toBe(2);
   });
 });

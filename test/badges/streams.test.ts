@@ -1,6 +1,12 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { badgeKeys, STREAM_META } from "../../src/badges/keys";
+import type { Env } from "../../src/env";
+import { redisFor } from "../../src/lib/redis";
 import { api, newId, show } from "../support/api";
 import { useChaos } from "../support/stack";
+
+const redis = redisFor(env as unknown as Env);
 
 const service = { userId: "1", role: "service" as const };
 const join = (kind: string, id: string, userId: string) => api("PUT", `/v1/streams/${kind}/${id}/members/${userId}`, { as: service });
@@ -124,5 +130,53 @@ describe("stream writes while Redis is down", () => {
     // from Postgres), and the stream left during the outage does not.
     await item("chat", c, { at: Date.now() + 2_000 });
     expect(await unread(me)).toEqual({ total: 1, byStream: { [`chat/${c}`]: 1 } });
+  });
+});
+
+describe("remembered stream counts", () => {
+  /** Two reads in a row answer the same (the second from the remembered count); the total. */
+  const unreadTwice = async (userId: string) => {
+    const first = await unread(userId);
+    expect(await unread(userId), "the remembered count").toEqual(first);
+    return first.total;
+  };
+
+  it("follow every change: an item older than the newest, a trim, a read, a leave and a rejoin", async () => {
+    const [me, c] = [newId(), newId()];
+    const memo = `${STREAM_META}chat/${c}`;
+    await join("chat", c, me);
+    const later = Date.now() + 60_000;
+    await item("chat", c, { at: later + 10 });
+    await item("chat", c, { at: later + 30 });
+    expect(await unreadTwice(me)).toBe(2);
+    expect(await redis.hexists(badgeKeys.streamAccess(me), memo), "the count is remembered").toBe(1);
+    await item("chat", c, { at: later + 20 }); // older than the newest: the last-item time stays
+    expect(await unreadTwice(me)).toBe(3);
+    await item("chat", c, { at: later + 40, cap: 2 }); // trims to the newest two
+    expect(await unreadTwice(me)).toBe(2);
+    await item("chat", c, { at: Date.now() + 1 }); // before the read below
+    expect(await unreadTwice(me)).toBe(3);
+    await api("POST", `/v1/me/streams/chat/${c}/read`, { as: { userId: me } });
+    expect(await unreadTwice(me), "a read moves the access: the count is not reused").toBe(2);
+    await api("DELETE", `/v1/streams/chat/${c}/members/${me}`, { as: service });
+    expect(await unreadTwice(me)).toBe(0);
+    expect(await redis.hexists(badgeKeys.streamAccess(me), memo), "a leave drops the remembered count").toBe(0);
+    await join("chat", c, me);
+    expect(await unreadTwice(me)).toBe(2);
+  });
+
+  it("is not reused when the stream's items are within the margin of their expiry", async () => {
+    const [me, c] = [newId(), newId()];
+    const stream = `chat/${c}`;
+    await join("chat", c, me);
+    await item("chat", c, { at: Date.now() + 60_000 });
+    expect(await unreadTwice(me)).toBe(1);
+    // The same version and remembered count, but items that expire in 10 minutes; then they expire.
+    const version = `1:${Date.now() + 600_000}`;
+    const access = await redis.hget<string>(badgeKeys.streamAccess(me), stream);
+    await redis.hset(badgeKeys.streamLastItem(), { [`${STREAM_META}${stream}`]: version });
+    await redis.hset(badgeKeys.streamAccess(me), { [`${STREAM_META}${stream}`]: `${access}@${version}=1` });
+    await redis.del(badgeKeys.streamItems(stream));
+    expect(await unread(me)).toEqual({ total: 0, byStream: {} });
   });
 });

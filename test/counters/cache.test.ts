@@ -3,46 +3,25 @@
  * its hot calls, and how the packed values behave when they expire, are incremented, or were
  * packed for another field list.
  *
- * Billed commands are EVALSHA + every command the script runs. Redis' `INFO commandstats` is shared
- * by every test file running at the same time, so here each script is run with a prelude that
- * counts the commands it runs (a local `redis` shadowing the global one) and answers
- * `{count, result}`; the domain functions the routes call run unchanged on top of it. The bridge
- * side (one request, one EVALSHA) is asserted in `outages.test.ts` ("round trips").
+ * Billed commands are EVALSHA + every command the script runs, counted per script call by
+ * `countBilledCommands` (test/support/billed.ts); the domain functions the routes call run
+ * unchanged on top of it. The bridge side (one request, one EVALSHA) is asserted in
+ * `outages.test.ts` ("round trips").
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { incrementCounters, readCounters } from "../../src/counters/counters";
 import { counterKeys } from "../../src/counters/keys";
-import type { ScriptRunner } from "../../src/lib/script-batch";
 import { newId } from "../support/api";
+import { countBilledCommands } from "../support/billed";
 import { servicesFor } from "./support";
 
 const { services, close } = servicesFor();
 afterAll(() => close());
 
-/** A ScriptRunner over the test stack that records the billed commands of each script call. */
+/** Domain dependencies over the test stack that record the billed commands of each script call. */
 function billedRunner() {
-  const billed: number[] = [];
-  const runner = {
-    createScript(source: string) {
-      const counted = services.redis.createScript<[number, unknown]>(`
-local __billed, __redis = 0, redis
-local function __count(f) return function(...) __billed = __billed + 1; return f(...) end end
-local redis = setmetatable({call = __count(__redis.call), pcall = __count(__redis.pcall)}, {__index = __redis})
-local __result = (function()
-${source}
-end)()
-return {__billed, __result}
-`);
-      return {
-        async exec(keys: string[], args: string[]) {
-          const [ran, result] = await counted.exec(keys, args);
-          billed.push(1 + ran); // + the EVALSHA itself
-          return result;
-        },
-      };
-    },
-  } as unknown as ScriptRunner;
-  return { deps: { redis: runner, db: services.db }, billed };
+  const { redis, billed } = countBilledCommands(services.redis);
+  return { deps: { redis, db: services.db }, billed };
 }
 
 const ids = (n: number) => Array.from({ length: n }, () => newId());

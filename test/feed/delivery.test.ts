@@ -3,9 +3,11 @@
  * scripts (the same functions the queue handler and the page read run), plus the real queue for a
  * fan-out that crosses pages.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { counterKeys } from "../../src/counters/keys";
 import { queryRows } from "../../src/counters/store";
+import type { Env } from "../../src/env";
 import { deliver } from "../../src/feed/fanout";
 import { INIT_TIMELINE } from "../../src/feed/init.lua";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
@@ -99,6 +101,108 @@ describe("fan-out", () => {
     await deliver(services, sync);
     await deliver(services, sync);
     expect((await feed(me)).items.map((i) => i.post.id)).toEqual(newestFirst(ids));
+  });
+});
+
+/**
+ * Services whose Postgres pool runs `between` right after the first read of an author's page of
+ * followers returns, before the consumer goes on to Redis: the interleaving read page → `between`
+ * → deliver, forced rather than hoped for.
+ */
+function servicesPausingAfterFollowerPage(between: () => Promise<void>) {
+  const { services, close } = servicesFor();
+  const pool = (services.db as unknown as { $client: { query: (text: string, params?: unknown[]) => Promise<unknown> } }).$client;
+  const query = pool.query.bind(pool);
+  let paused = false;
+  pool.query = async (text, params) => {
+    const result = await query(text, params);
+    if (!paused && /FROM follows\s+WHERE followee_id = \$1 AND/.test(text)) {
+      paused = true;
+      await between();
+    }
+    return result;
+  };
+  return { services, close, paused: () => paused };
+}
+
+describe("an unfollow racing a delivery", () => {
+  it("wins over a fan-out page that read its followers before it: the post is not added back", async () => {
+    const [me, author] = [newId(), newId()];
+    await follow(me, author);
+    await feed(me);
+    const id = await post({ userId: author });
+    await eventually(() => members(me), (m) => m.includes(timelineMember(id, author)));
+    const racing = servicesPausingAfterFollowerPage(() => follow(me, author, "DELETE"));
+    try {
+      await deliver(racing.services, { kind: "fanout", op: "add", postId: id, authorId: author, after: null });
+      expect(racing.paused(), "the page read me as a follower before the unfollow").toBe(true);
+    } finally {
+      await racing.close();
+    }
+    expect(await members(me)).not.toContain(timelineMember(id, author));
+    expect((await feed(me)).items).toEqual([]);
+    // Following again makes the intent "1": the next delivery adds (and the follow's sync copies) it.
+    await follow(me, author);
+    await deliver(services, { kind: "fanout", op: "add", postId: id, authorId: author, after: null });
+    expect((await feed(me)).items.map((i) => i.post.id)).toEqual([id]);
+  });
+
+  it("wins over a transition page that read its followers before it: the account is not pulled", async () => {
+    const [me, author] = [newId(), newId()];
+    await follow(me, author);
+    await post({ userId: author });
+    await feed(me);
+    // The scan's claim (and a followers count that keeps other files' scans off this author).
+    await queryRows(services.db, `INSERT INTO feed_big_accounts (author_id, state) VALUES ($1, 'to-big')`, [author]);
+    await queryRows(
+      services.db,
+      `INSERT INTO counters (entity, entity_id, field, value) VALUES ('user', $1, 'followers', 1000000000)
+       ON CONFLICT (entity, entity_id, field) DO UPDATE SET value = excluded.value`,
+      [author],
+    );
+    const racing = servicesPausingAfterFollowerPage(() => follow(me, author, "DELETE"));
+    try {
+      await deliver(racing.services, { kind: "transition", authorId: author, to: "big", after: null });
+      expect(racing.paused(), "the page read me as a follower before the unfollow").toBe(true);
+    } finally {
+      await racing.close();
+    }
+    expect(await redis.smembers(feedKeys.bigFollows(me))).not.toContain(author);
+    expect((await feed(me)).items).toEqual([]);
+  });
+});
+
+describe("follow syncs and posts", () => {
+  it("delivers a post while the follow syncs queued before it still wait: a burst of follows never delays a post", async () => {
+    const SYNCS = 500;
+    const followee = newId();
+    const [row] = await queryRows<{ id: string }>(services.db, `INSERT INTO posts (author_id, text) VALUES ($1, 'backfill') RETURNING id::text AS id`, [followee]);
+    const backfill = timelineMember(row!.id, followee);
+    // SYNCS followers of `followee` with a timeline and the follow intent, as SYNCS follows leave them.
+    const fans = Array.from({ length: SYNCS }, () => newId());
+    await queryRows(services.db, `INSERT INTO follows (follower_id, followee_id) SELECT unnest($1::bigint[]), $2`, [fans, followee]);
+    const p = redis.pipeline();
+    for (const f of fans) p.zadd(feedKeys.timeline(f), { score: 0, member: "0" }).expire(feedKeys.timeline(f), 600).set(feedKeys.intent(f, followee), "1", { ex: 600 });
+    await p.exec();
+    const synced = async () => {
+      const q = redis.pipeline();
+      for (const f of fans) q.zscore(feedKeys.timeline(f), backfill);
+      return ((await q.exec()) as (number | null)[]).filter((score) => score !== null).length;
+    };
+    const [me, author] = [newId(), newId()];
+    await follow(me, author);
+    await feed(me);
+
+    // Their syncs queued first, then a post by an account I follow.
+    const syncs = (env as unknown as Env).FEED_SYNC_QUEUE;
+    for (let i = 0; i < SYNCS; i += 100) {
+      await syncs.sendBatch(fans.slice(i, i + 100).map((f) => ({ body: { kind: "sync", followerId: f, followeeId: followee } as const })));
+    }
+    const id = await post({ userId: author });
+    await eventually(() => members(me), (m) => m.includes(timelineMember(id, author)));
+    expect(await synced(), "the post waited for every sync queued before it").toBeLessThan(SYNCS);
+    // The syncs still all complete.
+    await eventually(synced, (n) => n === SYNCS, 50_000);
   });
 });
 

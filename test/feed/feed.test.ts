@@ -5,6 +5,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { counterKeys } from "../../src/counters/keys";
+import type { Env } from "../../src/env";
 import { feedKeys } from "../../src/feed/keys";
 import { api, newId, show } from "../support/api";
 import { eventually, feed, follow, newestFirst, post, redis, removePost, walk } from "./support";
@@ -54,6 +55,23 @@ describe("GET /v1/me/feed", () => {
     expect(mine.items[0]).toMatchObject({ counts: { likes: 2, favorites: 1 }, liked: true, favorited: true });
     expect((await api("DELETE", `/v1/posts/${id}/likes/me`, { as: { userId: me } })).status).toBe(200);
     expect((await feed(me)).items[0]).toMatchObject({ counts: { likes: 1 }, liked: false, favorited: true });
+  });
+
+  it("keeps the flags of the items above the flag cache's floor on a page that also reaches below it", async () => {
+    const [me, a, b] = [newId(), newId(), newId()];
+    const old = await post({ userId: b });
+    await follow(me, a);
+    const id = await post({ userId: a });
+    await feed(me); // the build: my flags are cached complete from `id` up (the floor)
+    for (const [kind, postId] of [["likes", id], ["favorites", id], ["likes", old]] as const) {
+      expect((await api("PUT", `/v1/posts/${postId}/${kind}/me`, { as: { userId: me } })).status).toBe(200);
+    }
+    await follow(me, b); // its sync copies `old`, below the floor, into my timeline
+    const page = await eventually(() => feed(me, "limit=5"), (p) => p.items.length === 2);
+    expect(page.items.map(({ post, liked, favorited }) => ({ id: post.id, liked, favorited }))).toEqual([
+      { id, liked: true, favorited: true },
+      { id: old, liked: true, favorited: false },
+    ]);
   });
 
   it("never shows a post after its delete returned, even before the removal reaches the timelines", async () => {
@@ -215,5 +233,17 @@ describe("dead letters", () => {
       15_000,
     );
     expect(dead.length).toBeLessThanOrEqual(1000);
+  });
+
+  it("moves a follow sync that keeps failing to its own dead-letter queue, recorded with that queue's name", async () => {
+    const marker = `x${newId()}`; // not an id: Postgres refuses the sync's read, every time
+    await (env as unknown as Env).FEED_SYNC_QUEUE.send({ kind: "sync", followerId: marker, followeeId: marker });
+    const dead = await eventually(
+      () => redis.lrange(feedKeys.deadLetters(), 0, 50),
+      (list) => list.some((x) => JSON.stringify(x).includes(marker)),
+      15_000,
+    );
+    const entry = dead.find((x) => JSON.stringify(x).includes(marker));
+    expect(typeof entry === "string" ? JSON.parse(entry) : entry).toMatchObject({ queue: "feed-follow-sync-dlq", body: { kind: "sync", followerId: marker } });
   });
 });

@@ -1,12 +1,14 @@
 /**
  * Model-based test of the home timeline: seeded random interleavings of posts, deletes, follows,
- * unfollows, big-account threshold crossings both ways (posts, follows and reads happen while a
+ * unfollows, likes, unlikes, favourites and unfavourites, big-account threshold crossings both ways (posts, follows and reads happen while a
  * transition is claimed but not delivered, and transitions are redelivered), queue deliveries
- * (held back while reads happen, delivered out of order, some redelivered), timeline expiry and reads. The domain functions the routes and the queue handler
+ * (held back while reads happen, delivered out of order, some redelivered), timeline and flag-cache expiry and reads. The domain functions the routes and the queue handler
  * run are called directly, with a queue that holds messages until the test delivers them, so the
  * test decides the delivery order.
  *
- * At every read: no deleted post, no post of an account not followed, no item twice across pages.
+ * At every read, walked at a random page size (1–12, sometimes 20–100): no deleted post, no post of
+ * an account not followed, no item twice across pages, and every item exactly as the model draws
+ * it — post id, author, text, creation time, counts, and the reader's liked/favourited flags.
  * Around every transition step: no reader loses a post of that author.
  * Once the queue is drained: every user's whole timeline equals the model — followees' and own live
  * posts, newest first. (The model stays under the cap; the cap has its own test in feed.test.ts.)
@@ -16,6 +18,7 @@ import { describe, expect, it } from "vitest";
 import { events } from "../../src/app";
 import type { Env } from "../../src/env";
 import { deliver } from "../../src/feed/fanout";
+import { addReaction, removeReaction, type Reaction } from "../../src/counters/reactions";
 import { queryRows } from "../../src/counters/store";
 import { feedKeys } from "../../src/feed/keys";
 import type { FeedMessage } from "../../src/feed/messages";
@@ -33,10 +36,12 @@ async function runSeed(seed: number, steps: number) {
   const rnd = prng(seed);
   const held: FeedMessage[] = [];
   const queue = { send: async (m: FeedMessage) => void held.push(structuredClone(m)), sendBatch: async () => {} } as unknown as Queue<FeedMessage>;
-  const { services, close } = createServices({ ...(env as unknown as Env), FEED_QUEUE: queue }, createExecutionContext(), events);
+  const { services, close } = createServices({ ...(env as unknown as Env), FEED_QUEUE: queue, FEED_SYNC_QUEUE: queue }, createExecutionContext(), events);
   const users = Array.from({ length: 5 }, () => newId());
   const follows = new Set<string>(); // "follower>followee"
-  const posts = new Map<string, { author: string; live: boolean }>();
+  const posts = new Map<string, { author: string; text: string; createdAt: string; live: boolean }>();
+  const reactions = { like: new Set<string>(), favorite: new Set<string>() }; // "user>post"
+  const reactors = (kind: Reaction, postId: string) => [...reactions[kind]].filter((r) => r.endsWith(`>${postId}`)).length;
   const log: string[] = [];
 
   const expected = (user: string) =>
@@ -47,7 +52,7 @@ async function runSeed(seed: number, steps: number) {
 
   /** The whole timeline, walked with a random page size, checking the per-read invariants. */
   async function walk(user: string): Promise<string[]> {
-    const limit = rnd.int(1, 4);
+    const limit = rnd.next() < 0.85 ? rnd.int(1, 12) : rnd.pick([20, 50, 100]);
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 500; pages++) {
@@ -59,6 +64,12 @@ async function runSeed(seed: number, steps: number) {
         expect(p?.live, `deleted post shown: ${context}`).toBe(true);
         expect(item.post.authorId === user || follows.has(`${user}>${item.post.authorId}`), `post of an account not followed: ${context}`).toBe(true);
         expect(seen, `item twice: ${context}`).not.toContain(item.post.id);
+        expect(item, `item not as the model draws it (limit ${limit}): ${context}`).toEqual({
+          post: { id: item.post.id, authorId: p!.author, text: p!.text, createdAt: p!.createdAt },
+          counts: { likes: reactors("like", item.post.id), comments: 0, forwards: 0, views: 0, favorites: reactors("favorite", item.post.id) },
+          liked: reactions.like.has(`${user}>${item.post.id}`),
+          favorited: reactions.favorite.has(`${user}>${item.post.id}`),
+        });
         seen.push(item.post.id);
       }
       if (!page.nextCursor) return seen;
@@ -106,7 +117,7 @@ async function runSeed(seed: number, steps: number) {
       if (roll < 0.2) {
         const author = rnd.pick(users);
         const p = await createPost(services, author, `s${seed} #${step}`);
-        posts.set(p.id, { author, live: true });
+        posts.set(p.id, { author, text: p.text, createdAt: p.createdAt, live: true });
         log.push(`post ${p.id} by ${author}`);
       } else if (roll < 0.26 && live.length > 0) {
         const [id, p] = rnd.pick(live);
@@ -141,12 +152,30 @@ async function runSeed(seed: number, steps: number) {
           held.push({ kind: "transition", authorId: author, to: "normal", after: null });
           log.push(`to-normal ${author}`);
         }
-      } else if (roll < 0.72 && held.length > 0) {
-        await deliverOne();
-      } else if (roll < 0.75) {
+      } else if (roll < 0.62 && live.length > 0) {
+        // A like or favourite toggled, mostly on a post the user's timeline shows.
         const user = rnd.pick(users);
-        await redis.del(feedKeys.timeline(user)); // its TTL ran out
-        log.push(`expire ${user}`);
+        const mine = expected(user);
+        const id = mine.length > 0 && rnd.next() < 0.8 ? rnd.pick(mine) : rnd.pick(live)[0];
+        const kind: Reaction = rnd.next() < 0.6 ? "like" : "favorite";
+        const key = `${user}>${id}`;
+        if (reactions[kind].has(key)) {
+          await removeReaction(services, kind, user, id);
+          reactions[kind].delete(key);
+          log.push(`un${kind} ${key}`);
+        } else {
+          await addReaction(services, kind, user, id);
+          reactions[kind].add(key);
+          log.push(`${kind} ${key}`);
+        }
+      } else if (roll < 0.8 && held.length > 0) {
+        await deliverOne();
+      } else if (roll < 0.84) {
+        // A TTL ran out: the timeline's or the reaction flags'.
+        const user = rnd.pick(users);
+        const key = rnd.next() < 0.6 ? feedKeys.timeline(user) : feedKeys.flags(user);
+        await redis.del(key);
+        log.push(`expire ${key}`);
       } else {
         const user = rnd.pick(users);
         log.push(`read ${user}`);
@@ -158,7 +187,7 @@ async function runSeed(seed: number, steps: number) {
     // accounts, push for the others), then everything is delivered.
     for (const author of users) {
       const p = await createPost(services, author, `s${seed} epilogue`);
-      posts.set(p.id, { author, live: true });
+      posts.set(p.id, { author, text: p.text, createdAt: p.createdAt, live: true });
       log.push(`post ${p.id} by ${author}`);
     }
     while (held.length > 0) await deliverOne();
@@ -171,9 +200,9 @@ async function runSeed(seed: number, steps: number) {
 }
 
 describe("home timeline model", () => {
-  for (const seed of [1, 2, 3, 4, 5, 6]) {
-    it(`seed ${seed}: every read shows no deleted post, no unfollowed account and no duplicate; drained, every timeline equals the model`, async () => {
-      await runSeed(seed, 90);
+  for (const seed of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]) {
+    it(`seed ${seed}: every read shows no deleted post, no unfollowed account, no duplicate and every item as the model draws it; drained, every timeline equals the model`, async () => {
+      await runSeed(seed, 150);
     });
   }
 });

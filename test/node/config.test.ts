@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { workerOptionsFromWrangler } from "../../scripts/stack/workerd";
 import { CRON_SCHEDULES } from "../../src/cron";
+import { FEED_DEAD_LETTER_QUEUES, FEED_QUEUES } from "../../src/feed/messages";
 import { RATE_LIMIT_PERIODS } from "../../src/lib/rate-limit";
 
 const wranglerToml = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
@@ -16,6 +18,16 @@ describe("wrangler.toml", () => {
     for (const [name, period] of Object.entries(RATE_LIMIT_PERIODS)) {
       const block = wranglerToml.match(new RegExp(`name = "${name}"[\\s\\S]*?simple = \\{[^}]*period = (\\d+)`));
       expect(block?.[1], name).toBe(String(period));
+    }
+  });
+
+  it("declares the feed's queues as the code names them, each retried into a dead-letter queue that is consumed too", async () => {
+    const { queueProducers, queueConsumers } = await workerOptionsFromWrangler();
+    expect(queueProducers).toMatchObject({ FEED_QUEUE: { queueName: FEED_QUEUES.fanout }, FEED_SYNC_QUEUE: { queueName: FEED_QUEUES.followSync } });
+    for (const kind of ["fanout", "followSync"] as const) {
+      const consumers = queueConsumers as Record<string, { maxRetries?: number; deadLetterQueue?: string }>;
+      expect(consumers[FEED_QUEUES[kind]], kind).toMatchObject({ maxRetries: 5, deadLetterQueue: FEED_DEAD_LETTER_QUEUES[kind] });
+      expect(consumers[FEED_DEAD_LETTER_QUEUES[kind]], kind).toBeDefined();
     }
   });
 

@@ -17,6 +17,12 @@ describe("workerOptionsFromWrangler", () => {
     expect(options.bindings).toMatchObject({ ENVIRONMENT: "development" });
   });
 
+  it("passes the static assets (the /docs renderer) through, served in front of the Worker", async () => {
+    const options = await workerOptionsFromWrangler();
+    expect(options.assets?.directory).toMatch(/\/public$/);
+    expect(options.assets?.routerConfig).toMatchObject({ has_user_worker: true });
+  });
+
   it("passes queue producers and consumers (with their dead-letter queue) through", async () => {
     writeFileSync(join(dir, "index.js"), "export default {}");
     const configPath = join(dir, "wrangler.toml");

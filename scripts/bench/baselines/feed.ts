@@ -1,14 +1,31 @@
 /**
  * Benchmark baseline for `npm run bench:feed` (bench-only: never in the deployed Worker): the home
  * page as a naive design computes it on every read — the follows ⋈ posts join for the newest 20,
- * then their counters and the reader's like/favourite flags — all from Postgres.
+ * then their counters and the reader's like/favourite flags — all from Postgres. Plus a seeding
+ * tool: a backlog of follow syncs queued at once, as a burst of follows leaves it.
  */
 import { Hono } from "hono";
 import { queryRows } from "../../../src/counters/store";
 import type { AppEnv } from "../../../src/lib/context";
 import { authenticate } from "../../../src/lib/auth";
 
-export const feedBaselineRoutes = new Hono<AppEnv>().get("/v1/bench/naive/feed", authenticate(), async (c) => {
+export const feedBaselineRoutes = new Hono<AppEnv>();
+
+/**
+ * Queues `count` follow syncs of `followeeId` for the followers `from`, `from + 1`, … (the bench
+ * seeds those follows and intents), 100 messages per `sendBatch` — the Queues limit.
+ */
+feedBaselineRoutes.post("/v1/bench/feed/queue-syncs", authenticate({ roles: ["service"] }), async (c) => {
+  const { followeeId, from, count } = await c.req.json<{ followeeId: string; from: number; count: number }>();
+  const queue = c.env.FEED_SYNC_QUEUE;
+  for (let i = 0; i < count; i += 100) {
+    const batch = Array.from({ length: Math.min(100, count - i) }, (_, k) => ({ body: { kind: "sync" as const, followerId: String(from + i + k), followeeId } }));
+    await queue.sendBatch(batch);
+  }
+  return c.json({ queued: count });
+});
+
+feedBaselineRoutes.get("/v1/bench/naive/feed", authenticate(), async (c) => {
   const { db } = c.var.services;
   const me = c.var.caller.userId;
   const posts = await queryRows<{ id: string; author_id: string; text: string; created_at: string }>(

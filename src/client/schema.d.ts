@@ -1,0 +1,7055 @@
+/**
+ * Types of every route of the API, generated from its OpenAPI document by `npm run client:types`
+ * (openapi-typescript). Do not edit: change the route's zod schemas, then regenerate.
+ */
+
+export interface paths {
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reachability and latency of Redis and Postgres (503 when either is down) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Both reachable */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "status": "ok",
+                         *       "redis": {
+                         *         "ok": false,
+                         *         "latencyMs": 1,
+                         *         "error": "string"
+                         *       },
+                         *       "postgres": {
+                         *         "ok": false,
+                         *         "latencyMs": 1,
+                         *         "error": "string"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Health"];
+                    };
+                };
+                /** @description Redis or Postgres unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "status": "ok",
+                         *       "redis": {
+                         *         "ok": false,
+                         *         "latencyMs": 1,
+                         *         "error": "string"
+                         *       },
+                         *       "postgres": {
+                         *         "ok": false,
+                         *         "latencyMs": 1,
+                         *         "error": "string"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Health"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/trending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The posts with the most engagement in a window
+         * @description Score = Σ weight × counter movement in the window (likes 1, comments 2, forwards 3, views 0.1), from hourly buckets: `1h` covers the last 60–120 minutes, `24h` 24–25 hours, `7d` 168–169 hours. Answers are shared for up to 5 seconds.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    window?: "1h" | "24h" | "7d";
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The trending posts, highest score first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "window": "1h",
+                         *       "items": [
+                         *         {
+                         *           "post": {
+                         *             "id": "42",
+                         *             "authorId": "42",
+                         *             "text": "string",
+                         *             "createdAt": "2026-01-01T12:00:00.000Z"
+                         *           },
+                         *           "counts": {
+                         *             "likes": 1,
+                         *             "comments": 1,
+                         *             "forwards": 1,
+                         *             "views": 1,
+                         *             "favorites": 1
+                         *           },
+                         *           "score": 1
+                         *         }
+                         *       ],
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["TrendingPosts"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/following/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Follow a user (idempotent) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The relation after the call; `changed` says whether this call changed it */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "followerId": "42",
+                         *       "followeeId": "42",
+                         *       "following": false,
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["FollowChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Unfollow a user (idempotent) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The relation after the call; `changed` says whether this call changed it */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "followerId": "42",
+                         *       "followeeId": "42",
+                         *       "following": false,
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["FollowChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/followers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Followers of a user, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "userId": "42",
+                         *           "followedAt": "2026-01-01T12:00:00.000Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["FollowersPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/following": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Users a user follows, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "userId": "42",
+                         *           "followedAt": "2026-01-01T12:00:00.000Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["FollowingPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a post by the caller */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "text": "Live at 8 tonight"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewPost"];
+                };
+            };
+            responses: {
+                /** @description The new post */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "authorId": "42",
+                         *       "text": "Live at 8 tonight",
+                         *       "createdAt": "2026-01-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Post"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a post */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The post */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "authorId": "42",
+                         *       "text": "Live at 8 tonight",
+                         *       "createdAt": "2026-01-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Post"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a post (its author or an admin); later reads answer 404 */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "deleted": true
+                         *     }
+                         */
+                        "application/json": {
+                            /** @example 42 */
+                            id: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Posts of a user, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "id": "42",
+                         *           "authorId": "42",
+                         *           "text": "Live at 8 tonight",
+                         *           "createdAt": "2026-01-01T12:00:00.000Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["PostsPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add notifications of one type for a user (type and total in one atomic step) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Retries with the same key within 24 h are applied once and answered the same */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "reply",
+                     *       "count": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewNotifications"];
+                };
+            };
+            responses: {
+                /** @description Counts after the call; `applied` is false for a repeated Idempotency-Key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "userId": "42",
+                         *       "type": "string",
+                         *       "count": 1,
+                         *       "total": 1,
+                         *       "applied": false
+                         *     }
+                         */
+                        "application/json": {
+                            /** @example 42 */
+                            userId: string;
+                            type: string;
+                            count: number;
+                            total: number;
+                            applied: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Unread notifications by type and in total (uncapped) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Counts */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "byType": {
+                         *         "reply": 3
+                         *       },
+                         *       "total": 1,
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @example {
+                             *       "reply": 3
+                             *     }
+                             */
+                            byType: {
+                                [key: string]: number;
+                            };
+                            total: number;
+                            /** @description true when Redis was unavailable: zeros, or what Postgres knows */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/notifications/{type}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark one type read (the total drops by exactly its count) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    type: "reply" | "like" | "mention" | "follow" | "comment" | "repost" | "system";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What was cleared */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "type": "string",
+                         *       "cleared": 1,
+                         *       "total": 1
+                         *     }
+                         */
+                        "application/json": {
+                            type: string;
+                            cleared: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark every notification read */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What was cleared */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "cleared": 1,
+                         *       "total": 1
+                         *     }
+                         */
+                        "application/json": {
+                            cleared: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish a system broadcast (nothing is written per user) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "string",
+                     *       "body": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewBroadcast"];
+                };
+            };
+            responses: {
+                /** @description The broadcast */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "title": "string",
+                         *       "body": "string",
+                         *       "createdAt": "2026-01-01T12:00:00.000Z",
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Broadcast"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Broadcasts newest first with a read flag, and the unread count */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "unread": 1,
+                         *       "lastReadId": "string",
+                         *       "degraded": false,
+                         *       "items": [
+                         *         {
+                         *           "id": "42",
+                         *           "title": "string",
+                         *           "body": "string",
+                         *           "createdAt": "2026-01-01T12:00:00.000Z",
+                         *           "read": false
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["BroadcastsPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/broadcasts/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Move the last-read marker up to `upTo` (default: newest); never backwards */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "upTo": "42"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReadBroadcasts"];
+                };
+            };
+            responses: {
+                /** @description The marker after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "lastReadId": "string",
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            lastReadId: string;
+                            /** @description true when Redis was unavailable: Postgres kept the change, the cache is repaired later */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reddots/{channel}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Stamp a channel as refreshed now (creates it; at most 200 channels) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    channel: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Stamped */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "channel": "string",
+                         *       "refreshedAt": "string"
+                         *     }
+                         */
+                        "application/json": {
+                            channel: string;
+                            refreshedAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/reddots/{channel}/seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stamp the caller as having seen a channel now */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    channel: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Stamped */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "channel": "string",
+                         *       "seenAt": "string"
+                         *     }
+                         */
+                        "application/json": {
+                            channel: string;
+                            seenAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/reddots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether each channel shows a dot for the caller */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Dots */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "dots": {
+                         *         "key": false
+                         *       },
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            dots: {
+                                [key: string]: boolean;
+                            };
+                            /** @description true when Redis was unavailable: zeros, or what Postgres knows */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/unread/authors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** New posts per followed author, largest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page and the total over every followed author */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "total": 1,
+                         *       "items": [
+                         *         {
+                         *           "authorId": "42",
+                         *           "unread": 1
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string",
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["UnreadAuthorsPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/authors/{id}/seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Catch up on one followed author */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Caught up */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "authorId": "42",
+                         *       "unread": 1
+                         *     }
+                         */
+                        "application/json": {
+                            /** @example 42 */
+                            authorId: string;
+                            unread: number;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/streams/{kind}/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record that an item was posted in a stream (keeps the newest `cap` timestamps) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    kind: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "at": 1,
+                     *       "itemId": "42",
+                     *       "cap": 99
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewStreamItem"];
+                };
+            };
+            responses: {
+                /** @description Recorded */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "stream": "string",
+                         *       "kept": 1
+                         *     }
+                         */
+                        "application/json": {
+                            stream: string;
+                            kept: number;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/streams/{kind}/{id}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add a member (their unread starts now); idempotent */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    kind: string;
+                    id: string;
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Membership after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "stream": "string",
+                         *       "userId": "42",
+                         *       "member": false,
+                         *       "changed": false,
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            stream: string;
+                            /** @example 42 */
+                            userId: string;
+                            member: boolean;
+                            changed: boolean;
+                            /** @description true when Redis was unavailable: Postgres kept the change, the cache is repaired later */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove a member; idempotent */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    kind: string;
+                    id: string;
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Membership after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "stream": "string",
+                         *       "userId": "42",
+                         *       "member": false,
+                         *       "changed": false,
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            stream: string;
+                            /** @example 42 */
+                            userId: string;
+                            member: boolean;
+                            changed: boolean;
+                            /** @description true when Redis was unavailable: Postgres kept the change, the cache is repaired later */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/streams/{kind}/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stamp the caller's last access to a stream now (auto mark on open) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    kind: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Stamped */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "stream": "string",
+                         *       "lastAccessAt": "string",
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            stream: string;
+                            lastAccessAt: string;
+                            /** @description true when Redis was unavailable: Postgres kept the change, the cache is repaired later */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Unread per stream (streams with news only) and the total; counting stops past `cap` */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Stop counting at this number (1..999) */
+                    cap?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Unread */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "total": 1,
+                         *       "byStream": {
+                         *         "reply": 3
+                         *       },
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            total: number;
+                            /**
+                             * @example {
+                             *       "reply": 3
+                             *     }
+                             */
+                            byStream: {
+                                [key: string]: number;
+                            };
+                            /** @description true when Redis was unavailable: zeros, or what Postgres knows */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dms/{toUserId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Count new direct messages from a peer (peer and total in one atomic step) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    toUserId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "from": "42",
+                     *       "count": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewDirectMessages"];
+                };
+            };
+            responses: {
+                /** @description Counts after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "userId": "42",
+                         *       "peerId": "42",
+                         *       "count": 1,
+                         *       "total": 1
+                         *     }
+                         */
+                        "application/json": {
+                            /** @example 42 */
+                            userId: string;
+                            /** @example 42 */
+                            peerId: string;
+                            count: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/dms/{peerId}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark the messages from one peer read */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    peerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What was cleared */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "peerId": "42",
+                         *       "cleared": 1,
+                         *       "total": 1
+                         *     }
+                         */
+                        "application/json": {
+                            /** @example 42 */
+                            peerId: string;
+                            cleared: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/dms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Unread direct messages by peer and in total */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Counts */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "byPeer": {
+                         *         "reply": 3
+                         *       },
+                         *       "total": 1,
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @example {
+                             *       "reply": 3
+                             *     }
+                             */
+                            byPeer: {
+                                [key: string]: number;
+                            };
+                            total: number;
+                            /** @description true when Redis was unavailable: zeros, or what Postgres knows */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one inbox message to up to 1,000 users */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "to": [
+                     *         "42"
+                     *       ],
+                     *       "type": "system",
+                     *       "title": "string",
+                     *       "content": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewInboxMessage"];
+                };
+            };
+            responses: {
+                /** @description Stored */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "recipients": 1,
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            /** @example 42 */
+                            id: string;
+                            recipients: number;
+                            /** @description true when Redis was unavailable: Postgres kept the change, the cache is repaired later */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's inbox, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    type?: string;
+                    unread?: "true" | "false";
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "id": "42",
+                         *           "type": "string",
+                         *           "title": "string",
+                         *           "content": "string",
+                         *           "createdAt": "2026-01-01T12:00:00.000Z",
+                         *           "read": false
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["InboxPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/messages/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark every unread message (of one type) read; idempotent */
+        post: {
+            parameters: {
+                query?: {
+                    type?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description How many turned read */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "marked": 1,
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            marked: number;
+                            /** @description true when Redis was unavailable: Postgres kept the change, the cache is repaired later */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/messages/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark one message read; idempotent */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Read */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "read": false,
+                         *       "changed": false,
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": {
+                            /** @example 42 */
+                            id: string;
+                            read: boolean;
+                            changed: boolean;
+                            /** @description true when Redis was unavailable: Postgres kept the change, the cache is repaired later */
+                            degraded: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/badges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every badge of the home screen in one Redis round trip, each capped */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Stop counting at this number (1..999) */
+                    cap?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Badges (200 with `degraded` when Redis is down) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "cap": 1,
+                         *       "degraded": false,
+                         *       "notifications": {
+                         *         "byType": {
+                         *           "reply": {
+                         *             "count": 3,
+                         *             "capped": false
+                         *           }
+                         *         },
+                         *         "total": {
+                         *           "count": 1,
+                         *           "capped": false
+                         *         }
+                         *       },
+                         *       "broadcasts": {
+                         *         "count": 1,
+                         *         "capped": false
+                         *       },
+                         *       "reddots": {
+                         *         "key": false
+                         *       },
+                         *       "authors": {
+                         *         "count": 1,
+                         *         "capped": false
+                         *       },
+                         *       "streams": {
+                         *         "total": {
+                         *           "count": 1,
+                         *           "capped": false
+                         *         },
+                         *         "byStream": {
+                         *           "reply": {
+                         *             "count": 3,
+                         *             "capped": false
+                         *           }
+                         *         }
+                         *       },
+                         *       "dms": {
+                         *         "count": 1,
+                         *         "capped": false
+                         *       },
+                         *       "inbox": {
+                         *         "byType": {
+                         *           "reply": {
+                         *             "count": 3,
+                         *             "capped": false
+                         *           }
+                         *         },
+                         *         "total": {
+                         *           "count": 1,
+                         *           "capped": false
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Badges"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/counters/{entity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every counter of up to 100 entities (zeros for unknown ids; never negative)
+         * @description Hot entities are answered from a per-isolate copy at most `COUNTER_EDGE_CACHE_MS` (≤ 1 s) old, never older; `fresh=true` reads Redis. A single-id answer carries `Cache-Control: public, max-age=` the same bound in whole seconds.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Comma-separated ids, at most 100 */
+                    ids: string;
+                    /** @description true: read Redis, not the edge copy (e.g. right after the caller's own write); the answer is not cacheable */
+                    fresh?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    entity: "user" | "post" | "group";
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Counts in the order of `ids` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "entity": "post",
+                         *       "stale": false,
+                         *       "items": [
+                         *         {
+                         *           "id": "42",
+                         *           "counts": {
+                         *             "views": 120,
+                         *             "comments": 4,
+                         *             "likes": 17,
+                         *             "favorites": 2,
+                         *             "forwards": 1
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Counters"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/counters/{entity}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add deltas to counters of one entity (role service); Idempotency-Key makes retries apply once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Retries with the same key within 24 h are applied once and answered the same */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    entity: "user" | "post" | "group";
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "deltas": {
+                     *         "comments": 1,
+                     *         "coins": -5
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CounterDeltas"];
+                };
+            };
+            responses: {
+                /** @description Applied (or, with header Idempotent-Replayed: true, the first answer for this key) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "entity": "user",
+                         *       "id": "42",
+                         *       "deltas": {
+                         *         "key": 1
+                         *       },
+                         *       "counts": {
+                         *         "key": 1
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["CounterIncrement"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/likes/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add the caller's like of a post (idempotent) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The relation after the call; `changed` says whether this call changed it (and the counter) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "postId": "42",
+                         *       "userId": "42",
+                         *       "liked": false,
+                         *       "favorited": false,
+                         *       "changed": false,
+                         *       "counts": {
+                         *         "key": 1
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ReactionChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the caller's like of a post (idempotent) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The relation after the call; `changed` says whether this call changed it (and the counter) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "postId": "42",
+                         *       "userId": "42",
+                         *       "liked": false,
+                         *       "favorited": false,
+                         *       "changed": false,
+                         *       "counts": {
+                         *         "key": 1
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ReactionChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/favorites/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add the caller's favourite of a post (idempotent) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The relation after the call; `changed` says whether this call changed it (and the counter) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "postId": "42",
+                         *       "userId": "42",
+                         *       "liked": false,
+                         *       "favorited": false,
+                         *       "changed": false,
+                         *       "counts": {
+                         *         "key": 1
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ReactionChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the caller's favourite of a post (idempotent) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The relation after the call; `changed` says whether this call changed it (and the counter) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "postId": "42",
+                         *       "userId": "42",
+                         *       "liked": false,
+                         *       "favorited": false,
+                         *       "changed": false,
+                         *       "counts": {
+                         *         "key": 1
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ReactionChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Count a view of a post (limited per user by VIEW_LIMITER) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Counted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "postId": "42",
+                         *       "counted": true
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ViewCounted"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/counters/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Recompute relation-derived counters (followers, following, posts, likes, favorites) and repair drift (role admin) */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Continue from a previous report's next.entity */
+                    entity?: "user" | "post" | "group";
+                    /** @description Continue after this id (next.after) */
+                    after?: string;
+                    /** @description Reconcile only these ids of `entity` (at most 100) */
+                    ids?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What drifted and was repaired; `next` is where to continue if the time budget ran out */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "scanned": 1,
+                         *       "drifted": 1,
+                         *       "drift": [
+                         *         {
+                         *           "entity": "user",
+                         *           "id": "42",
+                         *           "field": "string",
+                         *           "counted": 1,
+                         *           "expected": 1
+                         *         }
+                         *       ],
+                         *       "next": {
+                         *         "entity": "user",
+                         *         "after": "42"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ReconcileReport"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/{roomId}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a live session for a host (the host, or role service); a live one ends first */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "hostId": "42",
+                     *       "shards": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewLiveSession"];
+                };
+            };
+            responses: {
+                /** @description The new session */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "roomId": "string",
+                         *       "sessionId": "42",
+                         *       "hostId": "42",
+                         *       "shards": 1,
+                         *       "startedAt": "2026-01-01T12:00:00.000Z",
+                         *       "endedAt": "2026-01-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["LiveSession"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/{roomId}/sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End the live session (host, service or admin); everyone leaves, the room expires 6 h later */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The ended session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "roomId": "string",
+                         *       "sessionId": "42",
+                         *       "hostId": "42",
+                         *       "shards": 1,
+                         *       "startedAt": "2026-01-01T12:00:00.000Z",
+                         *       "endedAt": "2026-01-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["LiveSession"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/{roomId}/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enter the room, or refresh presence (HTTP clients refresh within 60 s or are dropped) */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Which of the caller's devices; one viewer until all have left */
+                    device?: string;
+                };
+                header?: never;
+                path: {
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The caller's presence after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "roomId": "string",
+                         *       "userId": "42",
+                         *       "online": false,
+                         *       "isFan": false,
+                         *       "joined": false,
+                         *       "left": false,
+                         *       "sessionId": "42"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["LivePresence"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /** Leave the room from this device (idempotent) */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description Which of the caller's devices; one viewer until all have left */
+                    device?: string;
+                };
+                header?: never;
+                path: {
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The caller's presence after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "roomId": "string",
+                         *       "userId": "42",
+                         *       "online": false,
+                         *       "isFan": false,
+                         *       "joined": false,
+                         *       "left": false,
+                         *       "sessionId": "42"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["LivePresence"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Counts of many rooms in one call (role service) */
+        get: {
+            parameters: {
+                query: {
+                    rooms: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Counts per room, in the order asked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "roomId": "string",
+                         *           "viewers": 1,
+                         *           "onlineFans": 1,
+                         *           "sessionId": "42",
+                         *           "live": false
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["LiveCountsList"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/{roomId}/online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Viewers and online fans now; with list=fans, a page of the online fans (host and admins only) */
+        get: {
+            parameters: {
+                query?: {
+                    list?: "fans";
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Counts, or a page of online fans */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "roomId": "string",
+                         *       "viewers": 1,
+                         *       "onlineFans": 1,
+                         *       "sessionId": "42",
+                         *       "live": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["LiveCounts"] | components["schemas"]["LiveFansPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/{roomId}/online/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a user is in the room now, and as a fan */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    roomId: string;
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Presence of the user */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "roomId": "string",
+                         *       "userId": "42",
+                         *       "online": false,
+                         *       "isFan": false,
+                         *       "joinedAt": "2026-01-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["LiveViewer"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/{roomId}/joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many distinct fans joined in [from, to) (at most 31 days) */
+        get: {
+            parameters: {
+                query: {
+                    from: string;
+                    to: string;
+                };
+                header?: never;
+                path: {
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The count */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "roomId": "string",
+                         *       "from": "2026-01-01T12:00:00.000Z",
+                         *       "to": "2026-01-01T12:00:00.000Z",
+                         *       "fans": 1
+                         *     }
+                         */
+                        "application/json": components["schemas"]["LiveJoinedFans"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/{roomId}/loyal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fans who attended every (mode=all) or any (mode=any) of the last N sessions */
+        get: {
+            parameters: {
+                query?: {
+                    sessions?: number;
+                    mode?: "all" | "any";
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Count, and ids for the host */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "roomId": "string",
+                         *       "mode": "all",
+                         *       "sessionIds": [
+                         *         "42"
+                         *       ],
+                         *       "count": 1,
+                         *       "items": [
+                         *         {
+                         *           "userId": "42"
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["LiveLoyalFans"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/live/{roomId}/ws": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** WebSocket: view the room (mode=view, default) or watch its counts (mode=watch; the host always watches). The JWT comes as ?token= or as a subprotocol next to `live` (answered `live`). Send `ping` at least every 60 s (answered `pong`); watchers receive {type:'counts', viewers, onlineFans} at most once per second. */
+        get: {
+            parameters: {
+                query?: {
+                    token?: string;
+                    mode?: "view" | "watch";
+                };
+                header?: never;
+                path: {
+                    roomId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Switching to the WebSocket protocol */
+                101: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's home timeline: posts of the accounts they follow and their own, newest first, hydrated
+         * @description Each item carries the post, its counters and the caller's like/favourite flags. A page may hold fewer than `limit` items (deleted posts are skipped) and still have a `nextCursor`; the last page has `nextCursor: null`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                    /** @description `ranked`: the newest 300 items scored by `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5`; the cursor walks one snapshot of that ranking (15 minutes), so items do not move between pages; drop the cursor for a new one */
+                    order?: "chronological" | "ranked";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page of the home timeline */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "post": {
+                         *             "id": "42",
+                         *             "authorId": "42",
+                         *             "text": "string",
+                         *             "createdAt": "2026-01-01T12:00:00.000Z"
+                         *           },
+                         *           "counts": {
+                         *             "likes": 1,
+                         *             "comments": 1,
+                         *             "forwards": 1,
+                         *             "views": 1,
+                         *             "favorites": 1
+                         *           },
+                         *           "liked": false,
+                         *           "favorited": false
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string",
+                         *       "degraded": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["FeedPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Health: {
+            /** @enum {string} */
+            status: "ok" | "unavailable";
+            redis: {
+                ok: boolean;
+                latencyMs: number;
+                error?: string;
+            };
+            postgres: {
+                ok: boolean;
+                latencyMs: number;
+                error?: string;
+            };
+        };
+        TrendingPosts: {
+            /** @enum {string} */
+            window: "1h" | "24h" | "7d";
+            items: {
+                post: {
+                    /** @example 42 */
+                    id: string;
+                    /** @example 42 */
+                    authorId: string;
+                    text: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                };
+                counts: {
+                    likes: number;
+                    comments: number;
+                    forwards: number;
+                    views: number;
+                    favorites: number;
+                };
+                score: number;
+            }[];
+            /** @description true when Redis was unreachable (the list is then empty) */
+            degraded: boolean;
+        };
+        Error: {
+            error: {
+                /** @enum {string} */
+                code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "rate_limited" | "internal" | "unavailable";
+                message: string;
+                details?: unknown;
+            };
+        };
+        FollowChange: {
+            /** @example 42 */
+            followerId: string;
+            /** @example 42 */
+            followeeId: string;
+            following: boolean;
+            changed: boolean;
+        };
+        FollowersPage: {
+            items: components["schemas"]["FollowEdge"][];
+            nextCursor: string | null;
+        };
+        FollowEdge: {
+            /** @example 42 */
+            userId: string;
+            /** Format: date-time */
+            followedAt: string;
+        };
+        FollowingPage: {
+            items: components["schemas"]["FollowEdge"][];
+            nextCursor: string | null;
+        };
+        Post: {
+            /** @example 42 */
+            id: string;
+            /** @example 42 */
+            authorId: string;
+            /** @example Live at 8 tonight */
+            text: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        NewPost: {
+            /** @example Live at 8 tonight */
+            text: string;
+        };
+        PostsPage: {
+            items: components["schemas"]["Post"][];
+            nextCursor: string | null;
+        };
+        NewNotifications: {
+            /** @enum {string} */
+            type: "reply" | "like" | "mention" | "follow" | "comment" | "repost" | "system";
+            /** @default 1 */
+            count?: number;
+        };
+        Broadcast: {
+            /** @example 42 */
+            id: string;
+            title: string;
+            body: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description true when Redis was unavailable: Postgres kept the change, the cache is repaired later */
+            degraded: boolean;
+        };
+        NewBroadcast: {
+            title: string;
+            body: string;
+        };
+        BroadcastsPage: {
+            unread: number;
+            lastReadId: string;
+            /** @description true when Redis was unavailable: zeros, or what Postgres knows */
+            degraded: boolean;
+            items: {
+                /** @example 42 */
+                id: string;
+                title: string;
+                body: string;
+                /** Format: date-time */
+                createdAt: string;
+                read: boolean;
+            }[];
+            nextCursor: string | null;
+        };
+        ReadBroadcasts: {
+            /** @example 42 */
+            upTo?: string;
+        };
+        UnreadAuthorsPage: {
+            total: number;
+            items: {
+                /** @example 42 */
+                authorId: string;
+                unread: number;
+            }[];
+            nextCursor: string | null;
+            /** @description true when Redis was unavailable: zeros, or what Postgres knows */
+            degraded: boolean;
+        };
+        NewStreamItem: {
+            /** @description Item time in ms since the epoch; default now */
+            at?: number;
+            /**
+             * @description Item id: repeating it records the item once
+             * @example 42
+             */
+            itemId?: string;
+            /** @default 99 */
+            cap?: number;
+        };
+        NewDirectMessages: {
+            /** @example 42 */
+            from: string;
+            /** @default 1 */
+            count?: number;
+        };
+        NewInboxMessage: {
+            to: string[];
+            /** @example system */
+            type: string;
+            title: string;
+            content: string;
+        };
+        InboxPage: {
+            items: components["schemas"]["InboxMessage"][];
+            nextCursor: string | null;
+        };
+        InboxMessage: {
+            /** @example 42 */
+            id: string;
+            type: string;
+            title: string;
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            read: boolean;
+        };
+        Badges: {
+            cap: number;
+            /** @description true when Redis was unavailable: zeros, or Postgres-backed values (broadcasts, inbox) */
+            degraded: boolean;
+            notifications: {
+                /**
+                 * @example {
+                 *       "reply": {
+                 *         "count": 3,
+                 *         "capped": false
+                 *       }
+                 *     }
+                 */
+                byType: {
+                    [key: string]: components["schemas"]["CappedCount"];
+                };
+                total: components["schemas"]["CappedCount"];
+            };
+            broadcasts: components["schemas"]["CappedCount"];
+            reddots: {
+                [key: string]: boolean;
+            };
+            authors: components["schemas"]["CappedCount"];
+            streams: {
+                total: components["schemas"]["CappedCount"];
+                /**
+                 * @description Streams with unread items; once the total passes `cap` the remaining streams are not counted
+                 * @example {
+                 *       "reply": {
+                 *         "count": 3,
+                 *         "capped": false
+                 *       }
+                 *     }
+                 */
+                byStream: {
+                    [key: string]: components["schemas"]["CappedCount"];
+                };
+            };
+            dms: components["schemas"]["CappedCount"];
+            inbox: {
+                /**
+                 * @example {
+                 *       "reply": {
+                 *         "count": 3,
+                 *         "capped": false
+                 *       }
+                 *     }
+                 */
+                byType: {
+                    [key: string]: components["schemas"]["CappedCount"];
+                };
+                total: components["schemas"]["CappedCount"];
+            };
+        };
+        CappedCount: {
+            count: number;
+            capped: boolean;
+        };
+        Counters: {
+            /**
+             * @example post
+             * @enum {string}
+             */
+            entity: "user" | "post" | "group";
+            /** @description true when Redis was unreachable: Postgres values, missing the last minute of increments */
+            stale: boolean;
+            items: {
+                /** @example 42 */
+                id: string;
+                /**
+                 * @example {
+                 *       "views": 120,
+                 *       "comments": 4,
+                 *       "likes": 17,
+                 *       "favorites": 2,
+                 *       "forwards": 1
+                 *     }
+                 */
+                counts: {
+                    [key: string]: number;
+                };
+            }[];
+        };
+        CounterIncrement: {
+            /** @enum {string} */
+            entity: "user" | "post" | "group";
+            /** @example 42 */
+            id: string;
+            deltas: {
+                [key: string]: number;
+            };
+            /** @description Every counter of the entity after this call (also on a replay: as it is now), returned by the increment itself (no extra command or round trip). Absent when the entity is not cached in Redis (not read for 12 h) or Redis was down: its next read includes this write. */
+            counts?: {
+                [key: string]: number;
+            };
+        };
+        CounterDeltas: {
+            /**
+             * @description Field → integer delta (|delta| ≤ 1000000000); fields per entity: user: followers, following, posts, comments, likes_received, coins, groups; post: views, comments, likes, favorites, forwards; group: subscribers, posts, featured
+             * @example {
+             *       "comments": 1,
+             *       "coins": -5
+             *     }
+             */
+            deltas: {
+                [key: string]: number;
+            };
+        };
+        ReactionChange: {
+            /** @example 42 */
+            postId: string;
+            /** @example 42 */
+            userId: string;
+            liked?: boolean;
+            favorited?: boolean;
+            changed: boolean;
+            /** @description Every counter of the post after this call, from Redis (not the edge copy): reported by the increment the change ran, or read afterwards when nothing changed or the post was not cached in Redis (that read warms it) */
+            counts?: {
+                [key: string]: number;
+            };
+        };
+        ViewCounted: {
+            /** @example 42 */
+            postId: string;
+            /** @enum {boolean} */
+            counted: true;
+        };
+        ReconcileReport: {
+            scanned: number;
+            drifted: number;
+            /** @description The first 100 drifted counters */
+            drift: {
+                /** @enum {string} */
+                entity: "user" | "post" | "group";
+                /** @example 42 */
+                id: string;
+                field: string;
+                counted: number;
+                expected: number;
+            }[];
+            next: {
+                /** @enum {string} */
+                entity: "user" | "post" | "group";
+                /** @example 42 */
+                after: string;
+            } | null;
+        };
+        LiveSession: {
+            roomId: string;
+            /** @example 42 */
+            sessionId: string;
+            /** @example 42 */
+            hostId: string;
+            shards: number;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt: string | null;
+        };
+        NewLiveSession: {
+            /** @example 42 */
+            hostId: string;
+            /**
+             * @description Objects to spread a big room over (by user id)
+             * @default 1
+             */
+            shards?: number;
+        };
+        LivePresence: {
+            roomId: string;
+            /** @example 42 */
+            userId: string;
+            online: boolean;
+            isFan?: boolean;
+            joined?: boolean;
+            left?: boolean;
+            /** @example 42 */
+            sessionId?: string;
+        };
+        LiveCountsList: {
+            items: components["schemas"]["LiveCounts"][];
+        };
+        LiveCounts: {
+            roomId: string;
+            viewers: number;
+            onlineFans: number;
+            /** @example 42 */
+            sessionId: string | null;
+            live: boolean;
+        };
+        LiveFansPage: {
+            items: components["schemas"]["LiveUser"][];
+            nextCursor: string | null;
+        };
+        LiveUser: {
+            /** @example 42 */
+            userId: string;
+        };
+        LiveViewer: {
+            roomId: string;
+            /** @example 42 */
+            userId: string;
+            online: boolean;
+            isFan: boolean;
+            /** Format: date-time */
+            joinedAt: string | null;
+        };
+        LiveJoinedFans: {
+            roomId: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            fans: number;
+        };
+        LiveLoyalFans: {
+            roomId: string;
+            /** @enum {string} */
+            mode: "all" | "any";
+            sessionIds: string[];
+            count: number;
+            /** @description A page of fan ids: the host and admins only (null otherwise) */
+            items: components["schemas"]["LiveUser"][] | null;
+            nextCursor: string | null;
+        };
+        FeedPage: {
+            items: components["schemas"]["FeedItem"][];
+            nextCursor: string | null;
+            /** @description true when a backing service was down: from Postgres alone (Redis down: counters may lag by what Redis buffers) or from Redis alone (Postgres down: posts not cached are left out) */
+            degraded: boolean;
+        };
+        FeedItem: {
+            post: {
+                /** @example 42 */
+                id: string;
+                /** @example 42 */
+                authorId: string;
+                text: string;
+                /** Format: date-time */
+                createdAt: string;
+            };
+            counts: {
+                likes: number;
+                comments: number;
+                forwards: number;
+                views: number;
+                favorites: number;
+            };
+            /** @description The caller likes this post */
+            liked: boolean;
+            /** @description The caller favourited this post */
+            favorited: boolean;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;
