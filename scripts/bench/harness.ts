@@ -154,6 +154,8 @@ export interface LoadStats {
 
 export interface LoadResult extends LoadStats {
   elapsedMs: number;
+  /** Every successful request's latency, ascending (pooling runs: `combineLoads`). */
+  latenciesMs: number[];
   /** The same figures per `LoadRequest.scenario` (requests without one count under ""). */
   byScenario: Record<string, LoadStats>;
 }
@@ -239,7 +241,31 @@ export async function runLoad(options: {
     allErrors += errors;
     for (const [status, n] of Object.entries(errorStatuses)) allStatuses[status] = (allStatuses[status] ?? 0) + n;
   }
-  return { ...statsOf(all, allErrors, allStatuses), elapsedMs, byScenario };
+  return { ...statsOf(all, allErrors, allStatuses), elapsedMs, latenciesMs: all, byScenario };
+}
+
+/**
+ * Several runs of one scenario pooled as one: requests and time add up, percentiles come from
+ * every latency. Benchmarks that compare two scenarios run them in alternating slices and pool
+ * each side, so a burst of noise on the shared machine hits both sides alike.
+ */
+export function combineLoads(parts: LoadResult[]): LoadResult {
+  const latenciesMs = parts.flatMap((p) => p.latenciesMs).sort((a, b) => a - b);
+  const elapsedMs = parts.reduce((sum, p) => sum + p.elapsedMs, 0);
+  const errorStatuses: Record<string, number> = {};
+  for (const part of parts) for (const [status, n] of Object.entries(part.errorStatuses)) errorStatuses[status] = (errorStatuses[status] ?? 0) + n;
+  return {
+    requests: latenciesMs.length,
+    errors: parts.reduce((sum, p) => sum + p.errors, 0),
+    errorStatuses,
+    rps: latenciesMs.length / (elapsedMs / 1000),
+    p50Ms: percentile(latenciesMs, 0.5),
+    p90Ms: percentile(latenciesMs, 0.9),
+    p99Ms: percentile(latenciesMs, 0.99),
+    elapsedMs,
+    latenciesMs,
+    byScenario: {},
+  };
 }
 
 /** The clients' loop, run in a worker thread (plain JavaScript: no loader needed there). */

@@ -56,17 +56,34 @@ export async function warmAuthorSeen(services: { db: Services["db"]; redis: Scri
   return { followees, complete, written: written === 1 };
 }
 
+/** What a follow cache says about one author: see `cachedFollowState`. */
+export type FollowState = "follows" | "not_following" | "unknown" | "missing";
+
 /**
  * Whether `userId` follows `authorId` according to the follow cache, in ONE command (HMGET of the
  * sentinel and the author): `follows`, `not_following` (the cache holds every follow), `unknown`
  * (the cache is a capped subset and lacks the author) or `missing` (no cache: rebuild it).
  */
-export async function cachedFollowState(
-  redis: Pick<Redis, "hmget">,
-  userId: string,
-  authorId: string,
-): Promise<"follows" | "not_following" | "unknown" | "missing"> {
-  const got = await redis.hmget<Record<string, unknown>>(badgeKeys.authorSeen(userId), BUILT, authorId);
+export async function cachedFollowState(redis: Pick<Redis, "hmget">, userId: string, authorId: string): Promise<FollowState> {
+  return followStateOf(await redis.hmget<Record<string, unknown>>(badgeKeys.authorSeen(userId), BUILT, authorId), authorId);
+}
+
+/**
+ * `cachedFollowState` of many (user, author) pairs in ONE round trip: one HMGET each, sent as one
+ * pipeline (billed one command per pair, as separate lookups would be).
+ */
+export async function cachedFollowStates(
+  redis: Pick<Redis, "hmget" | "pipeline">,
+  pairs: readonly { userId: string; authorId: string }[],
+): Promise<FollowState[]> {
+  if (pairs.length === 1) return [await cachedFollowState(redis, pairs[0]!.userId, pairs[0]!.authorId)];
+  const pipeline = redis.pipeline();
+  for (const { userId, authorId } of pairs) pipeline.hmget(badgeKeys.authorSeen(userId), BUILT, authorId);
+  const got = await pipeline.exec<(Record<string, unknown> | null)[]>();
+  return pairs.map(({ authorId }, i) => followStateOf(got[i] ?? null, authorId));
+}
+
+function followStateOf(got: Record<string, unknown> | null, authorId: string): FollowState {
   const sentinel = got?.[BUILT];
   if (sentinel === null || sentinel === undefined) return "missing";
   if (got?.[authorId] !== null && got?.[authorId] !== undefined) return "follows";

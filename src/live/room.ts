@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { redisFor } from "../lib/redis";
+import { FanLookups, type FanLookup } from "./fan-lookups";
 import type { LiveRoomMessage } from "./messages";
 
 /** An HTTP viewer whose last refresh is older than this is dropped; a WebSocket must ping within it. */
@@ -30,7 +32,11 @@ export type SessionDescriptor = {
 
 export type Counts = { viewers: number; onlineFans: number };
 export type ConnectionKind = "http" | "ws";
-export type EnterResult = ({ status: "ok"; joined: boolean; isFan: boolean } & Counts) | { status: "stale" } | { status: "need_fan" };
+export type EnterResult =
+  | ({ status: "ok"; joined: boolean; isFan: boolean } & Counts)
+  | { status: "stale" }
+  /** The follow cache could not say (`cache`: what the lookup saw); the Worker resolves the status and calls again. */
+  | { status: "need_fan"; cache: Exclude<FanLookup, "follows" | "not_following"> };
 export type SocketMode = "view" | "watch";
 
 type SocketAttachment = { connId: string; userId: string; mode: SocketMode; connectedAt: number; lastSeenAt: number };
@@ -80,6 +86,9 @@ export class LiveRoom extends DurableObject<Env> {
   private migrated = false;
   /** Tests move this object's clock forward (timeouts, expiry) instead of waiting. */
   clockOffsetMs = 0;
+  /** Tests point this object's fan lookups at another Redis (a chaos bridge) than its binding's. */
+  redisBindings: Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN"> | null = null;
+  private readonly fanLookups = new FanLookups(() => redisFor(this.redisBindings ?? this.env));
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -217,18 +226,26 @@ export class LiveRoom extends DurableObject<Env> {
   // ---------------------------------------------------------------- presence
 
   /**
-   * Enters or refreshes one connection of `userId`. Entering twice is one viewer. With `isFan` null
-   * (a refresh, the common case) the status recorded at join is reused; a user not in the room yet
-   * answers `need_fan` and the Worker calls again with the looked-up status, so Postgres is asked
-   * once per join, not once per refresh.
+   * Enters or refreshes one connection of `userId`: ONE object call for a join as for a refresh.
+   * Entering twice is one viewer. With `isFan` null (what the Worker sends) a refresh reuses the
+   * status recorded at join, with no Redis; a user new to the room is looked up here, in the
+   * viewer's follow cache (`FanLookups`: concurrent joins share one Redis round trip). Only when the
+   * cache cannot say does the object answer `need_fan`, and the Worker calls again with the status
+   * from Postgres (a rebuild of the cache, or a primary-key lookup).
    */
   async enter(d: SessionDescriptor, userId: string, isFan: boolean | null, connId: string, kind: ConnectionKind): Promise<EnterResult> {
     this.ready();
     if (!this.checkSession(d)) return { status: "stale" };
     if (isFan === null) {
       const known = this.sql.exec<{ is_fan: number }>(`SELECT is_fan FROM viewers WHERE user_id = ?`, userId).toArray()[0];
-      if (!known) return { status: "need_fan" };
-      isFan = known.is_fan === 1;
+      if (known) isFan = known.is_fan === 1;
+      else {
+        const state = userId === d.hostId ? "not_following" : await this.fanLookups.lookup(userId, d.hostId);
+        if (state !== "follows" && state !== "not_following") return { status: "need_fan", cache: state };
+        // Other calls ran during the lookup: the session may have ended or moved on.
+        if (!this.checkSession(d)) return { status: "stale" };
+        isFan = state === "follows";
+      }
     }
     const joined = this.enterLocally(userId, isFan, connId, kind, this.now());
     await this.rearm();

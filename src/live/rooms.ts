@@ -7,6 +7,7 @@ import { encodeCursor, decodeCursor } from "../lib/pagination";
 import { isRedisOutage } from "../lib/redis-failures";
 import type { Services } from "../lib/services";
 import { follows } from "../social/schema";
+import type { FanLookup } from "./fan-lookups";
 import type { Counts, SessionDescriptor, SocketMode } from "./room";
 
 export const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -53,25 +54,42 @@ export async function liveSession(env: Env, roomId: string, fresh = false): Prom
 }
 
 /**
- * Whether `userId` follows `hostId`, on every join and WebSocket connect. ONE Redis command when
- * the viewer's follow cache (the badges capability's followed-authors hash, kept by follow and
+ * Whether `userId` follows `hostId` (WebSocket connects; HTTP joins look the cache up in the room
+ * object and come here through `resolveFan` only when it cannot say). ONE Redis command when the
+ * viewer's follow cache (the badges capability's followed-authors hash, kept by follow and
  * unfollow events before their response) is built: a field means fan; no field means not a fan
  * when the cache holds every follow. Postgres answers only when the cache is missing (it is
  * rebuilt from the same read), is a capped subset lacking the host, or Redis is down.
  */
 export async function isFanOf(services: Services, userId: string, hostId: string): Promise<boolean> {
   if (userId === hostId) return false;
+  let state: FanLookup;
   try {
-    const state = await cachedFollowState(services.redis, userId, hostId);
-    if (state === "follows") return true;
-    if (state === "not_following") return false;
-    if (state === "missing") {
+    state = await cachedFollowState(services.redis, userId, hostId);
+  } catch (err) {
+    if (!isRedisOutage(err)) throw err;
+    state = "redis_down";
+  }
+  return resolveFan(services, userId, hostId, state);
+}
+
+/**
+ * The fan status once the follow cache answered `state`: a missing cache is rebuilt from Postgres
+ * and answers from the rows read; a capped subset lacking the host, or Redis down, asks Postgres;
+ * a lookup that failed otherwise is made again here, so its error surfaces.
+ */
+export async function resolveFan(services: Services, userId: string, hostId: string, state: FanLookup): Promise<boolean> {
+  if (state === "follows") return true;
+  if (state === "not_following") return false;
+  if (state === "failed") return isFanOf(services, userId, hostId);
+  if (state === "missing") {
+    try {
       const built = await warmAuthorSeen(services, userId);
       if (built.followees.includes(hostId)) return true;
       if (built.complete) return false;
+    } catch (err) {
+      if (!isRedisOutage(err)) throw err;
     }
-  } catch (err) {
-    if (!isRedisOutage(err)) throw err;
   }
   return isFanInPostgres(services, userId, hostId);
 }
@@ -138,12 +156,14 @@ async function endOnShards(env: Env, session: SessionDescriptor) {
 // ------------------------------------------------------------------ presence
 
 /**
- * Enters (or refreshes) `userId` from one HTTP device. The fan lookup runs once per join (a refresh
- * reuses the status the room recorded; following the host mid-session counts from the next join); a stale
- * session copy (another isolate started a new session) is retried once against the primary.
- * `fanOf` is the fan lookup (the benchmark's baseline passes the Postgres-only one).
+ * Enters (or refreshes) `userId` from one HTTP device: one object call, which also resolves the fan
+ * status of a user new to the room from the follow cache (a refresh reuses the status recorded at
+ * join; following the host mid-session counts from the next join). Only when the cache cannot say
+ * does the Worker resolve the status from what the object saw (`resolveFan`: a cache rebuild, or a
+ * Postgres primary-key lookup) and call again. A stale session copy (another isolate started a new session) is retried
+ * once against the primary.
  */
-export async function enterRoom(services: Services, roomId: string, userId: string, device: string, fanOf: typeof isFanOf = isFanOf) {
+export async function enterRoom(services: Services, roomId: string, userId: string, device: string) {
   for (const fresh of [false, true]) {
     const session = await liveSession(services.env, roomId, fresh);
     const shard = shardOf(userId, session.shards);
@@ -151,7 +171,7 @@ export async function enterRoom(services: Services, roomId: string, userId: stri
     const descriptor = forShard(session, shard);
     let result = await stub.enter(descriptor, userId, null, `http:${device}`, "http");
     if (result.status === "need_fan") {
-      result = await stub.enter(descriptor, userId, await fanOf(services, userId, session.hostId), `http:${device}`, "http");
+      result = await stub.enter(descriptor, userId, await resolveFan(services, userId, session.hostId, result.cache), `http:${device}`, "http");
     }
     if (result.status === "ok") return { roomId, sessionId: session.sessionId, userId, online: true, isFan: result.isFan, joined: result.joined };
   }

@@ -15,15 +15,19 @@ import type { Services } from "../../src/lib/services";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
 import { useChaos } from "../support/stack";
-import { enter, follow, newRoom, openSocket, startSession, unfollow } from "./helpers";
+import { enter, follow, lookUpFansThrough, newRoom, openSocket, startSession, unfollow } from "./helpers";
 
 const redis = redisFor(env as unknown as Env);
 const chaos = useChaos();
 
-/** Joins a fresh room of `host` as `viewer` (a new join every time, so the fan lookup runs). */
+/**
+ * Joins a fresh room of `host` as `viewer` (a new join every time, so the fan lookup runs). With
+ * `env` (a chaos pair's bindings) the Worker and the room object's fan lookups both use it.
+ */
 async function joinAsFan(host: string, viewer: string, options: { env?: Partial<Env> } = {}): Promise<boolean> {
   const room = newRoom();
   await startSession(room, host);
+  if (options.env) await lookUpFansThrough(room, chaos.current.bindings);
   const res = await api("POST", `/v1/live/${room}/presence`, { as: { userId: viewer }, env: options.env });
   expect(res.status, show(res)).toBe(200);
   return res.body.isFan as boolean;
@@ -72,6 +76,7 @@ describe("fan status on join", () => {
     await follow(fan, host);
     const room = newRoom();
     await startSession(room, host);
+    await lookUpFansThrough(room, chaos.current.bindings);
     await chaos.current.setPostgresDown(true);
     try {
       const before = await chaos.current.stats();

@@ -1,6 +1,7 @@
-import { env, SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import type { Env } from "../../src/env";
+import type { LiveRoom } from "../../src/live/room";
 import { roomStub } from "../../src/live/rooms";
 import { api, newId, show, tokenFor } from "../support/api";
 
@@ -69,3 +70,13 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
 }
 
 export const primary = (roomId: string) => roomStub(liveEnv, roomId);
+
+/**
+ * Points the fan lookups of `roomId`'s object (unsharded) at another Redis, e.g. a chaos pair's
+ * bridge: the object looks new viewers up itself, with its own bindings, not the request's.
+ */
+export async function lookUpFansThrough(roomId: string, bindings: Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN">) {
+  await runInDurableObject(primary(roomId), (instance: LiveRoom) => {
+    instance.redisBindings = { UPSTASH_REDIS_REST_URL: bindings.UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN: bindings.UPSTASH_REDIS_REST_TOKEN };
+  });
+}

@@ -2,8 +2,9 @@
  * Benchmark baselines and tools for `npm run bench:live` (bench-only: never in the deployed Worker):
  * - the naive online-fan count the rooms replace: fetch every online id and join it against
  *   `follows` in Postgres on each request;
- * - the join as it was before the follow cache: the real join (`enterRoom`: session lookup, object
- *   calls, answer) with the fan status always from one primary-key lookup on Postgres `follows`;
+ * - the join as it was before the follow cache: the same session lookup, the same two object calls
+ *   of a new viewer the join then made (`need_fan`, then the join with the status) and the same
+ *   answer, with the fan status from one primary-key lookup on Postgres `follows`;
  * - seeding and the SQLite size per room.
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
@@ -14,7 +15,7 @@ import type { AppEnv } from "../../../src/lib/context";
 import { ApiError } from "../../../src/lib/errors";
 import type { Services } from "../../../src/lib/services";
 import type { SessionDescriptor } from "../../../src/live/room";
-import { enterRoom, forShard, isFanInPostgres, liveSession, ROOM_ID_PATTERN, shardsOf } from "../../../src/live/rooms";
+import { forShard, isFanInPostgres, liveSession, ROOM_ID_PATTERN, roomStub, shardOf, shardsOf } from "../../../src/live/rooms";
 import { rateLimit } from "../../../src/lib/rate-limit";
 import { follows } from "../../../src/social/schema";
 import type { BenchLiveRoom } from "../live-room";
@@ -22,6 +23,22 @@ import type { BenchLiveRoom } from "../live-room";
 /** The bench entry binds LIVE_ROOMS to `BenchLiveRoom`. */
 function benchStubs(env: Env, session: SessionDescriptor | null, roomId: string) {
   return shardsOf(env, session, roomId) as unknown as DurableObjectStub<BenchLiveRoom>[];
+}
+
+/** The baseline join: a new viewer costs two object calls and a Postgres lookup between them. */
+async function baselineEnter(services: Services, roomId: string, userId: string) {
+  for (const fresh of [false, true]) {
+    const session = await liveSession(services.env, roomId, fresh);
+    const shard = shardOf(userId, session.shards);
+    const stub = roomStub(services.env, roomId, shard) as unknown as DurableObjectStub<BenchLiveRoom>;
+    const descriptor = forShard(session, shard);
+    let result = await stub.enterIfKnown(descriptor, userId, "http:default", "http");
+    if (result.status === "need_fan") {
+      result = await stub.enter(descriptor, userId, await isFanInPostgres(services, userId, session.hostId), "http:default", "http");
+    }
+    if (result.status === "ok") return { roomId, sessionId: session.sessionId, userId, online: true, isFan: result.isFan, joined: result.joined };
+  }
+  throw new ApiError("conflict", `Room ${roomId} changed sessions; retry`);
 }
 
 function roomIdOf(raw: string): string {
@@ -63,7 +80,7 @@ async function seedViewers(services: Services, roomId: string, userIds: string[]
 
 export const liveBaselineRoutes = new Hono<AppEnv>()
   .post("/v1/bench/naive/live/:roomId/presence", authenticate(), rateLimit(), async (c) =>
-    c.json(await enterRoom(c.var.services, roomIdOf(c.req.param("roomId")), c.var.caller.userId, "default", isFanInPostgres), 200),
+    c.json(await baselineEnter(c.var.services, roomIdOf(c.req.param("roomId")), c.var.caller.userId), 200),
   )
   .get("/v1/live/:roomId/naive-online", authenticate(), async (c) => {
     return c.json(await naiveOnlineFans(c.var.services, roomIdOf(c.req.param("roomId"))), 200);

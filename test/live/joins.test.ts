@@ -1,0 +1,163 @@
+/**
+ * The cost of a join: one object call, in which the room object looks a new viewer up in the
+ * follow cache itself (lookups arriving together share one Redis round trip); a refresh is one
+ * object call and no Redis. Round trips and commands are counted on a private chaos bridge.
+ */
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../src/env";
+import { redisFor } from "../../src/lib/redis";
+import type { Services } from "../../src/lib/services";
+import { FanLookups } from "../../src/live/fan-lookups";
+import { enterRoom } from "../../src/live/rooms";
+import { servicesFor } from "../counters/support";
+import { newId } from "../support/api";
+import { useChaos } from "../support/stack";
+import { counts, enter, follow, leave, liveEnv, lookUpFansThrough, newRoom, startSession, unfollow } from "./helpers";
+
+const chaos = useChaos();
+
+/** LIVE_ROOMS with every RPC method call on a room object recorded by name. */
+function recordingRooms(calls: string[]): Env["LIVE_ROOMS"] {
+  const rooms = liveEnv.LIVE_ROOMS;
+  return {
+    idFromName: (name: string) => rooms.idFromName(name),
+    get: (id: DurableObjectId) => {
+      const stub = rooms.get(id);
+      return new Proxy(stub, {
+        get(target, method) {
+          const value = Reflect.get(target, method);
+          if (typeof value !== "function" || typeof method !== "string") return value;
+          return (...args: unknown[]) => {
+            calls.push(method);
+            // Reflect.apply: `.apply` on an RPC method would itself be taken for a remote property.
+            return Reflect.apply(value, target, args);
+          };
+        },
+      });
+    },
+  } as unknown as Env["LIVE_ROOMS"];
+}
+
+/** Services on the chaos pair whose room calls are recorded and whose Postgres may not be touched. */
+function guardedServices(calls: string[]) {
+  const { services, close } = servicesFor({ ...chaos.current.bindings, LIVE_ROOMS: recordingRooms(calls) });
+  const guarded = Object.create(services, {
+    db: {
+      get() {
+        throw new Error("the join path opened Postgres");
+      },
+    },
+  }) as Services;
+  return { services: guarded, close };
+}
+
+describe("the cost of POST /v1/live/{roomId}/presence", () => {
+  it("joins a new viewer with one object call and one Redis command; refreshes with one object call and none", async () => {
+    const [room, host, fan, stranger, other, first] = [newRoom(), newId(), newId(), newId(), newId(), newId()];
+    await follow(fan, host);
+    await follow(stranger, other); // a built cache that lacks the host
+    await follow(first, other);
+    await startSession(room, host);
+    await lookUpFansThrough(room, chaos.current.bindings);
+    const calls: string[] = [];
+    const { services, close } = guardedServices(calls);
+    try {
+      await enterRoom(services, room, first, "default"); // the isolate now holds the session
+      for (const [viewer, isFan] of [[fan, true], [stranger, false]] as const) {
+        calls.length = 0;
+        const before = await chaos.current.stats();
+        const joined = await enterRoom(services, room, viewer, "default");
+        const after = await chaos.current.stats();
+        expect(joined).toMatchObject({ joined: true, isFan });
+        expect(calls, "object calls of a join").toEqual(["enter"]);
+        expect({ requests: after.requests - before.requests, commands: after.commands - before.commands }).toEqual({ requests: 1, commands: 1 });
+
+        calls.length = 0;
+        const again = await chaos.current.stats();
+        expect(await enterRoom(services, room, viewer, "default")).toMatchObject({ joined: false, isFan });
+        const refreshed = await chaos.current.stats();
+        expect(calls, "object calls of a refresh").toEqual(["enter"]);
+        expect({ requests: refreshed.requests - again.requests, commands: refreshed.commands - again.commands }).toEqual({ requests: 0, commands: 0 });
+      }
+    } finally {
+      await close();
+    }
+    expect(await counts(room)).toMatchObject({ viewers: 3, onlineFans: 1 });
+  });
+
+  it("counts concurrent joins exactly, with one HMGET each", async () => {
+    const [room, host] = [newRoom(), newId()];
+    const viewers = Array.from({ length: 24 }, () => newId());
+    const fans = viewers.filter((_, i) => i % 3 === 0);
+    await Promise.all(viewers.map((viewer, i) => (i % 3 === 0 ? follow(viewer, host) : follow(viewer, newId()))));
+    await startSession(room, host);
+    await lookUpFansThrough(room, chaos.current.bindings);
+    const before = await chaos.current.stats();
+    const { services, close } = servicesFor(chaos.current.bindings);
+    try {
+      const answers = await Promise.all(viewers.map((viewer) => enterRoom(services, room, viewer, "default")));
+      expect(answers.map((a) => a.isFan)).toEqual(viewers.map((_, i) => i % 3 === 0));
+    } finally {
+      await close();
+    }
+    const after = await chaos.current.stats();
+    expect(after.commands - before.commands, "billed commands: one HMGET per new viewer").toBe(viewers.length);
+    expect(after.requests - before.requests).toBeLessThanOrEqual(viewers.length);
+    expect(await counts(room)).toMatchObject({ viewers: viewers.length, onlineFans: fans.length });
+  });
+
+  it("looks a viewer up again after they leave: an unfollow, then a follow, count from the next join", async () => {
+    const [room, host, viewer] = [newRoom(), newId(), newId()];
+    await follow(viewer, host);
+    await startSession(room, host);
+    expect((await enter(room, viewer)).isFan).toBe(true);
+    expect(await counts(room)).toMatchObject({ viewers: 1, onlineFans: 1 });
+    await unfollow(viewer, host);
+    await leave(room, viewer);
+    expect((await enter(room, viewer)).isFan).toBe(false);
+    expect(await counts(room)).toMatchObject({ viewers: 1, onlineFans: 0 });
+    await follow(viewer, host);
+    await leave(room, viewer);
+    expect((await enter(room, viewer)).isFan).toBe(true);
+    expect(await counts(room)).toMatchObject({ viewers: 1, onlineFans: 1 });
+  });
+});
+
+describe("FanLookups", () => {
+  it("sends lookups that arrive during a round trip together, in the next one", async () => {
+    const redis = redisFor(liveEnv);
+    const trips: string[] = [];
+    const counting = {
+      hmget: ((...args: Parameters<typeof redis.hmget>) => {
+        trips.push("hmget");
+        return redis.hmget(...args);
+      }) as typeof redis.hmget,
+      pipeline: () => {
+        trips.push("pipeline");
+        return redis.pipeline();
+      },
+    };
+    const [host, fan, other] = [newId(), newId(), newId()];
+    await follow(fan, host);
+    await follow(other, newId());
+    const lookups = new FanLookups(() => counting);
+    const answers = await Promise.all([
+      lookups.lookup(fan, host), // leaves at once, alone
+      lookups.lookup(other, host), // these three wait for it, then go together
+      lookups.lookup(fan, host),
+      lookups.lookup(newId(), host),
+    ]);
+    expect(answers).toEqual(["follows", "not_following", "follows", "missing"]);
+    expect(trips).toEqual(["hmget", "pipeline"]);
+  });
+
+  it("answers redis_down for every waiting lookup when Redis is unreachable", async () => {
+    await chaos.current.setRedisDown(true);
+    try {
+      const lookups = new FanLookups(() => redisFor(chaos.current.bindings));
+      expect(await Promise.all([lookups.lookup(newId(), newId()), lookups.lookup(newId(), newId())])).toEqual(["redis_down", "redis_down"]);
+    } finally {
+      await chaos.current.setRedisDown(false);
+    }
+  });
+});
