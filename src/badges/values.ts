@@ -41,7 +41,7 @@ export function oneMore(value: Capped, cap: number): Capped {
 
 /**
  * Kinds a push may read on their own: each is one small hash (a tally), read by one script of two
- * billed commands, where the whole badges script bills ~27. The same tally the badges script reads,
+ * billed commands, where the whole badges script bills 13–14 (`keys.ts`). The same tally the badges script reads,
  * so the values are the ones a poll would answer.
  */
 export const CHEAP_KINDS = ["notifications", "dms"] as const satisfies readonly BadgeKind[];
