@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, verifyCallerToken } from "../lib/auth";
+import { authenticate, socketToken, verifyCallerToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
@@ -288,13 +288,10 @@ export const liveRoutes = newRouter()
       if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
         throw new ApiError("bad_request", "Expected a WebSocket upgrade", [{ field: "Upgrade", message: "must be websocket" }]);
       }
-      const offered = (c.req.header("Sec-WebSocket-Protocol") ?? "").split(",").map((p) => p.trim()).filter(Boolean);
-      const fromProtocol = offered.find((p) => p !== "live");
-      const jwt = token ?? fromProtocol;
-      if (!jwt) throw new ApiError("unauthorized", "Missing token (query parameter or subprotocol)");
+      const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
       const caller = await verifyCallerToken(jwt, c.env.JWT_SECRET);
       c.set("caller", caller);
-      const response = await connectSocket(c.var.services, c.req.raw, caller, roomId, mode, offered.includes("live") ? "live" : null);
+      const response = await connectSocket(c.var.services, c.req.raw, caller, roomId, mode, protocol);
       return response as never;
     },
   );
