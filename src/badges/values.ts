@@ -1,7 +1,7 @@
 import type { Badges } from "./badges";
 import { getDirectMessages } from "./dms";
 import { getNotifications } from "./notifications";
-import { capped, type Capped, type ScriptRedis } from "./shared";
+import { capAll, capped, type Capped, type ScriptRedis } from "./shared";
 
 /**
  * What a live socket tracks: every badge kind of `GET /v1/me/badges`, in the same shapes, without
@@ -53,7 +53,7 @@ export async function readCheapKinds(redis: ScriptRedis, userId: string, cap: nu
     kinds.map(async (kind) => {
       if (kind === "notifications") {
         const n = await getNotifications(redis, userId);
-        values.notifications = { byType: Object.fromEntries(Object.entries(n.byType).map(([t, c]) => [t, capped(c, cap)])), total: capped(n.total, cap) };
+        values.notifications = { byType: capAll(n.byType, cap), total: capped(n.total, cap) };
       } else {
         values.dms = capped((await getDirectMessages(redis, userId)).total, cap);
       }
