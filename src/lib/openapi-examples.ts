@@ -26,7 +26,9 @@ type Media = { schema?: Schema; example?: unknown };
 type Operation = { requestBody?: { content?: Record<string, Media> }; responses?: Record<string, { content?: Record<string, Media> }> };
 type Document = { paths?: object; components?: { schemas?: object } };
 
-const METHODS = new Set(["get", "put", "post", "delete", "patch"]);
+/** The keys of a path item that are operations (the rest: parameters, summary, …). */
+export const OPERATION_METHODS = ["get", "post", "put", "patch", "delete"] as const;
+const METHODS: ReadonlySet<string> = new Set(OPERATION_METHODS);
 const EXAMPLE_TIME = "2026-01-01T12:00:00.000Z";
 
 /** Adds `example` to every JSON request body and response of `doc` that has none; returns `doc`. */
