@@ -88,7 +88,7 @@ export interface paths {
         };
         /**
          * The posts with the most engagement in a window
-         * @description Score = Σ weight × counter movement in the window (likes 1, comments 2, forwards 3, views 0.1), from hourly buckets: `1h` covers the last 60–120 minutes, `24h` 24–25 hours, `7d` 168–169 hours. Answers are shared for up to 5 seconds.
+         * @description Score = Σ weight × counter movement in the window (likes 1, comments 2, forwards 3, views 0.1), from hourly buckets: `1h` covers the last 60–120 minutes, `24h` 24–25 hours, `7d` 168–169 hours. A list is recomputed at most every 5 seconds; a deleted post leaves every list within 2 seconds of its delete, so shared caches may keep an answer 2 seconds.
          */
         get: {
             parameters: {
