@@ -10,8 +10,6 @@ import { capAll, capped, type Capped, type ScriptRedis } from "./shared";
 export type BadgeValues = Omit<Badges, "cap" | "degraded">;
 export type BadgeKind = keyof BadgeValues;
 
-export const BADGE_KINDS = ["notifications", "broadcasts", "reddots", "authors", "streams", "dms", "inbox", "feed"] as const satisfies readonly BadgeKind[];
-
 export function valuesOf(badges: Badges): BadgeValues {
   const { cap: _cap, degraded: _degraded, ...values } = badges;
   return values;
@@ -25,10 +23,14 @@ export function stableJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
 }
 
-/** The kinds whose value differs between what a socket was sent and what is known now. */
+/**
+ * The kinds whose value differs between what a socket was sent and what is known now. The kinds
+ * are the values' own keys (`valuesOf`), so a kind added to the badges read is pushed with no list
+ * to keep in step.
+ */
 export function changedKinds(sent: BadgeValues, current: BadgeValues): Partial<BadgeValues> {
   const changed: Partial<BadgeValues> = {};
-  for (const kind of BADGE_KINDS) {
+  for (const kind of Object.keys(current) as BadgeKind[]) {
     if (stableJson(sent[kind]) !== stableJson(current[kind])) (changed as Record<string, unknown>)[kind] = current[kind];
   }
   return changed;
