@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { SOCKET_PROTOCOL, socketToken, tokenExpiresAt, verifyCallerToken } from "../lib/auth";
-import { ApiError } from "../lib/errors";
+import { tokenExpiresAt, verifyCallerToken } from "../lib/auth";
+import { requireWebSocketUpgrade, SOCKET_PROTOCOL, socketToken } from "../lib/sockets";
 import { errorResponses, newRouter } from "../lib/openapi";
 import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_CLIENT_MESSAGE_BYTES, MAX_SOCKETS_PER_USER, PUSH_INTERVAL_MS } from "./live-protocol";
 import { connectLive } from "./push";
@@ -39,9 +39,7 @@ export const liveBadgeRoutes = newRouter().openapi(
     const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
     const caller = await verifyCallerToken(jwt, c.env.JWT_SECRET);
     c.set("caller", caller);
-    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-      throw new ApiError("bad_request", "Expected a WebSocket upgrade", [{ field: "Upgrade", message: "must be websocket" }]);
-    }
+    requireWebSocketUpgrade(c.req.header("Upgrade"));
     const response = await connectLive(c.env, c.req.raw, { userId: caller.userId, cap, expiresAt: tokenExpiresAt(jwt), protocol });
     return response as never;
   },

@@ -50,21 +50,6 @@ export async function verifyCallerToken(token: string, secret: string): Promise<
   return { userId: sub, role: role as Role };
 }
 
-/** The subprotocol a browser offers next to its token on a WebSocket (it cannot set headers there); answered back. */
-export const SOCKET_PROTOCOL = "live";
-
-/**
- * The JWT of a WebSocket upgrade: `?token=`, else the offered subprotocol that is not
- * SOCKET_PROTOCOL (401 when neither is there), and the subprotocol to answer (SOCKET_PROTOCOL when
- * offered, else none). Every socket route reads its token this way.
- */
-export function socketToken(queryToken: string | undefined, offeredProtocols: string | undefined): { jwt: string; protocol: typeof SOCKET_PROTOCOL | null } {
-  const offered = (offeredProtocols ?? "").split(",").map((p) => p.trim()).filter(Boolean);
-  const jwt = queryToken ?? offered.find((p) => p !== SOCKET_PROTOCOL);
-  if (!jwt) throw new ApiError("unauthorized", "Missing token (query parameter or subprotocol)");
-  return { jwt, protocol: offered.includes(SOCKET_PROTOCOL) ? SOCKET_PROTOCOL : null };
-}
-
 /** When a token that `verifyCallerToken` accepted expires, in ms since the epoch (sockets close then). */
 export function tokenExpiresAt(token: string): number {
   return Number(decode(token).payload.exp) * 1000;

@@ -1,8 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, socketToken, verifyCallerToken } from "../lib/auth";
+import { authenticate, verifyCallerToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
+import { requireWebSocketUpgrade, socketToken } from "../lib/sockets";
 import { CursorQuery, LimitQuery, pageSchema } from "../lib/pagination";
 import { rateLimit } from "../lib/rate-limit";
 import {
@@ -285,9 +286,7 @@ export const liveRoutes = newRouter()
     async (c) => {
       const { roomId } = c.req.valid("param");
       const { token, mode } = c.req.valid("query");
-      if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-        throw new ApiError("bad_request", "Expected a WebSocket upgrade", [{ field: "Upgrade", message: "must be websocket" }]);
-      }
+      requireWebSocketUpgrade(c.req.header("Upgrade"));
       const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
       const caller = await verifyCallerToken(jwt, c.env.JWT_SECRET);
       c.set("caller", caller);
