@@ -16,7 +16,7 @@ export function valuesOf(badges: Badges): BadgeValues {
 }
 
 /** JSON with sorted object keys: two reads of one hash may list its fields in different orders. */
-export function stableJson(value: unknown): string {
+function stableJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
   const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -49,7 +49,7 @@ export function withExamples<D extends Document>(doc: D): D {
 }
 
 /** An example value of `schema` (components resolved through `$ref`; recursion stops at depth 8). */
-export function exampleOf(schema: Schema, schemas: Record<string, Schema>, depth: number): unknown {
+function exampleOf(schema: Schema, schemas: Record<string, Schema>, depth: number): unknown {
   if (depth > 8) return null;
   if (schema.$ref) {
     const target = schemas[schema.$ref.replace("#/components/schemas/", "")];
