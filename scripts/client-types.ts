@@ -2,7 +2,8 @@
  * `npm run client:types`: regenerates `src/client/schema.d.ts`, the types of every path, query,
  * body and response of the API, from the OpenAPI document `/openapi.json` serves (built here from
  * the same routes, so no server needs to run). The typed client (`src/client/http.ts`) is
- * `openapi-fetch` over these types; test/node/client-types.test.ts fails while they are out of date.
+ * `openapi-fetch` over these types; test/node/openapi.test.ts fails while they are out of date
+ * (test/node/client-types.test.ts checks that they refuse misuse).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -5,7 +5,7 @@ import { persistFirstSeen, syncBroadcastIds, unreadBroadcastsFromPostgres } from
 import { warmAuthorSeen } from "./authors";
 import { inboxFromPostgres, warmInbox } from "./inbox";
 import { warmStreamAccess } from "./streams";
-import { capped, luaMap, runScript, type Capped } from "./shared";
+import { capAll, capped, luaMap, runScript, type Capped } from "./shared";
 import type { Services } from "../lib/services";
 import { feedKeys } from "../feed/keys";
 
@@ -34,7 +34,6 @@ export type Badges = {
   feed: Capped;
 };
 
-const capAll = (m: Record<string, number>, cap: number) => Object.fromEntries(Object.entries(m).map(([k, n]) => [k, capped(n, cap)]));
 
 function runBadges(services: Services, userId: string, cap: number) {
   return runScript<Raw>(

@@ -1,13 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { tokenExpiresAt, verifyCallerToken } from "../lib/auth";
-import { ApiError } from "../lib/errors";
+import { requireWebSocketUpgrade, SOCKET_PROTOCOL, socketToken } from "../lib/sockets";
 import { errorResponses, newRouter } from "../lib/openapi";
 import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_CLIENT_MESSAGE_BYTES, MAX_SOCKETS_PER_USER, PUSH_INTERVAL_MS } from "./live-protocol";
 import { connectLive } from "./push";
 import { CapQuery } from "./shared";
-
-/** The subprotocol a browser offers next to its token (the live-room socket's convention); answered back. */
-const LIVE_PROTOCOL = "live";
 
 export const liveBadgeRoutes = newRouter().openapi(
   createRoute({
@@ -16,7 +13,7 @@ export const liveBadgeRoutes = newRouter().openapi(
     tags: ["Badges"],
     summary: "WebSocket: the caller's badges, pushed when they change",
     description: [
-      `The JWT comes as \`?token=\` or as a subprotocol next to \`${LIVE_PROTOCOL}\` (answered \`${LIVE_PROTOCOL}\`); \`?cap=\` as on GET /v1/me/badges.`,
+      `The JWT comes as \`?token=\` or as a subprotocol next to \`${SOCKET_PROTOCOL}\` (answered \`${SOCKET_PROTOCOL}\`); \`?cap=\` as on GET /v1/me/badges.`,
       "A missing, bad or expired token gets a 401 JSON error before any upgrade.",
       '- First message: `{"type":"badges","badges":<the body GET /v1/me/badges?cap= answers>}` (with `degraded: true` when Redis is down; a fresh snapshot follows once it is back).',
       '- Then, when badges change (from any device or service): `{"type":"badges","changed":{<kind>:<value>}}` with only the kinds that changed, in the shapes of GET /v1/me/badges.',
@@ -39,15 +36,10 @@ export const liveBadgeRoutes = newRouter().openapi(
   }),
   async (c) => {
     const { token, cap } = c.req.valid("query");
-    const offered = (c.req.header("Sec-WebSocket-Protocol") ?? "").split(",").map((p) => p.trim()).filter(Boolean);
-    const jwt = token ?? offered.find((p) => p !== LIVE_PROTOCOL);
-    if (!jwt) throw new ApiError("unauthorized", "Missing token (query parameter or subprotocol)");
+    const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
     const caller = await verifyCallerToken(jwt, c.env.JWT_SECRET);
     c.set("caller", caller);
-    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-      throw new ApiError("bad_request", "Expected a WebSocket upgrade", [{ field: "Upgrade", message: "must be websocket" }]);
-    }
-    const protocol = offered.includes(LIVE_PROTOCOL) ? LIVE_PROTOCOL : null;
+    requireWebSocketUpgrade(c.req.header("Upgrade"));
     const response = await connectLive(c.env, c.req.raw, { userId: caller.userId, cap, expiresAt: tokenExpiresAt(jwt), protocol });
     return response as never;
   },

@@ -36,6 +36,11 @@ export function capped(n: number, cap: number): Capped {
   return n > cap ? { count: cap, capped: true } : { count: n, capped: false };
 }
 
+/** `capped` of every count of a map (by type, by stream, …). */
+export function capAll(counts: Record<string, number>, cap: number): Record<string, Capped> {
+  return Object.fromEntries(Object.entries(counts).map(([key, n]) => [key, capped(n, cap)]));
+}
+
 /**
  * Runs one Lua script (EVALSHA, EVAL on NOSCRIPT). Scripts answer `cjson.encode(...)`, so the
  * client hands back the decoded value. A Redis failure becomes a 503 the caller can retry, because

@@ -1,7 +1,7 @@
 import type { Badges } from "./badges";
 import { getDirectMessages } from "./dms";
 import { getNotifications } from "./notifications";
-import { capped, type Capped, type ScriptRedis } from "./shared";
+import { capAll, capped, type Capped, type ScriptRedis } from "./shared";
 
 /**
  * What a live socket tracks: every badge kind of `GET /v1/me/badges`, in the same shapes, without
@@ -10,25 +10,27 @@ import { capped, type Capped, type ScriptRedis } from "./shared";
 export type BadgeValues = Omit<Badges, "cap" | "degraded">;
 export type BadgeKind = keyof BadgeValues;
 
-export const BADGE_KINDS = ["notifications", "broadcasts", "reddots", "authors", "streams", "dms", "inbox", "feed"] as const satisfies readonly BadgeKind[];
-
 export function valuesOf(badges: Badges): BadgeValues {
   const { cap: _cap, degraded: _degraded, ...values } = badges;
   return values;
 }
 
 /** JSON with sorted object keys: two reads of one hash may list its fields in different orders. */
-export function stableJson(value: unknown): string {
+function stableJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
   const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
 }
 
-/** The kinds whose value differs between what a socket was sent and what is known now. */
+/**
+ * The kinds whose value differs between what a socket was sent and what is known now. The kinds
+ * are the values' own keys (`valuesOf`), so a kind added to the badges read is pushed with no list
+ * to keep in step.
+ */
 export function changedKinds(sent: BadgeValues, current: BadgeValues): Partial<BadgeValues> {
   const changed: Partial<BadgeValues> = {};
-  for (const kind of BADGE_KINDS) {
+  for (const kind of Object.keys(current) as BadgeKind[]) {
     if (stableJson(sent[kind]) !== stableJson(current[kind])) (changed as Record<string, unknown>)[kind] = current[kind];
   }
   return changed;
@@ -41,7 +43,7 @@ export function oneMore(value: Capped, cap: number): Capped {
 
 /**
  * Kinds a push may read on their own: each is one small hash (a tally), read by one script of two
- * billed commands, where the whole badges script bills ~27. The same tally the badges script reads,
+ * billed commands, where the whole badges script bills 13–14 (`keys.ts`). The same tally the badges script reads,
  * so the values are the ones a poll would answer.
  */
 export const CHEAP_KINDS = ["notifications", "dms"] as const satisfies readonly BadgeKind[];
@@ -53,7 +55,7 @@ export async function readCheapKinds(redis: ScriptRedis, userId: string, cap: nu
     kinds.map(async (kind) => {
       if (kind === "notifications") {
         const n = await getNotifications(redis, userId);
-        values.notifications = { byType: Object.fromEntries(Object.entries(n.byType).map(([t, c]) => [t, capped(c, cap)])), total: capped(n.total, cap) };
+        values.notifications = { byType: capAll(n.byType, cap), total: capped(n.total, cap) };
       } else {
         values.dms = capped((await getDirectMessages(redis, userId)).total, cap);
       }

@@ -44,7 +44,6 @@ export function connectBadges({ cap, onMessage, ...socket }: BadgesOptions) {
   const channel = openChannel<BadgesMessage>({
     ...socket,
     path: `/v1/me/live${cap === undefined ? "" : `?cap=${cap}`}`,
-    subprotocol: "live",
     parse: parseTyped,
     onMessage(message) {
       state.set({ ...state.get(), badges: mergeBadges(state.get().badges, message) });

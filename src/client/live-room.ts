@@ -34,7 +34,6 @@ export function connectLiveRoom({ roomId, mode = "view", onMessage, ...socket }:
   const channel = openChannel<LiveRoomMessage>({
     ...socket,
     path: `/v1/live/${encodeURIComponent(roomId)}/ws?mode=${mode}`,
-    subprotocol: "live",
     parse: parseTyped,
     onOpen: (send) => {
       if (mode === "view") send("counts");

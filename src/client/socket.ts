@@ -24,14 +24,16 @@ export type SocketStatus = "connecting" | "open" | "closed";
 /** Close code the server sends when the socket's token expired: reconnect with a fresh token. */
 export const TOKEN_EXPIRED = 4001;
 
+/**
+ * The subprotocol every socket of the API takes its token next to (the server answers it back): a
+ * subprotocol keeps the JWT out of URLs and access logs, and it is the one header a browser lets a
+ * socket set.
+ */
+const SUBPROTOCOL = "live";
+
 interface ChannelOptions<Message> extends SocketOptions {
   /** Path and query of the socket (without the token). */
   path: string;
-  /**
-   * The subprotocol the token travels next to (`live` for both sockets): a subprotocol keeps the
-   * JWT out of URLs and access logs, and it is the one header a browser lets a socket set.
-   */
-  subprotocol: string;
   parse(data: string): Message | undefined;
   /** Called on every (re)open: whatever subscribes the socket again. */
   onOpen?(send: (text: string) => void): void;
@@ -74,7 +76,7 @@ export function openChannel<Message>(options: ChannelOptions<Message>) {
     return current.then(() => new URL(options.path, options.baseUrl.replace(/^http/, "ws")).toString());
   };
   // Called right after `url()` for the same attempt (partysocket asks for both together).
-  const protocols = () => current.then((jwt) => (jwt ? [options.subprotocol, jwt] : [options.subprotocol]));
+  const protocols = () => current.then((jwt) => (jwt ? [SUBPROTOCOL, jwt] : [SUBPROTOCOL]));
 
   const endsChannel = (code: number, reason: string) =>
     closed || code === 1008 || (code >= 4000 && code < 5000 && code !== TOKEN_EXPIRED) || (options.isFinal?.(code, reason) ?? false);

@@ -1,3 +1,5 @@
+import { OPERATION_METHODS } from "../lib/openapi-examples";
+
 /**
  * The API reference at `/docs`: an index of every operation, rendered here from the OpenAPI
  * document (readable without JavaScript), and Swagger UI on top of it for examples and "try it".
@@ -17,7 +19,6 @@ export const DOCS_ASSET_BASE = "/docs/assets";
 export const DOCS_CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 type Operation = { summary?: string; tags?: string[]; security?: unknown[] };
 type Document = { info: { title: string }; paths?: object };
@@ -27,8 +28,8 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCo
 /** The page for `doc`: the operation index grouped by tag, and the mount point of Swagger UI. */
 export function renderDocsPage(doc: Document): string {
   const byTag = new Map<string, string[]>();
-  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>)) {
-    for (const method of METHODS) {
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Partial<Record<(typeof OPERATION_METHODS)[number], Operation>>>)) {
+    for (const method of OPERATION_METHODS) {
       const op = item[method];
       if (!op) continue;
       const tag = op.tags?.[0] ?? "Other";

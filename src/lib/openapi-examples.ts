@@ -26,7 +26,9 @@ type Media = { schema?: Schema; example?: unknown };
 type Operation = { requestBody?: { content?: Record<string, Media> }; responses?: Record<string, { content?: Record<string, Media> }> };
 type Document = { paths?: object; components?: { schemas?: object } };
 
-const METHODS = new Set(["get", "put", "post", "delete", "patch"]);
+/** The keys of a path item that are operations (the rest: parameters, summary, …). */
+export const OPERATION_METHODS = ["get", "post", "put", "patch", "delete"] as const;
+const METHODS: ReadonlySet<string> = new Set(OPERATION_METHODS);
 const EXAMPLE_TIME = "2026-01-01T12:00:00.000Z";
 
 /** Adds `example` to every JSON request body and response of `doc` that has none; returns `doc`. */
@@ -47,7 +49,7 @@ export function withExamples<D extends Document>(doc: D): D {
 }
 
 /** An example value of `schema` (components resolved through `$ref`; recursion stops at depth 8). */
-export function exampleOf(schema: Schema, schemas: Record<string, Schema>, depth: number): unknown {
+function exampleOf(schema: Schema, schemas: Record<string, Schema>, depth: number): unknown {
   if (depth > 8) return null;
   if (schema.$ref) {
     const target = schemas[schema.$ref.replace("#/components/schemas/", "")];

@@ -3,6 +3,7 @@ import { authenticate, verifyCallerToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
+import { requireWebSocketUpgrade, socketToken } from "../lib/sockets";
 import { CursorQuery, LimitQuery, pageSchema } from "../lib/pagination";
 import { rateLimit } from "../lib/rate-limit";
 import {
@@ -285,16 +286,11 @@ export const liveRoutes = newRouter()
     async (c) => {
       const { roomId } = c.req.valid("param");
       const { token, mode } = c.req.valid("query");
-      if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
-        throw new ApiError("bad_request", "Expected a WebSocket upgrade", [{ field: "Upgrade", message: "must be websocket" }]);
-      }
-      const offered = (c.req.header("Sec-WebSocket-Protocol") ?? "").split(",").map((p) => p.trim()).filter(Boolean);
-      const fromProtocol = offered.find((p) => p !== "live");
-      const jwt = token ?? fromProtocol;
-      if (!jwt) throw new ApiError("unauthorized", "Missing token (query parameter or subprotocol)");
+      requireWebSocketUpgrade(c.req.header("Upgrade"));
+      const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
       const caller = await verifyCallerToken(jwt, c.env.JWT_SECRET);
       c.set("caller", caller);
-      const response = await connectSocket(c.var.services, c.req.raw, caller, roomId, mode, offered.includes("live") ? "live" : null);
+      const response = await connectSocket(c.var.services, c.req.raw, caller, roomId, mode, protocol);
       return response as never;
     },
   );

@@ -1,6 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import { api, show, tokenFor } from "../support/api";
+import { eventually } from "../support/eventually";
 
 /** One device's socket and the badges it holds: the snapshot, then every `changed` merged in. */
 export type LiveDevice = {
@@ -34,15 +35,7 @@ export async function openLive(userId: string, options: { query?: string; token?
 }
 
 /** Polls `read` until `done` holds or `ms` passes; returns the last value. */
-export async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, ms = 8_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    value = await read();
-  }
-  return value;
-}
+export const until = <T>(read: () => T | Promise<T>, done: (value: T) => boolean, ms = 8_000) => eventually(read, done, ms);
 
 export async function badgesOf(userId: string, cap?: number) {
   const res = await api("GET", `/v1/me/badges${cap ? `?cap=${cap}` : ""}`, { as: { userId } });

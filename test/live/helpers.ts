@@ -4,6 +4,7 @@ import type { Env } from "../../src/env";
 import type { LiveRoom } from "../../src/live/room";
 import { roomStub } from "../../src/live/rooms";
 import { api, newId, show, tokenFor } from "../support/api";
+import { eventually as poll } from "../support/eventually";
 
 export const liveEnv = env as unknown as Env;
 
@@ -59,15 +60,7 @@ export async function openSocket(roomId: string, userId: string, query = "") {
 }
 
 /** Polls `read` until `done` holds or `ms` passes; returns the last value. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 3_000): Promise<T> {
-  const until = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 50));
-    value = await read();
-  }
-  return value;
-}
+export const eventually = <T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 3_000) => poll(read, done, ms);
 
 export const primary = (roomId: string) => roomStub(liveEnv, roomId);
 

@@ -7,16 +7,7 @@ import worker from "../../src/index";
 /** A caller: a user id with a role, or a raw Authorization header value (for bad-token cases). */
 export type As = { userId: string; role?: Role } | { authorization: string };
 
-let sequence = 0;
-/**
- * A fresh positive 64-bit id. Test files share one Redis and one Postgres, so every test works on
- * ids nobody else uses instead of cleaning up.
- */
-export function newId(): string {
-  sequence = (sequence + 1) % 1000;
-  const random = Math.floor(Math.random() * 9e12) + 1e12;
-  return `${random}${String(sequence).padStart(3, "0")}`;
-}
+export { newId } from "./ids";
 
 /** A signed token for `userId`, valid for `ttlSeconds` (negative makes it expired). */
 export async function tokenFor(userId: string, role: Role = "user", ttlSeconds = 600, extra: Record<string, unknown> = {}) {

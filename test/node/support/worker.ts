@@ -9,6 +9,7 @@ import { sign } from "hono/jwt";
 import { afterAll, beforeAll, inject } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
 import { startWorkerd, type RunningWorker } from "../../../scripts/stack/workerd";
+import { eventually as poll } from "../../support/eventually";
 
 export interface TestWorker {
   url: string;
@@ -47,23 +48,10 @@ export function useWorker(): TestWorker {
   };
 }
 
-let sequence = 0;
-/** A fresh positive 64-bit id (test files share one Redis and one Postgres). */
-export function newId(): string {
-  sequence = (sequence + 1) % 1000;
-  return `${Math.floor(Math.random() * 9e12) + 1e12}${String(sequence).padStart(3, "0")}`;
-}
+export { newId } from "../../support/ids";
 
 /** Polls `read` until `done` holds (or `ms` passes, then returns the last value for the assertion to show). */
-export async function eventually<T>(read: () => T | Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 50));
-    value = await read();
-  }
-  return value;
-}
+export const eventually = <T>(read: () => T | Promise<T>, done: (value: T) => boolean, ms = 10_000) => poll(read, done, ms);
 
 /**
  * A TCP proxy in front of the Worker whose connections can all be cut at once: what a phone sees
