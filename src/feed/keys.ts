@@ -27,7 +27,7 @@ export const FLAGS_CAP = 4000;
 export const INTENT_TTL_SECONDS = 24 * 3600;
 /** Posts a follow copies into the follower's timeline. */
 export const FOLLOW_COPY = 100;
-/** The `feed` badge counts at most this far (the largest badge cap is 999: one more says "capped"); a ZCOUNT stops being read past it. */
+/** The `feed` badge counts at most this far (the largest badge cap is 999: one more says "capped"); the timeline's ZCOUNT is clamped to it. */
 export const FEED_UNSEEN_CAP = 1000;
 /** Dead letters kept for operators to read (newest first). */
 export const DEAD_LETTERS_CAP = 1000;
