@@ -8,11 +8,11 @@ import { ACTIVE_RECORD_EVERY_MS } from "./keys";
 
 /**
  * Every badge of one user in one EVALSHA. Billed commands stay flat in the backlog and in the
- * user's follows and streams: 13 for a known user (EVALSHA; HGETALL of the notifications, red-dot
+ * user's follows and streams: 14 for a known user (EVALSHA; HGETALL of the notifications, red-dot
  * channels and seen stamps, follow cache, stream access and inbox hashes; HMGET of the markers, of
  * the followed authors' published counts (up to 5,000 authors per HMGET) and of the streams' last
- * item times; ZCOUNT of the broadcast ids; HGET of the DM total; GET of the feed's new-posts
- * counter), 14 when some stream has news (an
+ * item times; ZCOUNT of the broadcast ids; HGET of the DM total; GET of the feed's read marker and
+ * ZCOUNT of the timeline above it), 15 when some stream has news (an
  * HMGET of those streams' versions). A stream with news costs a ZCOUNT only when its items or the
  * user's access changed since its count was remembered (then one HSET remembers the new counts); the active-set ZADD + HSET happen on the
  * first call of a minute, the EXPIREs on the first call of a day. Counting stops once a total
@@ -31,7 +31,8 @@ local stLast = KEYS[9]         -- badge:st:last
 local dms = KEYS[10]           -- badge:dm:{user}
 local inbox = KEYS[11]         -- badge:ib:{user}
 local active = KEYS[12]        -- badge:active
-local feedUnseenKey = KEYS[13] -- feed:new:{user}
+local feedSeenKey = KEYS[13]   -- feed:seen:{user}
+local feedTimelineKey = KEYS[14] -- feed:tl:{user}
 local limit = tonumber(ARGV[1])  -- cap: totals stop counting once above it
 local userId = ARGV[2]
 local now = ARGV[3]              -- ms: the active-users set, the day of the TTL renewal

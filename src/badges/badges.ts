@@ -52,7 +52,8 @@ function runBadges(services: Services, userId: string, cap: number) {
       badgeKeys.dms(userId),
       badgeKeys.inbox(userId),
       badgeKeys.activeUsers(),
-      feedKeys.unseen(userId),
+      feedKeys.seen(userId),
+      feedKeys.timeline(userId),
     ],
     [cap, userId, Date.now(), USER_TTL_SECONDS, badgeKeys.streamItems("")],
   );

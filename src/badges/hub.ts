@@ -48,7 +48,8 @@ const noEvents = createEventBus([]);
  *
  * Values come from two places. A targeted change (`changed`) reads the user's badges once — the
  * same function `GET /v1/me/badges` runs — and only if the user is online here. A shard-wide change
- * (`stamp`, `posted`) moves each online user's known value in place, reading nothing. Either way
+ * (`stamp`, `posted`) moves each online user's known value in place, reading nothing (but `feed`,
+ * which `posted` reads on its own for the online followers the post reached). Either way
  * each socket is sent the kinds that differ from what it last got, at once after a quiet second,
  * then at most once per PUSH_INTERVAL_MS (the alarm sends what waited).
  */
@@ -197,18 +198,25 @@ export class BadgeHub extends DurableObject<Env> {
     return users.length;
   }
 
-  /** One fan-out page of a post: each online follower's `authors` (and `feed` where it landed) is one more. */
+  /**
+   * One fan-out page of a post: each online follower's `authors` is one more. Where the post was
+   * new to the timeline, `feed` is read (a small read of its own): the badge counts the posts above
+   * the follower's last first-page read, and a late delivery of an older post is not one of them,
+   * so one more is not always right. Offline followers cost nothing.
+   */
   async posted(followers: PostedTo[]): Promise<number> {
     this.calls++;
     let online = 0;
+    const reads: Promise<void>[] = [];
     for (const { userId, feed } of followers) {
       if (!this.isOnline(userId)) continue;
       online++;
       this.bump(userId, (values, cap) => {
         values.authors = oneMore(values.authors, cap);
-        if (feed) values.feed = oneMore(values.feed, cap);
       });
+      if (feed) reads.push(this.refresh(userId, ["feed"]));
     }
+    await Promise.all(reads);
     return online;
   }
 

@@ -6,12 +6,12 @@
  * nobody" (built, empty) is told apart from "the cache was lost" (key missing → rebuild).
  *
  * What `GET /v1/me/badges` bills (one EVALSHA, `GET_BADGES`), and why each read is there: a known
- * user costs 13 — EVALSHA; GET of the feed's new-posts counter (`feedKeys.unseen`, the `feed`
- * badge); HGETALL of `notifications`, `reddotChannels`, `reddotSeen`,
+ * user costs 14 — EVALSHA; GET of the feed's read marker (`feedKeys.seen`) and ZCOUNT of the
+ * timeline above it (the `feed` badge, by read diffusion: a fan-out writes nothing for it); HGETALL of `notifications`, `reddotChannels`, `reddotSeen`,
  * `authorSeen`, `streamAccess`, `inbox`; HMGET of `markers` (broadcast marker, `ttlDay` and `act`
  * in one read), of `authorPublished` (≤ 5,000 followed authors per HMGET) and of `streamLastItem`
  * (last item time of every stream of the user); ZCOUNT of `broadcastIds` (its +inf sentinel makes
- * a lost set answer 0, so no EXISTS); HGET of the `dms` total — and 14 when any of their streams
+ * a lost set answer 0, so no EXISTS); HGET of the `dms` total — and 15 when any of their streams
  * has an item after their access: one more HMGET, of those streams' versions only (asking every
  * stream's version in the first HMGET would bill nothing more but doubles the fields Lua reads:
  * about a third of the streams' script time for 500 streams). Flat in the backlog, in follows

@@ -35,7 +35,7 @@ export type HubStamp = { kind: "broadcasts" } | { kind: "reddots"; channel: stri
  * What a tally write (notifications, DMs) answered: the key's new count and the new total, or
  * `all` cleared. The hub sets them as they are: the push costs no Redis command at all.
  */
-export type TallyChange = { kind: CheapKind; key?: string; count?: number; total: number; all?: true };
-/** One follower of a fan-out page: their `authors` badge is one more, their `feed` one more if `feed`. */
+export type TallyChange = { kind: Exclude<CheapKind, "feed">; key?: string; count?: number; total: number; all?: true };
+/** One follower of a fan-out page: their `authors` badge is one more; `feed`: the post was new to their timeline (the hub reads their `feed` badge). */
 export type PostedTo = { userId: string; feed: boolean };
 

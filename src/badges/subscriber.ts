@@ -27,13 +27,16 @@ export const badgesSubscriber: Subscriber = {
       s.waitUntil(pushChanged(s.env, [e.followerId]));
     },
     // Followers hear of a post through the feed's fan-out pages (src/feed/fanout.ts); the author's
-    // own `feed` badge moved in this event's pipeline (the feed's publish script).
+    // own `feed` badge moved in this event's pipeline (the feed's publish script put the post on
+    // their timeline, which the badge counts).
     "post.created": async (e, s) => {
       await publishPost(s.redis, e.authorId);
       s.waitUntil(pushChanged(s.env, [e.authorId]));
     },
     "post.deleted": async (e, s) => {
       await unpublishPost(s.redis, e.authorId);
+      // The post left the author's own timeline: their `feed` badge counts one fewer if it was new.
+      s.waitUntil(pushChanged(s.env, [e.authorId], ["feed"]));
     },
   },
 };

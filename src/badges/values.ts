@@ -1,7 +1,9 @@
 import type { Badges } from "./badges";
 import { getDirectMessages } from "./dms";
+import { feedKeys } from "../feed/keys";
+import { GET_FEED_UNSEEN } from "./feed.lua";
 import { getNotifications } from "./notifications";
-import { capAll, capped, type Capped, type ScriptRedis } from "./shared";
+import { capAll, capped, runScript, type Capped, type ScriptRedis } from "./shared";
 
 /**
  * What a live socket tracks: every badge kind of `GET /v1/me/badges`, in the same shapes, without
@@ -36,17 +38,18 @@ export function changedKinds(sent: BadgeValues, current: BadgeValues): Partial<B
   return changed;
 }
 
-/** One more of a capped count (a broadcast, a followed author's post, a post on the timeline). */
+/** One more of a capped count (a broadcast, a followed author's post). */
 export function oneMore(value: Capped, cap: number): Capped {
   return value.capped ? value : capped(value.count + 1, cap);
 }
 
 /**
- * Kinds a push may read on their own: each is one small hash (a tally), read by one script of two
- * billed commands, where the whole badges script bills 13–14 (`keys.ts`). The same tally the badges script reads,
- * so the values are the ones a poll would answer.
+ * Kinds a push may read on their own: a tally is one small hash, read by one script of two billed
+ * commands; `feed` is the marker and a ZCOUNT of the timeline above it, three. The whole badges
+ * script bills 14–15 (`keys.ts`). The same reads the badges script makes, so the values are the
+ * ones a poll would answer.
  */
-export const CHEAP_KINDS = ["notifications", "dms"] as const satisfies readonly BadgeKind[];
+export const CHEAP_KINDS = ["notifications", "dms", "feed"] as const satisfies readonly BadgeKind[];
 export type CheapKind = (typeof CHEAP_KINDS)[number];
 
 export async function readCheapKinds(redis: ScriptRedis, userId: string, cap: number, kinds: CheapKind[]): Promise<Partial<BadgeValues>> {
@@ -56,8 +59,10 @@ export async function readCheapKinds(redis: ScriptRedis, userId: string, cap: nu
       if (kind === "notifications") {
         const n = await getNotifications(redis, userId);
         values.notifications = { byType: capAll(n.byType, cap), total: capped(n.total, cap) };
-      } else {
+      } else if (kind === "dms") {
         values.dms = capped((await getDirectMessages(redis, userId)).total, cap);
+      } else {
+        values.feed = capped(Number(await runScript<number>(redis, GET_FEED_UNSEEN, [feedKeys.seen(userId), feedKeys.timeline(userId)], [])), cap);
       }
     }),
   );

@@ -37,14 +37,3 @@ local function remove_author(tl, authorId)
   return #gone
 end
 `;
-
-/**
- * count_unseen(key, cap, ttl): one more post reached a timeline since its owner last read the first
- * page (the `feed` badge), counting no further than `cap`. Billed: INCR + EXPIRE (+ SET at the cap).
- */
-export const COUNT_UNSEEN = `
-local function count_unseen(key, cap, ttl)
-  if redis.call('INCR', key) > cap then redis.call('SET', key, cap) end
-  redis.call('EXPIRE', key, ttl)
-end
-`;

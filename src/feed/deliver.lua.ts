@@ -1,4 +1,4 @@
-import { ADD_POSTS, COUNT_UNSEEN } from "./chunks.lua";
+import { ADD_POSTS } from "./chunks.lua";
 
 /**
  * One fan-out page (up to 1,000 followers) in one call: adds the post to (or removes it from)
@@ -14,18 +14,18 @@ import { ADD_POSTS, COUNT_UNSEEN } from "./chunks.lua";
  * Postgres page, one more round trip.) A follow made again since then turned the intent back to
  * "1" and its own sync copies the post.
  *
- * A post new to a timeline also counts in its owner's `feed` badge. The answer is
- * `{touched, i, j, …}`: the count, then the 1-based positions (in the page) of the followers whose
- * badge moved, and the negated positions of those skipped as unfollowed, so the caller pushes to
- * the online ones without reading anything.
+ * Nothing is written for the `feed` badge: it is read from the timeline itself (`feedKeys.seen`), so
+ * a follower who never opens the app costs the ZADD and its trim, no more. The answer is
+ * `{touched, i, j, …}`: the count, then the 1-based positions (in the page) of the followers the
+ * post was new to (their `feed` badge may have moved), and the negated positions of those skipped
+ * as unfollowed, so the caller tells the hubs without reading anything.
  *
  * KEYS: feed:post:{id}, then n follower timelines feed:tl:{follower}, then their n follow
  * intents feed:fi:{follower}:{author}, in the same order.
  * Billed: EVALSHA + GET + per follower EXISTS; per existing timeline, add: GET (intent) + ZADD +
- * ZREMRANGEBYRANK (+ INCR + EXPIRE when the post is new to it; nothing more when unfollowed),
- * remove: ZREM.
+ * ZREMRANGEBYRANK (nothing more when unfollowed), remove: ZREM.
  */
-export const DELIVER_PAGE = `${ADD_POSTS}${COUNT_UNSEEN}
+export const DELIVER_PAGE = `${ADD_POSTS}
 local post = KEYS[1]
 local n = (#KEYS - 1) / 2
 local op = ARGV[1]            -- 'add' | 'remove'
@@ -33,10 +33,6 @@ local member = ARGV[2]
 local score = ARGV[3]
 local cap = tonumber(ARGV[4])
 local tombstone = ARGV[5]
-local tlPrefix = ARGV[6]       -- feed:tl:  (a follower id is what follows it)
-local unseenPrefix = ARGV[7]   -- feed:new:
-local unseenCap = tonumber(ARGV[8])
-local ttl = tonumber(ARGV[9])
 if op == 'add' and redis.call('GET', post) == tombstone then return {0} end
 local answer = {0}
 for i = 2, n + 1 do
@@ -45,10 +41,7 @@ for i = 2, n + 1 do
       redis.call('ZREM', KEYS[i], member)
       answer[1] = answer[1] + 1
     elseif redis.call('GET', KEYS[i + n]) ~= '0' then
-      if add_posts(KEYS[i], cap, {member}, {score}) == 1 then
-        count_unseen(unseenPrefix .. string.sub(KEYS[i], #tlPrefix + 1), unseenCap, ttl)
-        answer[#answer + 1] = i - 1
-      end
+      if add_posts(KEYS[i], cap, {member}, {score}) == 1 then answer[#answer + 1] = i - 1 end
       answer[1] = answer[1] + 1
     else
       answer[#answer + 1] = -(i - 1)

@@ -5,7 +5,7 @@ import type { Services } from "../lib/services";
 import { pushChanged, pushPosted } from "../badges/push";
 import { DELIVER_PAGE } from "./deliver.lua";
 import { SYNC_FOLLOW } from "./follow.lua";
-import { FEED_UNSEEN_CAP, feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
+import { feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
 import { FANOUT_PAGE_SIZE, type FeedMessage, MAX_FANOUT_PAGES, SEND_BATCH_LIMIT } from "./messages";
 import { endTransition, readFollowerPage, readNewestPostIds, readPageStarts } from "./store";
 import { BEGIN_TRANSITION, END_TRANSITION, FILL_OUTBOX, TRANSITION_PAGE } from "./transition.lua";
@@ -58,11 +58,12 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env" | 
               ...page.map((f) => feedKeys.timeline(f.follower_id)),
               ...page.map((f) => feedKeys.intent(f.follower_id, message.authorId)),
             ],
-            [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE, feedKeys.timeline(""), feedKeys.unseen(""), FEED_UNSEEN_CAP, TIMELINE_TTL_SECONDS],
+            [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
           );
     // Live badges of this page's followers, through the hubs holding them (one call per shard, no
-    // second walk of the followers): a new post is one more `authors` (and `feed` where it landed);
-    // a removal moves `authors` back, which the hubs read for their online followers. Followers
+    // second walk of the followers): a new post is one more `authors`; where it was new to the
+    // timeline the hubs re-read `feed` for their online followers (a post older than the last
+    // read does not count); a removal moves both back, which the hubs read for their online followers. Followers
     // who unfollowed since the page was read (negated positions) hear nothing.
     if (page.length > 0) {
       const followers = page.map((f) => f.follower_id);

@@ -6,7 +6,9 @@ import { PAGE_FUNCTIONS, READ_CONFIG } from "./page.lua";
  * to pull — and serves its first page in the same call. Refuses (`{retry}`) when an unfollow
  * happened since the build read its epoch: the rows may hold that account. Posts pushed during the
  * build are already in the set; ZADD merges, so two racing builds add each post once. An empty
- * build leaves the `0` sentinel alone: the empty marker.
+ * build leaves the `0` sentinel alone: the empty marker. The `feed` badge's marker (KEYS[6], after
+ * the page keys), when missing — a first-page read found no timeline and dropped it — is set to
+ * the built timeline's newest post: what a build copies in is not new (+ ZRANGE + SET).
  * ARGV: epoch, cap, emptyTtl, max, limit, the config (READ_CONFIG), then nbig, the big accounts,
  * then pairs (member, score).
  */
@@ -38,5 +40,7 @@ if redis.call('ZCARD', cfg.tl) > 1 or nbig > 0 then
 else
   redis.call('EXPIRE', cfg.tl, emptyTtl)
 end
+local top = redis.call('ZRANGE', cfg.tl, -1, -1, 'WITHSCORES')[2]
+redis.call('SET', KEYS[6], top, 'EX', cfg.ttl, 'NX')
 return cjson.encode(serve_page(cfg, max, limit))
 `;

@@ -27,7 +27,7 @@ export const FLAGS_CAP = 4000;
 export const INTENT_TTL_SECONDS = 24 * 3600;
 /** Posts a follow copies into the follower's timeline. */
 export const FOLLOW_COPY = 100;
-/** The `feed` badge counts at most this far (the largest badge cap is 999: one more says "capped"). */
+/** The `feed` badge counts at most this far (the largest badge cap is 999: one more says "capped"); the timeline's ZCOUNT is clamped to it. */
 export const FEED_UNSEEN_CAP = 1000;
 /** Dead letters kept for operators to read (newest first). */
 export const DEAD_LETTERS_CAP = 1000;
@@ -113,11 +113,16 @@ export const feedKeys = {
   /** List of the members of one ranked snapshot, in ranked order. TTL 15 minutes. */
   rankedSnapshot: (userId: string, snapshot: string) => `feed:rk:${userId}:${snapshot}`,
   /**
-   * HOT-ONLY string: posts that reached the user's home timeline (fan-out pages and their own posts,
-   * pushed into a timeline that exists) since their last read of its first page, which deletes it.
-   * The `feed` badge; INCR stops at FEED_UNSEEN_CAP. TTL TIMELINE_TTL_SECONDS, renewed on write.
+   * HOT-ONLY string: the newest post id (score) of the user's timeline when they last read its
+   * first page — the `feed` badge is the timeline's posts above it (`ZCOUNT (marker +inf`, read
+   * diffusion: a fan-out writes nothing for it, so an offline follower costs no more than the
+   * timeline's own ZADD). Written by that read (`unseen.ts`); deleted by it when the timeline is
+   * missing, and then set (NX) by the build to the built timeline's top, so what a build copies
+   * in is not new. No marker on a timeline that exists (it outlived the marker): every post counts.
+   * TTL TIMELINE_TTL_SECONDS, set on write. (The earlier per-follower counter `feed:new:{user}`,
+   * INCR'd by every delivery, is read by nothing any more: its keys expire within their 7 days.)
    */
-  unseen: (userId: string) => `feed:new:${userId}`,
+  seen: (userId: string) => `feed:seen:${userId}`,
   /** HOT-ONLY list of dead-lettered queue messages (JSON), newest first, capped at DEAD_LETTERS_CAP. */
   deadLetters: () => "feed:dead",
 } as const;

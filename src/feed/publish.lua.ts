@@ -1,4 +1,4 @@
-import { ADD_POSTS, COUNT_UNSEEN } from "./chunks.lua";
+import { ADD_POSTS } from "./chunks.lua";
 
 /**
  * A new post, on the request path: cached (so pages hydrate without Postgres) and on the author's
@@ -6,17 +6,16 @@ import { ADD_POSTS, COUNT_UNSEEN } from "./chunks.lua";
  * transitioning author's post also goes to their outbox, which readers pull. Returns the author's
  * state (`normal` | `to-big` | `big` | `to-normal`): followers get the post through the queue
  * unless the author is `big`.
- * The post counts in the author's own `feed` badge when it lands on their timeline.
- * Billed: EVALSHA + SET + EXISTS + HGET (+ ZADD + ZREMRANGEBYRANK + INCR + EXPIRE on the own timeline; + ZADD +
+ * The post counts in the author's own `feed` badge once it is on their timeline (read from it).
+ * Billed: EVALSHA + SET + EXISTS + HGET (+ ZADD + ZREMRANGEBYRANK on the own timeline; + ZADD +
  * ZREMRANGEBYRANK + ZADD on the outbox and activity for big authors).
  */
-export const PUBLISH_POST = `${ADD_POSTS}${COUNT_UNSEEN}
+export const PUBLISH_POST = `${ADD_POSTS}
 local post = KEYS[1]          -- feed:post:{id}
 local tl = KEYS[2]            -- feed:tl:{author}
 local states = KEYS[3]        -- feed:big
 local outbox = KEYS[4]        -- feed:ob:{author}
 local activity = KEYS[5]      -- feed:act
-local unseen = KEYS[6]        -- feed:new:{author}
 local value = ARGV[1]         -- JSON [authorId, text, createdAt, createdAtMs]
 local postTtl = ARGV[2]
 local member = ARGV[3]
@@ -24,11 +23,9 @@ local score = ARGV[4]
 local cap = tonumber(ARGV[5])
 local outboxCap = tonumber(ARGV[6])
 local author = ARGV[7]
-local unseenCap = tonumber(ARGV[8])
-local tlTtl = tonumber(ARGV[9])
 -- NX: a delete that already tombstoned the post (a redelivery after it) must win.
 redis.call('SET', post, value, 'EX', postTtl, 'NX')
-if redis.call('EXISTS', tl) == 1 and add_posts(tl, cap, {member}, {score}) == 1 then count_unseen(unseen, unseenCap, tlTtl) end
+if redis.call('EXISTS', tl) == 1 then add_posts(tl, cap, {member}, {score}) end
 local state = redis.call('HGET', states, author)
 if state then
   redis.call('ZADD', outbox, score, member)

@@ -1,7 +1,6 @@
 import type { EventServices, Subscriber } from "../lib/events";
 import { MARK_FOLLOW, UNFOLLOW } from "./follow.lua";
 import {
-  FEED_UNSEEN_CAP,
   feedKeys,
   FLAGS_CAP,
   INTENT_TTL_SECONDS,
@@ -48,8 +47,8 @@ export const feedSubscriber: Subscriber = {
       const state = await script(
         s,
         PUBLISH_POST,
-        [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId), feedKeys.activity(), feedKeys.unseen(e.authorId)],
-        [encodeCachedPost(e), POST_CACHE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.postId, timelineCap(s.env), OUTBOX_CAP, e.authorId, FEED_UNSEEN_CAP, TIMELINE_TTL_SECONDS],
+        [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId), feedKeys.activity()],
+        [encodeCachedPost(e), POST_CACHE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.postId, timelineCap(s.env), OUTBOX_CAP, e.authorId],
       );
       // A big account's followers pull its outbox: no fan-out (millions of writes) for its posts.
       if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null });

@@ -152,7 +152,7 @@ async function buildTimeline(services: Services, userId: string, epoch: string, 
   const build = await readTimelineBuild(services.db, userId, cap, limit, FLAGS_CAP);
   const pairs: string[] = [];
   for (const p of build.posts) pairs.push(timelineMember(p.id, p.author_id), p.id);
-  const answer = await run(services.redis, INIT_TIMELINE, pageKeys(userId), [
+  const answer = await run(services.redis, INIT_TIMELINE, [...pageKeys(userId), feedKeys.seen(userId)], [
     epoch,
     cap,
     EMPTY_TIMELINE_TTL_SECONDS,

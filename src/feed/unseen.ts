@@ -2,30 +2,44 @@ import { pushChanged } from "../badges/push";
 import { isRedisOutage } from "../lib/redis-failures";
 import { createScriptBatch } from "../lib/script-batch";
 import type { Services } from "../lib/services";
-import { feedKeys } from "./keys";
+import { feedKeys, TIMELINE_TTL_SECONDS } from "./keys";
 
-/** Deletes the `feed` badge's counter; answers 1 when there was one. Billed: EVALSHA + DEL. */
+/**
+ * Moves the `feed` badge's marker to the timeline's newest post id (score), so the badge — the
+ * posts above the marker — starts again from zero. A missing timeline (the page builds it next)
+ * drops the marker: the build sets it to what it built. Answers 1 when the marker moved (the badge
+ * may have been above zero; equal marker and top prove it was zero). Billed: EVALSHA + ZRANGE +
+ * SET (GET in the same command) | DEL.
+ */
 const RESET_UNSEEN = `
-local unseen = KEYS[1]  -- feed:new:{user}
-return redis.call('DEL', unseen)
+local tl = KEYS[1]      -- feed:tl:{user}
+local seen = KEYS[2]    -- feed:seen:{user}
+local ttl = ARGV[1]
+local top = redis.call('ZRANGE', tl, -1, -1, 'WITHSCORES')[2]
+if not top then
+  redis.call('DEL', seen)
+  return 0
+end
+if redis.call('SET', seen, top, 'EX', ttl, 'GET') == top then return 0 end
+return 1
 `;
 
 /**
  * A read of the home timeline's first page sees everything new: the `feed` badge starts again
  * from zero. The reset rides the page's own round trip: `read` gets services whose scripts,
- * started in the same turn as the reset, go out in one pipeline with it. Live sockets hear of it
- * only when there was something to clear. Redis down: the page degrades on its own and the badge
- * is left as it was.
+ * started in the same turn as the reset, go out in one pipeline with it (the reset first, so it
+ * marks the timeline the page serves). Live sockets hear of it only when the marker moved (a read
+ * of `feed` alone). Redis down: the page degrades on its own and the badge is left as it was.
  */
 export async function readingFirstPage<T>(services: Services, userId: string, read: (services: Services) => Promise<T>): Promise<T> {
   const batch = createScriptBatch(() => services.redis);
   const redis = Object.create(services.redis, { createScript: { value: batch.createScript.bind(batch) } }) as Services["redis"];
   const reset = batch
     .createScript<number>(RESET_UNSEEN)
-    .exec([feedKeys.unseen(userId)], [])
+    .exec([feedKeys.timeline(userId), feedKeys.seen(userId)], [String(TIMELINE_TTL_SECONDS)])
     .then(
-      (cleared) => {
-        if (Number(cleared) > 0) services.waitUntil(pushChanged(services.env, [userId]));
+      (moved) => {
+        if (Number(moved) > 0) services.waitUntil(pushChanged(services.env, [userId], ["feed"]));
       },
       (err: unknown) => {
         if (!isRedisOutage(err)) throw err;

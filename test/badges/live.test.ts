@@ -5,6 +5,7 @@ import { BadgeHub } from "../../src/badges/hub";
 import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_SOCKETS_PER_USER } from "../../src/badges/live-protocol";
 import { hubOf } from "../../src/badges/push";
 import { deliver } from "../../src/feed/fanout";
+import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { servicesFor } from "../counters/support";
 import { api, newId, show, tokenFor } from "../support/api";
 import { createChaos } from "../support/stack";
@@ -189,6 +190,50 @@ describe("the feed badge", () => {
     await until(feedBadge, (f) => f.count === 1);
     await ok("GET", `/v1/me/feed?limit=1&cursor=${page.nextCursor}`, { userId: fan });
     expect(await feedBadge(), "a later page is not a read of what is new").toEqual({ count: 1, capped: false });
+  });
+
+  it("a first-page read that builds the timeline leaves nothing new: what the build copied in is seen", async () => {
+    const [author, fan] = [newId(), newId()];
+    for (const text of ["a", "b", "c"]) await ok("POST", "/v1/posts", { userId: author }, { text });
+    await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
+    const page = (await ok("GET", "/v1/me/feed", { userId: fan })) as { items: unknown[] };
+    expect(page.items).toHaveLength(3);
+    expect((await badgesOf(fan)).feed).toEqual({ count: 0, capped: false });
+    await ok("POST", "/v1/posts", { userId: author }, { text: "d" });
+    await until(async () => (await badgesOf(fan)).feed.count, (n) => n === 1);
+  });
+
+  it("a late delivery of a post older than the last first-page read counts neither in a poll nor on the socket", async () => {
+    const [author, fan] = [newId(), newId()];
+    await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
+    await ok("GET", "/v1/me/feed", { userId: fan });
+    await new Promise((r) => setTimeout(r, 1_000)); // the follow's queued sync first
+    const older = (await ok("POST", "/v1/posts", { userId: author }, { text: "older" })) as { id: string };
+    await ok("POST", "/v1/posts", { userId: author }, { text: "newer" });
+    await until(async () => (await badgesOf(fan)).feed.count, (n) => n === 2);
+    await ok("GET", "/v1/me/feed", { userId: fan }); // read up to the newer post
+    const d = await device(fan);
+    // Counts move in place from now on: the hub trusts no recent read to hold the change.
+    await runInDurableObject(hubOf(liveEnv, fan), (hub: BadgeHub) => {
+      hub.freshReadMs = 0;
+    });
+    const { services, close } = servicesFor();
+    try {
+      // The older post had not reached this timeline yet (a slow page of its fan-out): it does now.
+      await services.redis.zrem(feedKeys.timeline(fan), timelineMember(older.id, author));
+      const authorsBefore = d.state!.authors.count;
+      const report = await deliver(services, { kind: "fanout", op: "add", postId: older.id, authorId: author, after: null });
+      expect(report).toMatchObject({ followers: 1, touched: 1 });
+      // The hub moved `authors` for the page; `feed` it read, and the post is below the marker.
+      await until(() => d.state!.authors.count, (n) => n === authorsBefore + 1);
+      expect(d.state!.feed).toEqual({ count: 0, capped: false });
+      expect((await badgesOf(fan)).feed).toEqual({ count: 0, capped: false });
+    } finally {
+      await close();
+      await runInDurableObject(hubOf(liveEnv, fan), (hub: BadgeHub) => {
+        hub.freshReadMs = 10_000;
+      });
+    }
   });
 });
 

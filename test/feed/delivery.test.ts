@@ -36,7 +36,7 @@ async function initScript(userId: string, epoch: string, pairs: string[]) {
   const raw = await redis
     .createScript(INIT_TIMELINE)
     .exec(
-      pageKeys(userId),
+      [...pageKeys(userId), feedKeys.seen(userId)], // the build also sets the `feed` badge's marker
       [epoch, "1000", "300", "+inf", "20", ...CONFIG, "0", ...pairs],
     );
   return (typeof raw === "string" ? JSON.parse(raw) : raw) as { retry?: boolean; members?: string[] };
