@@ -51,7 +51,7 @@ const noEvents = createEventBus([]);
  * Values come from two places. A targeted change (`changed`) reads the user's badges once — the
  * same function `GET /v1/me/badges` runs — and only if the user is online here. A shard-wide change
  * (`stamp`, `posted`) moves each online user's known value in place, reading nothing (but `feed`,
- * which `posted` reads on its own for the online followers the post reached). Either way
+ * which `posted` reads for the online followers the post reached, one request per call). Either way
  * each socket is sent the kinds that differ from what it last got, at once after a quiet second,
  * then at most once per PUSH_INTERVAL_MS (the alarm sends what waited).
  */
