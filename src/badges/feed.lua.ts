@@ -18,3 +18,20 @@ local feedTimelineKey = KEYS[2]
 ${FEED_UNSEEN_SNIPPET}
 return feedUnseen
 `;
+
+/**
+ * The `feed` badge of many users in one request: a fan-out page reaches many online followers of
+ * one hub, and a request each would queue behind the Workers' few simultaneous connections.
+ * KEYS: feed:seen:{user1}, feed:tl:{user1}, feed:seen:{user2}, … Returns the counts in user order.
+ * Billed: EVALSHA + (GET + ZCOUNT) per user.
+ */
+export const GET_FEED_UNSEEN_MANY = `
+local counts = {}
+for i = 1, #KEYS, 2 do
+  local feedSeenKey = KEYS[i]
+  local feedTimelineKey = KEYS[i + 1]
+  ${FEED_UNSEEN_SNIPPET}
+  counts[#counts + 1] = feedUnseen
+end
+return counts
+`;

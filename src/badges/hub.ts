@@ -19,7 +19,7 @@ import {
   type PostedTo,
   type TallyChange,
 } from "./live-protocol";
-import { changedKinds, oneMore, readCheapKinds, valuesOf, type BadgeValues, type CheapKind } from "./values";
+import { changedKinds, oneMore, readCheapKinds, readFeedUnseenMany, valuesOf, type BadgeValues, type CheapKind } from "./values";
 
 /** Users whose last tally time is remembered (the oldest is forgotten first). */
 const MAX_TALLY_TIMES = 10_000;
@@ -30,6 +30,8 @@ type SocketRow = { conn_id: string; user_id: string; cap: number; sent: string |
 type StateRow = { user_id: string; cap: number; current: string; read_at: number };
 /** What a read must cover: every kind (`full`), or only kinds with a cheap read of their own. */
 type Wanted = { full: boolean; kinds: Set<CheapKind> };
+/** A user's read loop: what the next read must cover, and whether one more is needed. */
+type ReadLoop = Wanted & { again: boolean };
 
 const SCHEMA = [
   // One row per socket: what it was last sent (null until its snapshot) and when.
@@ -49,13 +51,13 @@ const noEvents = createEventBus([]);
  * Values come from two places. A targeted change (`changed`) reads the user's badges once — the
  * same function `GET /v1/me/badges` runs — and only if the user is online here. A shard-wide change
  * (`stamp`, `posted`) moves each online user's known value in place, reading nothing (but `feed`,
- * which `posted` reads on its own for the online followers the post reached). Either way
+ * which `posted` reads for the online followers the post reached, one request per call). Either way
  * each socket is sent the kinds that differ from what it last got, at once after a quiet second,
  * then at most once per PUSH_INTERVAL_MS (the alarm sends what waited).
  */
 export class BadgeHub extends DurableObject<Env> {
   /** Users whose read is in flight; `again` asks the loop for one more read when it ends. */
-  private reading = new Map<string, Wanted & { again: boolean }>();
+  private reading = new Map<string, ReadLoop>();
   /** Client messages this object handled since it woke (tests: a `ping` must not add one). */
   private handled = 0;
   /** Calls from the Worker (`changed`, `stamp`, `posted`, `tallied`) since it woke, for the benchmark's count. */
@@ -202,21 +204,22 @@ export class BadgeHub extends DurableObject<Env> {
    * One fan-out page of a post: each online follower's `authors` is one more. Where the post was
    * new to the timeline, `feed` is read (a small read of its own): the badge counts the posts above
    * the follower's last first-page read, and a late delivery of an older post is not one of them,
-   * so one more is not always right. Offline followers cost nothing.
+   * so one more is not always right. The page's `feed` reads are one request. Offline followers
+   * cost nothing.
    */
   async posted(followers: PostedTo[]): Promise<number> {
     this.calls++;
     let online = 0;
-    const reads: Promise<void>[] = [];
+    const feedReads: string[] = [];
     for (const { userId, feed } of followers) {
       if (!this.isOnline(userId)) continue;
       online++;
       this.bump(userId, (values, cap) => {
         values.authors = oneMore(values.authors, cap);
       });
-      if (feed) reads.push(this.refresh(userId, ["feed"]));
+      if (feed) feedReads.push(userId);
     }
-    await Promise.all(reads);
+    await this.refreshFeeds(feedReads);
     return online;
   }
 
@@ -278,18 +281,70 @@ export class BadgeHub extends DurableObject<Env> {
     }
   }
 
+  /**
+   * `refresh(userId, ["feed"])` for many users, their reads made as one Redis request: a fan-out
+   * page reaches ~80 online followers of a hub, and a request each would wait its turn for the
+   * Workers' few simultaneous connections. Exact as `refresh` is: a user already being read only
+   * asks that loop for one more read; the others are marked as being read for the batch's
+   * duration, so a change arriving meanwhile asks for one more read, made after it by `refresh`.
+   * A user the batch cannot settle (a socket awaiting its snapshot, no state, Redis failed) is
+   * read on their own, as `refresh` would.
+   */
+  private async refreshFeeds(userIds: string[]): Promise<void> {
+    const batch: string[] = [];
+    for (const userId of new Set(userIds)) {
+      if (this.reading.has(userId)) void this.refresh(userId, ["feed"]); // only marks the loop: returns at once
+      else {
+        this.reading.set(userId, { again: false, full: false, kinds: new Set() });
+        batch.push(userId);
+      }
+    }
+    if (batch.length === 0) return;
+    const counts = await this.readFeeds(batch);
+    const after: Promise<void>[] = [];
+    for (const [i, userId] of batch.entries()) {
+      const loop = this.reading.get(userId)!;
+      if (!counts || !this.applyFeed(userId, counts[i]!)) {
+        loop.again = true;
+        loop.kinds.add("feed");
+      }
+      this.reading.delete(userId);
+      if (loop.again) after.push(this.refresh(userId, loop.full ? undefined : [...loop.kinds]));
+    }
+    await Promise.all(after);
+  }
+
+  /** Sets and pushes a user's `feed` per cap, as a partial read does; false (nothing set) when a cap has no settled state. */
+  private applyFeed(userId: string, count: number): boolean {
+    const caps = this.sql.exec<{ cap: number }>(`SELECT DISTINCT cap FROM sockets WHERE user_id = ?`, userId).toArray().map((r) => r.cap);
+    const states = caps.map((cap) => this.settledState(userId, cap));
+    if (states.some((state) => !state)) return false;
+    for (const state of states) this.applyPart(userId, state!, { feed: capped(count, state!.cap) });
+    return true;
+  }
+
+  /** The (user, cap) state a partial read may update: none while a socket awaits a snapshot. */
+  private settledState(userId: string, cap: number): StateRow | undefined {
+    const state = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ? AND cap = ?`, userId, cap).toArray()[0];
+    const waiting = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE user_id = ? AND cap = ? AND (sent IS NULL OR degraded = 1)`, userId, cap).one().n;
+    return waiting === 0 ? state : undefined;
+  }
+
+  /** Only the kinds that moved, each from its own read; the rest is what the hub knows. */
+  private applyPart(userId: string, state: StateRow, part: Partial<BadgeValues>) {
+    const values = { ...(JSON.parse(state.current) as BadgeValues), ...part };
+    this.sql.exec(`UPDATE state SET current = ?, read_at = ? WHERE user_id = ? AND cap = ?`, JSON.stringify(values), Date.now(), userId, state.cap);
+    this.push(userId, state.cap, values, Date.now());
+  }
+
   private async readAndPush(userId: string, wanted: Wanted) {
     const caps = this.sql.exec<{ cap: number }>(`SELECT DISTINCT cap FROM sockets WHERE user_id = ?`, userId).toArray().map((r) => r.cap);
     for (const cap of caps) {
-      const state = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ? AND cap = ?`, userId, cap).toArray()[0];
-      const waiting = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE user_id = ? AND cap = ? AND (sent IS NULL OR degraded = 1)`, userId, cap).one().n;
-      if (!wanted.full && state && waiting === 0) {
-        // Only the kinds that moved, each from its own hash; the rest is what the hub knows.
+      const state = this.settledState(userId, cap);
+      if (!wanted.full && state) {
         const part = await this.readCheap(userId, cap, [...wanted.kinds]);
         if (part) {
-          const values = { ...(JSON.parse(state.current) as BadgeValues), ...part };
-          this.sql.exec(`UPDATE state SET current = ?, read_at = ? WHERE user_id = ? AND cap = ?`, JSON.stringify(values), Date.now(), userId, cap);
-          this.push(userId, cap, values, Date.now());
+          this.applyPart(userId, state, part);
           continue;
         }
       }
@@ -334,6 +389,16 @@ export class BadgeHub extends DurableObject<Env> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
       return await readCheapKinds(services.redis, userId, cap, kinds);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Each user's `feed` count in one request (null when Redis failed: each user is then read on their own). */
+  private async readFeeds(userIds: string[]): Promise<number[] | null> {
+    const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
+    try {
+      return await readFeedUnseenMany(services.redis, userIds);
     } catch {
       return null;
     }

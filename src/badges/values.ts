@@ -1,7 +1,7 @@
 import type { Badges } from "./badges";
 import { getDirectMessages } from "./dms";
 import { feedKeys } from "../feed/keys";
-import { GET_FEED_UNSEEN } from "./feed.lua";
+import { GET_FEED_UNSEEN, GET_FEED_UNSEEN_MANY } from "./feed.lua";
 import { getNotifications } from "./notifications";
 import { capAll, capped, runScript, type Capped, type ScriptRedis } from "./shared";
 
@@ -67,4 +67,11 @@ export async function readCheapKinds(redis: ScriptRedis, userId: string, cap: nu
     }),
   );
   return values;
+}
+
+/** The `feed` badge of each of `userIds` (uncapped: each socket's cap applies), in one request. */
+export async function readFeedUnseenMany(redis: ScriptRedis, userIds: string[]): Promise<number[]> {
+  const keys = userIds.flatMap((u) => [feedKeys.seen(u), feedKeys.timeline(u)]);
+  const counts = await runScript<number[]>(redis, GET_FEED_UNSEEN_MANY, keys, []);
+  return counts.map(Number);
 }

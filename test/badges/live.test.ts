@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { BadgeHub } from "../../src/badges/hub";
 import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_SOCKETS_PER_USER } from "../../src/badges/live-protocol";
-import { hubOf } from "../../src/badges/push";
+import { hubOf, hubShardOf, hubShards } from "../../src/badges/push";
 import { deliver } from "../../src/feed/fanout";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { servicesFor } from "../counters/support";
@@ -149,6 +149,55 @@ describe("GET /v1/me/live: every kind is pushed", () => {
     const after = await settled(d, fan);
     expect(after.got!.feed).toEqual({ count: 0, capped: false });
     expect(after.got!.authors).toEqual({ count: 0, capped: false });
+  });
+
+  it("a fan-out page reaching several online followers of one hub reads their feed badges in one Redis request", async () => {
+    // Followers whose devices meet in one hub, so the page reaches it as one `posted` call.
+    const first = newId();
+    const shard = hubShardOf(first, hubShards(liveEnv));
+    const fans = [first];
+    while (fans.length < 4) {
+      const id = newId();
+      if (hubShardOf(id, hubShards(liveEnv)) === shard) fans.push(id);
+    }
+    const author = newId();
+    const devices: LiveDevice[] = [];
+    for (const fan of fans) {
+      await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
+      await ok("GET", "/v1/me/feed", { userId: fan }); // builds the fan's timeline: pushes reach it
+      devices.push(await device(fan));
+    }
+    const hub = hubOf(liveEnv, first);
+    const chaos = await createChaos();
+    try {
+      // The hub's reads go through a private bridge that counts them; no read is "fresh", so the
+      // `authors` bump moves in place and the only reads are the page's `feed` reads.
+      await runInDurableObject(hub, (h: BadgeHub) => {
+        h.servicesEnv = chaos.bindings;
+        h.freshReadMs = 0;
+      });
+      const settleAll = async (posts: number) => {
+        for (const [i, d] of devices.entries()) {
+          await until(() => d.state!.feed.count, (n) => n === posts);
+          const { got, expected } = await settled(d, fans[i]!);
+          expect(got).toEqual(expected);
+        }
+      };
+      // The first post also loads the script into Redis (a miss costs one more request).
+      await ok("POST", "/v1/posts", { userId: author }, { text: "first" });
+      await settleAll(1);
+      const before = await chaos.stats();
+      await ok("POST", "/v1/posts", { userId: author }, { text: "second" });
+      await settleAll(2);
+      const after = await chaos.stats();
+      expect(after.requests - before.requests).toBe(1);
+    } finally {
+      await runInDurableObject(hub, (h: BadgeHub) => {
+        h.servicesEnv = {};
+        h.freshReadMs = 10_000;
+      });
+      await chaos.close();
+    }
   });
 
   it("a read on one device clears the badge on the others", async () => {
