@@ -11,10 +11,8 @@
  *   3. Redis bytes per user for the markers (`MEMORY USAGE` of the per-user marker keys).
  */
 import { performance } from "node:perf_hooks";
-import { Redis as IORedis } from "ioredis";
-import pg from "pg";
 import { badgeKeys, BUILT, STREAM_META, streamName, USER_TTL_SECONDS } from "../../src/badges/keys.js";
-import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWorker } from "./harness.js";
+import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWithClients } from "./harness.js";
 
 const NAIVE_USERS = 100_000;
 const TARGET_USERS = 1_000_000;
@@ -33,11 +31,7 @@ const author = (i: number) => String(8_000_000_000_000 + i);
 const stream = (j: number) => ({ kind: "chat", id: String(9_000_000_000_000 + j) });
 
 async function main() {
-  const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
-  const bench = await startBenchWorker({ log });
-  const redis = new IORedis(bench.stack.redisUrl);
-  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
-  await db.connect();
+  const { bench, redis, db, close } = await startBenchWithClients();
   const auth = async (sub: string, role?: "user" | "service" | "admin") => ({ Authorization: `Bearer ${await bench.token(sub, role)}` });
   const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
     const res = await fetch(bench.url + path, { method, headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
@@ -177,9 +171,7 @@ async function main() {
       `RESULT broadcast_writes=${broadcastWrites} naive_broadcast_writes=${naiveWritesAt1M} badges_round_trips=${roundTrips} badges_billed_commands=${billedPerCall} badges_speedup=${speedup.toFixed(2)} badges_p99_ms=${ours.p99Ms.toFixed(1)} marker_bytes_per_user=${heavy.total}`,
     );
   } finally {
-    redis.disconnect();
-    await db.end();
-    await bench.stop();
+    await close();
   }
 }
 

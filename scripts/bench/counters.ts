@@ -17,12 +17,11 @@
  *      Redis round trips per read counted by the bridge.
  */
 import { performance } from "node:perf_hooks";
-import { Redis as IORedis } from "ioredis";
-import pg from "pg";
+import type { Redis as IORedis } from "ioredis";
 import { counterKeys } from "../../src/counters/keys.js";
 import { fieldsOf } from "../../src/counters/registry.js";
 import { CRON_SCHEDULES } from "../../src/cron.js";
-import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWorker, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 64;
 /** Screens reading the hot post at once in the edge-copy scenario. */
@@ -34,11 +33,7 @@ const FLUSH_KEYS = 100_000;
 const post = (i: number) => String(1 + (i % POSTS));
 
 async function main() {
-  const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
-  const bench = await startBenchWorker({ log });
-  const redis = new IORedis(bench.stack.redisUrl);
-  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
-  await db.connect();
+  const { bench, redis, db, close } = await startBenchWithClients();
   const service = { Authorization: `Bearer ${await bench.token("900", "service")}` };
   try {
     // The naive design updates existing rows; give it every row it will touch.
@@ -185,9 +180,7 @@ async function main() {
       `RESULT hot_speedup=${fmt(oursHot.result.rps / naiveHot.result.rps)} hot_p99_ratio=${fmt(naiveHot.result.p99Ms / oursHot.result.p99Ms)} incr_round_trips=${fmt(oursHot.roundTrips)} read_round_trips=${fmt(reads.roundTrips)} incr_billed_commands=${fmt(oursHot.billed)} pg_statements_per_1000=${fmt(perThousand)} flush_deltas_per_s=${Math.round(flushRate)} batch_read_billed_commands=${batchRead.total} edge_read_round_trips=${edgeReads.roundTrips.toFixed(4)} edge_read_speedup=${fmt(edgeReads.result.rps / redisReads.result.rps)} edge_read_p99_ratio=${fmt(redisReads.result.p99Ms / edgeReads.result.p99Ms)} edge_vs_cache_api_speedup=${fmt(edgeReads.result.rps / cacheApiReads.result.rps)}`,
     );
   } finally {
-    redis.disconnect();
-    await db.end();
-    await bench.stop();
+    await close();
   }
 }
 

@@ -20,9 +20,7 @@
  *      syncs were still waiting then (posts and syncs have a queue each).
  */
 import { performance } from "node:perf_hooks";
-import { Redis as IORedis } from "ioredis";
-import pg from "pg";
-import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWorker, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 32;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 4_000);
@@ -39,19 +37,14 @@ const SYNC_BASE = 30_000_000; // followers whose follow syncs are queued
 const SYNC_FOLLOWEE = "1"; // a seeded author with ~100 posts: each sync copies them
 
 async function main() {
-  const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
   const fanoutLines: string[] = [];
   let syncsDelivered = 0;
-  const bench = await startBenchWorker({
-    log,
+  const { bench, redis, db, close } = await startBenchWithClients({
     onWorkerLog: (line) => {
       if (line.includes('"queue":"feed-fanout"')) fanoutLines.push(line);
       if (line.includes('"queue":"feed-follow-sync"')) syncsDelivered++;
     },
   });
-  const redis = new IORedis(bench.stack.redisUrl);
-  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
-  await db.connect();
   const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
   try {
     // ── Seed: 200,000 posts by 2,000 authors; each reader follows 500 of them; likes and counters ──
@@ -420,9 +413,7 @@ async function main() {
       `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)} trending_commands_per_increment=${fmt(trendingPerIncrement)} fanout_behind_syncs_ms=${Math.round(behindSyncsMs)} ranked_vs_chrono=${fmt(ranked.result.rps / chrono.result.rps)} trending_stampede_zunionstores=${coldStampede.zunionstores}`,
     );
   } finally {
-    redis.disconnect();
-    await db.end();
-    await bench.stop();
+    await close();
   }
 }
 

@@ -9,6 +9,7 @@
 import { Worker } from "node:worker_threads";
 import { randomBytes } from "node:crypto";
 import { Redis as IORedis } from "ioredis";
+import pg from "pg";
 import type { Miniflare } from "miniflare";
 import { sign } from "hono/jwt";
 import { startStack, type Stack } from "../stack/index.js";
@@ -56,6 +57,33 @@ export async function startBenchWorker(
     await stack.stop();
     throw err;
   }
+}
+
+/** Progress lines of a benchmark, printed with BENCH_DEBUG set. */
+export const benchLog = (line: string) => {
+  if (process.env.BENCH_DEBUG) console.error(line);
+};
+
+/**
+ * `startBenchWorker` plus what every benchmark seeds and counts with: a direct Redis client and a
+ * Postgres client on the same stack. `close` ends all three (call it in a `finally`).
+ */
+export async function startBenchWithClients(options: Parameters<typeof startBenchWorker>[0] = {}) {
+  const bench = await startBenchWorker({ log: benchLog, ...options });
+  const redis = new IORedis(bench.stack.redisUrl);
+  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
+  const close = async () => {
+    redis.disconnect();
+    await db.end().catch(() => {});
+    await bench.stop();
+  };
+  try {
+    await db.connect();
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { bench, redis, db, close };
 }
 
 async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWorker>[0] & {}): Promise<BenchWorker> {

@@ -19,12 +19,10 @@
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { Redis as IORedis } from "ioredis";
-import pg from "pg";
 import WebSocket from "ws";
 import { badgeKeys, BUILT, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { feedKeys, TIMELINE_TTL_SECONDS } from "../../src/feed/keys.js";
-import { billedCommandsBetween, percentile, printTable, redisCommandStats, runLoad, startBenchWorker } from "./harness.js";
+import { billedCommandsBetween, percentile, printTable, redisCommandStats, runLoad, startBenchWithClients, benchLog } from "./harness.js";
 
 const SOCKETS = Number(process.env.PUSH_SOCKETS ?? 10_000);
 const FOLLOWERS = Math.min(5_000, SOCKETS);
@@ -75,11 +73,8 @@ const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/pr
 type Client = { user: string; ws: WebSocket; state: any; onChange?: (changed: any, at: number) => void; pongs: number };
 
 async function main() {
-  const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
-  const bench = await startBenchWorker({ log });
-  const redis = new IORedis(bench.stack.redisUrl);
-  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
-  await db.connect();
+  const { bench, redis, db, close } = await startBenchWithClients();
+  const log = benchLog;
   const clients: Client[] = [];
   const call = async (method: string, path: string, token: string, body?: unknown) => {
     const res = await fetch(bench.url + path, {
@@ -289,9 +284,7 @@ async function main() {
     );
   } finally {
     for (const c of clients) c.ws.terminate();
-    redis.disconnect();
-    await db.end();
-    await bench.stop();
+    await close();
   }
 }
 
