@@ -14,14 +14,19 @@
  *   5. 200 concurrent clients reading the same hot post: served from the edge copy
  *      (COUNTER_EDGE_CACHE_MS, default 1 s) against today's path (`?fresh=true`: the Redis read
  *      every time) and against the same copy kept in the Workers Cache API (bench-only route),
- *      Redis round trips per read counted by the bridge.
+ *      Redis round trips per read counted by the bridge;
+ *   6. the same 200 clients on a route that does no I/O at all (a 404: middleware, router, error
+ *      envelope, log line), on the same bundle, half before and half after the edge-copy run: the
+ *      ceiling of this Worker on this rig. `edge_vs_noio` is how close the edge copy comes to it,
+ *      and whatever costs every request alike (a router in front of the Worker, middleware) shows
+ *      in `noio_rps` while leaving the ratio alone.
  */
 import { performance } from "node:perf_hooks";
 import type { Redis as IORedis } from "ioredis";
 import { counterKeys } from "../../src/counters/keys.js";
 import { fieldsOf } from "../../src/counters/registry.js";
 import { CRON_SCHEDULES } from "../../src/cron.js";
-import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, combineLoads, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 64;
 /** Screens reading the hot post at once in the edge-copy scenario. */
@@ -31,6 +36,8 @@ const POSTS = 10_000;
 const HOT = "1";
 const FLUSH_KEYS = 100_000;
 const post = (i: number) => String(1 + (i % POSTS));
+/** A path no route serves: answered 404 by the app without any I/O. */
+const NO_IO_PATH = "/v1/no-such-route";
 
 async function main() {
   const { bench, redis, db, close } = await startBenchWithClients();
@@ -95,10 +102,27 @@ async function main() {
     // the bench-only route of scripts/bench/baselines/counters.ts.
     const cacheApiPath = `/v1/bench/cache-api/counters/post/${HOT}`;
     // Warm-up: 200 connections opened, every path run once (discarded).
-    for (const path of [`/v1/counters/post?ids=${HOT}`, `/v1/counters/post?ids=${HOT}&fresh=true`, cacheApiPath]) {
+    for (const path of [`/v1/counters/post?ids=${HOT}`, `/v1/counters/post?ids=${HOT}&fresh=true`, cacheApiPath, NO_IO_PATH]) {
       await runLoad({ baseUrl: bench.url, concurrency: READERS, total: 2 * READERS, request: () => ({ path }) });
     }
+    // The no-I/O route in two halves around the edge-copy run, pooled, so a burst of noise on the
+    // shared machine during one of them weighs on both sides of `edge_vs_noio` alike.
+    const noIoHalf = () => runLoad({ baseUrl: bench.url, concurrency: READERS, durationMs: LOAD_MS / 2, request: () => ({ path: NO_IO_PATH }) });
+    const noIoFirst = await noIoHalf();
     const edgeReads = await measured(`${READERS} readers, hot post, edge copy`, hotRead(""));
+    const noIo = combineLoads([noIoFirst, await noIoHalf()]);
+    const noIoUnexpected = noIo.requests - (noIo.errorStatuses["404"] ?? 0);
+    rows.push({
+      scenario: `${READERS} clients, no-I/O route (404)`,
+      "req/s": noIo.rps,
+      "p50 ms": noIo.p50Ms,
+      "p99 ms": noIo.p99Ms,
+      requests: noIo.requests,
+      errors: noIoUnexpected, // anything but the expected 404
+      "redis round trips/req": 0,
+      "billed cmds/req": 0,
+    });
+    if (noIoUnexpected > 0) throw new Error(`${NO_IO_PATH} answered something else than 404: ${JSON.stringify(noIo.errorStatuses)}`);
     const redisReads = await measured(`${READERS} readers, hot post, Redis (today)`, hotRead("&fresh=true"));
     const cacheApiReads = await measured(`${READERS} readers, hot post, Cache API`, () =>
       runLoad({ baseUrl: bench.url, concurrency: READERS, durationMs: LOAD_MS, request: () => ({ path: cacheApiPath }) }),
@@ -177,7 +201,7 @@ async function main() {
     ]);
     const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
     console.log(
-      `RESULT hot_speedup=${fmt(oursHot.result.rps / naiveHot.result.rps)} hot_p99_ratio=${fmt(naiveHot.result.p99Ms / oursHot.result.p99Ms)} incr_round_trips=${fmt(oursHot.roundTrips)} read_round_trips=${fmt(reads.roundTrips)} incr_billed_commands=${fmt(oursHot.billed)} pg_statements_per_1000=${fmt(perThousand)} flush_deltas_per_s=${Math.round(flushRate)} batch_read_billed_commands=${batchRead.total} edge_read_round_trips=${edgeReads.roundTrips.toFixed(4)} edge_read_speedup=${fmt(edgeReads.result.rps / redisReads.result.rps)} edge_read_p99_ratio=${fmt(redisReads.result.p99Ms / edgeReads.result.p99Ms)} edge_vs_cache_api_speedup=${fmt(edgeReads.result.rps / cacheApiReads.result.rps)}`,
+      `RESULT hot_speedup=${fmt(oursHot.result.rps / naiveHot.result.rps)} hot_p99_ratio=${fmt(naiveHot.result.p99Ms / oursHot.result.p99Ms)} incr_round_trips=${fmt(oursHot.roundTrips)} read_round_trips=${fmt(reads.roundTrips)} incr_billed_commands=${fmt(oursHot.billed)} pg_statements_per_1000=${fmt(perThousand)} flush_deltas_per_s=${Math.round(flushRate)} batch_read_billed_commands=${batchRead.total} edge_read_round_trips=${edgeReads.roundTrips.toFixed(4)} edge_read_speedup=${fmt(edgeReads.result.rps / redisReads.result.rps)} edge_read_p99_ratio=${fmt(redisReads.result.p99Ms / edgeReads.result.p99Ms)} edge_vs_cache_api_speedup=${fmt(edgeReads.result.rps / cacheApiReads.result.rps)} noio_rps=${Math.round(noIo.rps)} edge_vs_noio=${fmt(edgeReads.result.rps / noIo.rps)}`,
     );
   } finally {
     await close();
