@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import type { CronJobName } from "./cron";
+import { docsAssetRoutes } from "./docs/assets";
 import { DOCS_CONTENT_SECURITY_POLICY, renderDocsPage } from "./docs/page";
 import { healthRoutes } from "./health/routes";
 import type { AppEnv } from "./lib/context";
@@ -102,12 +103,13 @@ export function newApp() {
   let doc: ReturnType<typeof openApiDocument> | undefined;
   app.get("/openapi.json", (c) => c.json((doc ??= openApiDocument(app))));
   // Rendered from the same document: every route is named in the HTML itself; the interactive
-  // renderer's files are static assets of this Worker (public/docs), never a CDN's.
+  // renderer's files are served by this Worker from its bundle (src/docs/assets.ts), never a CDN's.
   let docsPage: string | undefined;
   app.get("/docs", (c) => {
     docsPage ??= renderDocsPage((doc ??= openApiDocument(app)));
     return c.html(docsPage, 200, { "Content-Security-Policy": DOCS_CONTENT_SECURITY_POLICY });
   });
+  app.route("/", docsAssetRoutes);
 
   app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
   app.onError(handleError);

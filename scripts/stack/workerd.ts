@@ -21,14 +21,15 @@ process.env.WRANGLER_SEND_METRICS = "false";
 /** The parts of wrangler.toml that shape the running Worker (everything but its code). */
 export type WranglerWorkerOptions = Pick<
   WorkerOptions,
-  "compatibilityDate" | "compatibilityFlags" | "bindings" | "durableObjects" | "ratelimits" | "queueProducers" | "queueConsumers" | "assets"
+  "compatibilityDate" | "compatibilityFlags" | "bindings" | "durableObjects" | "ratelimits" | "queueProducers" | "queueConsumers" | "assets" | "modulesRules"
 >;
 
 /**
  * Compatibility date and flags, `[vars]`, Durable Objects, rate limiters, Queues (producers and
- * consumers, with their dead-letter queues) and static assets (`[assets]`, served in front of the
- * Worker as the edge serves them) as wrangler.toml declares them. Sections that are
- * absent come back empty, so a Worker without queues runs without them.
+ * consumers, with their dead-letter queues), module rules (`[[rules]]`: the gzipped docs files are
+ * Data modules of the bundle) and static assets (`[assets]`, served in front of the Worker as the
+ * edge serves them; this Worker declares none, see wrangler.toml) as wrangler.toml declares them.
+ * Sections that are absent come back empty, so a Worker without queues runs without them.
  */
 export async function workerOptionsFromWrangler(configPath = join(REPO_ROOT, "wrangler.toml")): Promise<WranglerWorkerOptions> {
   // Imported on demand: wrangler's CLI bundle takes seconds to load.
@@ -44,6 +45,7 @@ export async function workerOptionsFromWrangler(configPath = join(REPO_ROOT, "wr
     queueProducers: o.queueProducers,
     queueConsumers: o.queueConsumers,
     assets: o.assets,
+    modulesRules: o.modulesRules,
   };
 }
 

@@ -4,12 +4,12 @@ import { OPERATION_METHODS } from "../lib/openapi-examples";
  * The API reference at `/docs`: an index of every operation, rendered here from the OpenAPI
  * document (readable without JavaScript), and Swagger UI on top of it for examples and "try it".
  *
- * Swagger UI's files are this Worker's static assets (`public/docs/`, copied from the pinned
- * `swagger-ui-dist` by `npm run docs:assets`), so the page works offline and loads nothing from
- * another origin; the Content-Security-Policy below makes the browser enforce that.
+ * Swagger UI's files are served by this Worker from its own bundle (src/docs/assets.ts, gzipped
+ * from the pinned `swagger-ui-dist` by `npm run docs:assets`), so the page works offline and loads
+ * nothing from another origin; the Content-Security-Policy below makes the browser enforce that.
  */
 
-/** Where the renderer's files are served from (wrangler.toml `[assets]`, `public/` at the root). */
+/** Where the renderer's files are served from (src/docs/assets.ts). */
 export const DOCS_ASSET_BASE = "/docs/assets";
 
 /**

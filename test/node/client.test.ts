@@ -2,8 +2,12 @@
  * The typed client (`community-edge/client`) against the Worker as deployed (bundled, in workerd,
  * on the test stack's Redis and Postgres), over real HTTP, the way an app calls it.
  */
+import { readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { validate } from "@readme/openapi-parser";
+import { request } from "undici";
 import { describe, expect, it } from "vitest";
+import { docsFileSources } from "../../scripts/docs-assets";
 import { createClient, type TokenProvider } from "community-edge/client";
 import { eventually, newId, useWorker } from "./support/worker";
 
@@ -148,5 +152,26 @@ describe("the API reference as served", () => {
       if (ref.endsWith(".css")) expect(text, ref).not.toMatch(/url\(\s*['"]?(https?:)?\/\/|@import/i);
       if (ref.endsWith("init.js")) expect(text).toMatch(/validatorUrl: null/);
     }
+  });
+
+  it.each(Object.entries(docsFileSources()))("/docs/assets/%s is its source byte for byte, sent gzipped once or plain", async (name, source) => {
+    const original = readFileSync(source);
+    const gz = await request(`${worker.url}/docs/assets/${name}`, { headers: { "accept-encoding": "gzip, deflate, br" } });
+    const gzBody = Buffer.from(await gz.body.arrayBuffer());
+    expect(gz.statusCode).toBe(200);
+    expect(gz.headers["content-encoding"]).toBe("gzip");
+    expect(gz.headers["content-type"]).toMatch(/^text\/(javascript|css|plain); charset=utf-8$/);
+    expect(gz.headers.vary).toMatch(/accept-encoding/i);
+    // Compressed exactly once: one gunzip gives the file (the runtime must not gzip it again).
+    expect(gunzipSync(gzBody).equals(original), `${name}: gunzip of the answer differs from ${source}`).toBe(true);
+
+    const plain = await request(`${worker.url}/docs/assets/${name}`, { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(Buffer.from(await plain.body.arrayBuffer()).equals(original), `${name}: plain answer differs from ${source}`).toBe(true);
+    expect(plain.headers.etag).toBe(gz.headers.etag);
+
+    const again = await request(`${worker.url}/docs/assets/${name}`, { headers: { "if-none-match": String(gz.headers.etag) } });
+    await again.body.dump();
+    expect(again.statusCode).toBe(304);
   });
 });

@@ -1,11 +1,21 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { DOCS_ASSETS_DIR, SWAGGER_UI_DIR, SWAGGER_UI_FILES } from "../../scripts/docs-assets";
+import { DOCS_FILES_DIR, docsFileSources } from "../../scripts/docs-assets";
 
-describe("public/docs/assets (the /docs renderer's static files)", () => {
-  it.each(SWAGGER_UI_FILES)("%s is the installed swagger-ui-dist's: refresh with `npm run docs:assets`", (file) => {
-    const served = readFileSync(join(DOCS_ASSETS_DIR, file));
-    expect(served.equals(readFileSync(join(SWAGGER_UI_DIR, file))), `public/docs/assets/${file} differs from node_modules/swagger-ui-dist/${file}`).toBe(true);
+const sources = docsFileSources();
+
+describe("src/docs/files/*.gz (the /docs renderer, bundled into the Worker)", () => {
+  it.each(Object.keys(sources))("%s.gz unpacks to its source: refresh with `npm run docs:assets`", (file) => {
+    const bundled = gunzipSync(readFileSync(join(DOCS_FILES_DIR, `${file}.gz`)));
+    expect(bundled.equals(readFileSync(sources[file]!)), `src/docs/files/${file}.gz differs from ${sources[file]}`).toBe(true);
+  });
+
+  it("holds exactly the files `npm run docs:assets` writes, each named in src/docs/assets.ts", () => {
+    const gz = readdirSync(DOCS_FILES_DIR).filter((f) => f.endsWith(".gz"));
+    expect(gz.sort()).toEqual(Object.keys(sources).map((f) => `${f}.gz`).sort());
+    const table = readFileSync(join(DOCS_FILES_DIR, "../assets.ts"), "utf8");
+    for (const file of gz) expect(table, `src/docs/assets.ts does not import ${file}`).toContain(`from "./files/${file}"`);
   });
 });

@@ -17,10 +17,11 @@ describe("workerOptionsFromWrangler", () => {
     expect(options.bindings).toMatchObject({ ENVIRONMENT: "development" });
   });
 
-  it("passes the static assets (the /docs renderer) through, served in front of the Worker", async () => {
+  it("puts no asset router in front of the Worker, and passes the rule that bundles the /docs files as Data", async () => {
     const options = await workerOptionsFromWrangler();
-    expect(options.assets?.directory).toMatch(/\/public$/);
-    expect(options.assets?.routerConfig).toMatchObject({ has_user_worker: true });
+    // With [assets], every API request would enter through the asset router first (issue 20).
+    expect(options.assets).toBeUndefined();
+    expect(options.modulesRules).toEqual(expect.arrayContaining([expect.objectContaining({ type: "Data", include: ["**/*.gz"] })]));
   });
 
   it("passes queue producers and consumers (with their dead-letter queue) through", async () => {

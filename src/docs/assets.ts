@@ -1,0 +1,30 @@
+/**
+ * The /docs page's renderer, served by this Worker from its own bundle (src/lib/static-files.ts):
+ * Swagger UI's files from the pinned `swagger-ui-dist` and our own init.js / docs.css, gzipped
+ * into `files/` by `npm run docs:assets` (test/node/docs-assets.test.ts fails when they drift).
+ */
+import { staticFiles, type StaticFile } from "../lib/static-files";
+import { DOCS_ASSET_BASE } from "./page";
+import docsCss from "./files/docs.css.gz";
+import initJs from "./files/init.js.gz";
+import license from "./files/LICENSE.gz";
+import notice from "./files/NOTICE.gz";
+import swaggerUiBundle from "./files/swagger-ui-bundle.js.gz";
+import swaggerUiCss from "./files/swagger-ui.css.gz";
+
+const JS = "text/javascript; charset=utf-8";
+const CSS = "text/css; charset=utf-8";
+const TEXT = "text/plain; charset=utf-8";
+
+/** Every file under DOCS_ASSET_BASE, by name (the licence ships with Swagger UI's files). */
+export const DOCS_FILES: Record<string, StaticFile> = {
+  "swagger-ui-bundle.js": { gzip: swaggerUiBundle, type: JS },
+  "swagger-ui.css": { gzip: swaggerUiCss, type: CSS },
+  "init.js": { gzip: initJs, type: JS },
+  "docs.css": { gzip: docsCss, type: CSS },
+  LICENSE: { gzip: license, type: TEXT },
+  NOTICE: { gzip: notice, type: TEXT },
+};
+
+/** The routes serving DOCS_FILES (`app.route("/", docsAssetRoutes)`). */
+export const docsAssetRoutes = staticFiles(Object.fromEntries(Object.entries(DOCS_FILES).map(([name, file]) => [`${DOCS_ASSET_BASE}/${name}`, file])));
