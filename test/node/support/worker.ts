@@ -1,6 +1,6 @@
 /**
  * The Worker as an app reaches it: bundled as deployed, in workerd with wrangler.toml's bindings
- * and static assets (scripts/stack/workerd.ts), on the run's test stack, over real HTTP and
+ * and module rules (scripts/stack/workerd.ts), on the run's test stack, over real HTTP and
  * WebSockets. For node tests of the client (`src/client`), which must talk to it from outside.
  */
 import { randomBytes } from "node:crypto";
