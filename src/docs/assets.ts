@@ -5,12 +5,6 @@
  */
 import { staticFiles, type StaticFile } from "../lib/static-files";
 import { DOCS_ASSET_BASE } from "./page";
-import docsCss from "./files/docs.css.gz";
-import initJs from "./files/init.js.gz";
-import license from "./files/LICENSE.gz";
-import notice from "./files/NOTICE.gz";
-import swaggerUiBundle from "./files/swagger-ui-bundle.js.gz";
-import swaggerUiCss from "./files/swagger-ui.css.gz";
 
 const JS = "text/javascript; charset=utf-8";
 const CSS = "text/css; charset=utf-8";
@@ -18,12 +12,12 @@ const TEXT = "text/plain; charset=utf-8";
 
 /** Every file under DOCS_ASSET_BASE, by name (the licence ships with Swagger UI's files). */
 export const DOCS_FILES: Record<string, StaticFile> = {
-  "swagger-ui-bundle.js": { gzip: swaggerUiBundle, type: JS },
-  "swagger-ui.css": { gzip: swaggerUiCss, type: CSS },
-  "init.js": { gzip: initJs, type: JS },
-  "docs.css": { gzip: docsCss, type: CSS },
-  LICENSE: { gzip: license, type: TEXT },
-  NOTICE: { gzip: notice, type: TEXT },
+  "swagger-ui-bundle.js": { load: () => import("./files/swagger-ui-bundle.js.gz"), type: JS },
+  "swagger-ui.css": { load: () => import("./files/swagger-ui.css.gz"), type: CSS },
+  "init.js": { load: () => import("./files/init.js.gz"), type: JS },
+  "docs.css": { load: () => import("./files/docs.css.gz"), type: CSS },
+  LICENSE: { load: () => import("./files/LICENSE.gz"), type: TEXT },
+  NOTICE: { load: () => import("./files/NOTICE.gz"), type: TEXT },
 };
 
 /** The routes serving DOCS_FILES (`app.route("/", docsAssetRoutes)`). */

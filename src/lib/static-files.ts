@@ -13,11 +13,13 @@ import { Hono } from "hono";
  * Each file is bundled once, gzip-compressed, as a Data module (wrangler.toml `[[rules]]` for
  * `*.gz`), so the Worker grows by the compressed size only and V8 never parses it; it is sent as
  * it is to clients that accept gzip (`encodeBody: "manual"`: the runtime must not compress it
- * again) and unpacked on the way out for the rare one that does not.
+ * again) and unpacked on the way out for the rare one that does not. Files are imported on first
+ * request (`() => import("./x.js.gz")`): the app's module graph holds no `.gz` import, so Node
+ * tools that build the app (`npm run client:types`, the OpenAPI tests) load it without a bundler.
  */
 export interface StaticFile {
-  /** The file's bytes, gzip-compressed (`import file from "./x.js.gz"`). */
-  gzip: ArrayBuffer;
+  /** Loads the file's bytes, gzip-compressed: `() => import("./files/x.js.gz")`. */
+  load: () => Promise<{ default: ArrayBuffer }>;
   /** Its `Content-Type`. */
   type: string;
 }
@@ -36,15 +38,16 @@ export interface StaticFilesOptions {
  * listed is the mounting app's 404.
  *
  * @example
- * import consoleJs from "./files/console.js.gz";
- * app.route("/", staticFiles({ "/admin/console.js": { gzip: consoleJs, type: "text/javascript; charset=utf-8" } }));
+ * app.route("/", staticFiles({ "/admin/console.js": { load: () => import("./files/console.js.gz"), type: "text/javascript; charset=utf-8" } }));
  */
 export function staticFiles(files: Record<string, StaticFile>, { cacheControl = "public, max-age=600" }: StaticFilesOptions = {}) {
   const app = new Hono();
   for (const [path, file] of Object.entries(files)) {
-    const etag = etagOf(file.gzip);
-    app.get(path, function staticFile(c) {
-      return serveStaticFile(c.req.raw, file, etag, cacheControl);
+    // Loaded once per isolate, on the first request for it.
+    let loaded: Promise<{ gzip: ArrayBuffer; etag: string }> | undefined;
+    app.get(path, async function staticFile(c) {
+      loaded ??= file.load().then(({ default: gzip }) => ({ gzip, etag: etagOf(gzip) }));
+      return serveStaticFile(c.req.raw, file.type, await loaded, cacheControl);
     });
   }
   return app;
@@ -72,16 +75,16 @@ export function acceptsGzip(acceptEncoding: string | null): boolean {
   return false;
 }
 
-function serveStaticFile(request: Request, file: StaticFile, etag: string, cacheControl: string): Response {
-  const headers = new Headers({ "Content-Type": file.type, "Cache-Control": cacheControl, ETag: etag, Vary: "Accept-Encoding" });
+function serveStaticFile(request: Request, type: string, { gzip, etag }: { gzip: ArrayBuffer; etag: string }, cacheControl: string): Response {
+  const headers = new Headers({ "Content-Type": type, "Cache-Control": cacheControl, ETag: etag, Vary: "Accept-Encoding" });
   const ifNoneMatch = request.headers.get("If-None-Match");
   if (ifNoneMatch && ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag || tag.trim() === "*")) {
     return new Response(null, { status: 304, headers });
   }
   if (acceptsGzip(request.headers.get("Accept-Encoding"))) {
     headers.set("Content-Encoding", "gzip");
-    return new Response(file.gzip, { headers, encodeBody: "manual" });
+    return new Response(gzip, { headers, encodeBody: "manual" });
   }
-  const unpacked = new Blob([file.gzip]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const unpacked = new Blob([gzip]).stream().pipeThrough(new DecompressionStream("gzip"));
   return new Response(unpacked, { headers });
 }

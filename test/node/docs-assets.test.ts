@@ -16,6 +16,6 @@ describe("src/docs/files/*.gz (the /docs renderer, bundled into the Worker)", ()
     const gz = readdirSync(DOCS_FILES_DIR).filter((f) => f.endsWith(".gz"));
     expect(gz.sort()).toEqual(Object.keys(sources).map((f) => `${f}.gz`).sort());
     const table = readFileSync(join(DOCS_FILES_DIR, "../assets.ts"), "utf8");
-    for (const file of gz) expect(table, `src/docs/assets.ts does not import ${file}`).toContain(`from "./files/${file}"`);
+    for (const file of gz) expect(table, `src/docs/assets.ts does not import ${file}`).toContain(`import("./files/${file}")`);
   });
 });

@@ -11,7 +11,8 @@ async function gzip(text: string): Promise<ArrayBuffer> {
 
 async function appServing(text = TEXT) {
   const app = new Hono();
-  app.route("/", staticFiles({ "/page/app.js": { gzip: await gzip(text), type: "text/javascript; charset=utf-8" } }));
+  const bytes = await gzip(text);
+  app.route("/", staticFiles({ "/page/app.js": { load: async () => ({ default: bytes }), type: "text/javascript; charset=utf-8" } }));
   app.notFound((c) => c.json({ error: { code: "not_found" } }, 404));
   return app;
 }
