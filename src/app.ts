@@ -10,7 +10,10 @@ import { errorBody, handleError } from "./lib/errors";
 import { createEventBus, type Subscriber } from "./lib/events";
 import { validationHook } from "./lib/openapi";
 import { withExamples } from "./lib/openapi-examples";
+import { corsPolicy } from "./lib/cors";
+import { mountDevJwks } from "./lib/dev-jwks";
 import { requestContext } from "./lib/request-context";
+import { socketOrigins } from "./lib/sockets";
 import type { CronTask } from "./scheduled";
 import { socialRoutes } from "./social/routes";
 import { badgesRepairTask } from "./badges/repair";
@@ -51,9 +54,14 @@ export const OPENAPI_CONFIG = {
       "Counters, unread badges, follows, posts, home feeds and live presence for community apps. IDs are positive 64-bit integers as decimal strings.",
       "",
       "## Authentication",
-      "Routes marked with a lock take `Authorization: Bearer <JWT>`: HS256, `sub` = the caller's user id, `role` = `user` (default), `service` or `admin`, `exp` required.",
-      "A missing, invalid or expired token is answered `401` with the error envelope; ask your token provider for a new one and retry once.",
-      "WebSockets (`/v1/live/{roomId}/ws`) take the same JWT as `?token=` or as a subprotocol next to `live`, since browsers cannot set headers on a socket.",
+      "Routes marked with a lock take `Authorization: Bearer <JWT>`, `exp` required, of either kind:",
+      "- HS256 signed with the deployment's `JWT_SECRET` (the app's own backend, services): `sub` = the caller's user id, `role` = `user` (default), `service` or `admin`;",
+      "- RS256, ES256 or EdDSA from the app's identity provider, verified with the keys at `JWT_JWKS_URL` (by `kid`), with `iss` = `JWT_ISSUER` and `aud` ∋ `JWT_AUDIENCE` when those are set; the user id is the claim `JWT_USER_ID_CLAIM` names (default `sub`), and the role is `user` unless `JWT_ROLE_CLAIM` maps one of the token's claim values to `service` or `admin`.",
+      "A missing, invalid or expired token is answered `401` with the error envelope, whose message names what is wrong (e.g. the `iss`, the `aud`, the user id claim); ask your token provider for a new one and retry once. A provider token whose key cannot be fetched right now is answered `503` with `Retry-After`.",
+      "WebSockets (`/v1/me/live`, `/v1/live/{roomId}/ws`) take the same JWT as `?token=` or as a subprotocol next to `live`, since browsers cannot set headers on a socket; they close with 4001 when it expires. A browser's socket must come from an origin `CORS_ORIGINS` allows (else `403` before the upgrade).",
+      "",
+      "## Calling from a web page",
+      "Pages on the origins listed in `CORS_ORIGINS` may call every route: preflights are answered `204` (cached by the browser for two hours), and `Retry-After`, `Idempotent-Replayed` and `X-Request-Id` are readable.",
       "",
       "## Errors",
       "Every error is `{\"error\": {\"code\", \"message\", \"details\"?}}`; for bad input `details` names each field.",
@@ -72,6 +80,9 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
 export function newApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use("*", requestContext(events));
+  // Before anything that can refuse a request: preflights end here, and CORS headers reach every answer.
+  app.use("*", corsPolicy());
+  app.use("*", socketOrigins());
   app.use(
     "*",
     bodyLimit({
@@ -97,6 +108,7 @@ export function newApp() {
   app.route("/", countersRoutes);
   app.route("/", liveRoutes);
   app.route("/", feedRoutes);
+  mountDevJwks(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   // Built once per isolate: the routes do not change while it runs.

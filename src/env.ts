@@ -12,7 +12,13 @@ type OptionalBindings =
   | "BIG_ACCOUNT_FOLLOWERS"
   | "MAX_PULLED_ACCOUNTS"
   | "COUNTER_EDGE_CACHE_MS"
-  | "BADGE_HUB_SHARDS";
+  | "BADGE_HUB_SHARDS"
+  | "CORS_ORIGINS"
+  | "JWT_JWKS_URL"
+  | "JWT_ISSUER"
+  | "JWT_AUDIENCE"
+  | "JWT_USER_ID_CLAIM"
+  | "JWT_ROLE_CLAIM";
 
 /**
  * Bindings of the Worker. Everything wrangler.toml declares comes from `Cloudflare.Env` in
@@ -28,8 +34,13 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   DATABASE_URL: string;
   /** Local runs only: `host:port/v1` of the WebSocket-to-TCP proxy that stands in for Neon's. */
   NEON_WS_PROXY?: string;
-  /** HS256 secret that signs caller JWTs. */
+  /** HS256 secret that signs caller JWTs (the app's own and services'; empty: HS256 tokens are refused). */
   JWT_SECRET: string;
+  /**
+   * Development only (`npm run dev` sets it, with ENVIRONMENT=development): the public JWKS the Worker
+   * serves at /.well-known/dev-jwks.json, whose private keys `npm run token -- --alg …` signs with.
+   */
+  DEV_JWKS?: string;
   /**
    * `feed-fanout` (wrangler.toml `[[queues.producers]]`): post fan-outs (publish, delete) and
    * big-account transitions; consumed by this Worker's `queue()`.

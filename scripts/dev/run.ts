@@ -20,6 +20,8 @@ import { REPO_ROOT } from "../stack/migrate.js";
 import { DEV_DATA_DIR, redactPassword } from "../stack/postgres.js";
 import { startWorkerd, type RunningWorker } from "../stack/workerd.js";
 import { DEV_JWT_SECRET, readDevVars } from "../dev-vars.js";
+import { DEV_ISSUER, devKeysPath, devSigningKeys, publicJwks } from "../dev-keys.js";
+import { DEV_JWKS_PATH } from "../../src/lib/dev-jwks.js";
 import { fireCron } from "../fire-cron.js";
 import { startCronRunner } from "./cron-runner.js";
 import { cleanLeftovers, descendantsNamed, devRecordPath, removeDevRecord, writeDevRecord, type DevRecord, type StartedProcess } from "./leftovers.js";
@@ -70,7 +72,10 @@ const postmaster = Number(readFileSafe(join(DATA_DIR, "postgres/postmaster.pid")
 if (postmaster) started.push({ pid: postmaster, what: "postgres", match: "postgres" });
 stackInfo = { redisUrl: stack.redisUrl, restUrl: stack.restUrl, restToken: stack.restToken };
 record();
-const jwtSecret = readDevVars().JWT_SECRET ?? DEV_JWT_SECRET;
+const devVars = readDevVars();
+const jwtSecret = devVars.JWT_SECRET ?? DEV_JWT_SECRET;
+/** Any local page may call the Worker (`.dev.vars` CORS_ORIGINS overrides). */
+const DEV_CORS_ORIGINS = "http://localhost:*,http://127.0.0.1:*";
 
 const vars: Record<string, string> = {
   UPSTASH_REDIS_REST_URL: stack.restUrl,
@@ -78,6 +83,14 @@ const vars: Record<string, string> = {
   DATABASE_URL: stack.databaseUrl,
   NEON_WS_PROXY: stack.wsProxy,
   JWT_SECRET: jwtSecret,
+  CORS_ORIGINS: devVars.CORS_ORIGINS ?? DEV_CORS_ORIGINS,
+  // A local identity provider (scripts/dev-keys.ts): the Worker serves its JWKS and verifies
+  // `npm run token -- --alg ES256` tokens through it, as it would Auth0's or Clerk's.
+  ENVIRONMENT: "development",
+  DEV_JWKS: JSON.stringify(publicJwks(await devSigningKeys(DATA_DIR))),
+  JWT_JWKS_URL: `${WORKER_URL}${DEV_JWKS_PATH}`,
+  JWT_ISSUER: DEV_ISSUER,
+  JWT_ROLE_CLAIM: "role admin=admin,service=service",
 };
 
 /** How the running Worker is stopped and how a cron is fired on it, whichever way it runs. */
@@ -101,6 +114,8 @@ console.log(
     `    Neon WS proxy   ${stack.wsProxy}`,
     `    Worker          ${WORKER_URL}`,
     `    JWT secret      ${jwtSecret === DEV_JWT_SECRET ? "dev default (set JWT_SECRET in .dev.vars)" : "from .dev.vars"}`,
+    `    JWKS            ${vars.JWT_JWKS_URL} (keys in ${devKeysPath(DATA_DIR)}; npm run token -- --sub 42 --alg ES256)`,
+    `    CORS origins    ${vars.CORS_ORIGINS}`,
     `    Crons           ${Object.entries(CRON_SCHEDULES).map(([name, expr]) => `${name} "${expr}"`).join(", ")} (UTC)`,
     `    Data            ${DATA_DIR}`,
     "",

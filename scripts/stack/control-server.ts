@@ -10,6 +10,9 @@
  *   GET    /chaos/:id               → BridgeStats of the pair's own bridge (no noise from other tests)
  *   DELETE /chaos/:id               → 204
  *   POST   /redis-server/restart    → 204, or 409 when the stack does not own redis-server
+ *   PUT    /jwks/:name              ← { keys, cacheControl?, down? } → 204 (an identity provider's JWKS)
+ *   GET    /jwks/:name.json         → { keys } with that Cache-Control, or 503 while down (counted)
+ *   GET    /jwks/:name/stats        → { fetches }
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -37,8 +40,10 @@ export interface ControlServer {
 
 export async function startControlServer(deps: ControlServerDeps): Promise<ControlServer> {
   const pairs = new Map<string, ChaosPair>();
+  /** Stand-ins for identity providers' JWKS endpoints, one per test (at most 1,000 per run). */
+  const jwks = new Map<string, { keys: unknown[]; cacheControl?: string; down: boolean; fetches: number }>();
 
-  async function route(req: IncomingMessage): Promise<[number, unknown?]> {
+  async function route(req: IncomingMessage): Promise<[number, unknown?, Record<string, string>?]> {
     const path = new URL(req.url ?? "/", "http://control").pathname;
     const method = req.method ?? "GET";
     if (method === "GET" && path === "/bridge/stats") return [200, deps.bridge.stats];
@@ -69,6 +74,28 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
         return [204];
       }
     }
+    const jwksRoute = path.match(/^\/jwks\/([A-Za-z0-9_-]{1,64})(\.json|\/stats)?$/);
+    if (jwksRoute) {
+      const [, name, suffix] = jwksRoute as unknown as [string, string, string | undefined];
+      if (method === "PUT" && !suffix) {
+        const body = (await readJson(req)) as { keys?: unknown; cacheControl?: unknown; down?: unknown };
+        const current = jwks.get(name) ?? { keys: [], down: false, fetches: 0 };
+        if (!jwks.has(name) && jwks.size >= 1_000) return [409, { error: "too many JWKS endpoints" }];
+        if (Array.isArray(body.keys)) current.keys = body.keys;
+        if (typeof body.cacheControl === "string") current.cacheControl = body.cacheControl;
+        if (typeof body.down === "boolean") current.down = body.down;
+        jwks.set(name, current);
+        return [204];
+      }
+      const endpoint = jwks.get(name);
+      if (!endpoint) return [404, { error: `no JWKS ${name}` }];
+      if (method === "GET" && suffix === "/stats") return [200, { fetches: endpoint.fetches }];
+      if (method === "GET" && suffix === ".json") {
+        endpoint.fetches += 1;
+        if (endpoint.down) return [503, { error: "down" }];
+        return [200, { keys: endpoint.keys }, endpoint.cacheControl ? { "cache-control": endpoint.cacheControl } : {}];
+      }
+    }
     if (method === "POST" && path === "/redis-server/restart") {
       if (!deps.restartRedis) return [409, { error: "redis is external (REDIS_URL); the stack cannot restart it" }];
       await deps.restartRedis();
@@ -79,7 +106,7 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
 
   const server = createServer((req, res) => {
     route(req).then(
-      ([status, body]) => send(res, status, body),
+      ([status, body, headers]) => send(res, status, body, headers),
       (error: unknown) => send(res, 500, { error: String(error) }),
     );
   });
@@ -110,10 +137,10 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : {};
 }
 
-function send(res: ServerResponse, status: number, body?: unknown): void {
+function send(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
   if (body === undefined) {
-    res.writeHead(status).end();
+    res.writeHead(status, headers).end();
     return;
   }
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  res.writeHead(status, { ...headers, "content-type": "application/json" }).end(JSON.stringify(body));
 }

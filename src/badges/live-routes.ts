@@ -37,7 +37,7 @@ export const liveBadgeRoutes = newRouter().openapi(
   async (c) => {
     const { token, cap } = c.req.valid("query");
     const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
-    const caller = await verifyCallerToken(jwt, c.env.JWT_SECRET);
+    const caller = await verifyCallerToken(jwt, c.env);
     c.set("caller", caller);
     requireWebSocketUpgrade(c.req.header("Upgrade"));
     const response = await connectLive(c.env, c.req.raw, { userId: caller.userId, cap, expiresAt: tokenExpiresAt(jwt), protocol });

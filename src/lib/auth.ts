@@ -1,21 +1,27 @@
 import { createMiddleware } from "hono/factory";
 import { decode, verify } from "hono/jwt";
+import type { Env } from "../env";
 import { ApiError } from "./errors";
 import { isId } from "./ids";
+import { JWKS_ALGORITHMS, jwksFor, VERIFY_PARAMS, type JwksAlgorithm, type JwksKeyStore } from "./jwks";
 import type { AppEnv } from "./context";
 
 export const ROLES = ["user", "service", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
-/** The authenticated caller: `sub` of the token and its role. */
+/** The authenticated caller: the token's user id and its role. */
 export interface Caller {
   userId: string;
   role: Role;
 }
 
+/** The settings token verification reads (the Worker's bindings). */
+export type AuthConfig = Pick<Env, "JWT_SECRET" | "JWT_JWKS_URL" | "JWT_ISSUER" | "JWT_AUDIENCE" | "JWT_USER_ID_CLAIM" | "JWT_ROLE_CLAIM">;
+
 /**
- * Requires `Authorization: Bearer <JWT>` signed HS256 with `JWT_SECRET`, with an `exp` claim and a
- * `sub` that is a user id. With `roles`, the caller's role must be one of them (403 otherwise).
+ * Requires `Authorization: Bearer <JWT>`: HS256 signed with `JWT_SECRET`, or RS256 / ES256 / EdDSA
+ * signed by the identity provider whose keys `JWT_JWKS_URL` publishes (see `verifyCallerToken`).
+ * With `roles`, the caller's role must be one of them (403 otherwise).
  *
  * @example
  * app.openapi(createRoute({ ..., middleware: [authenticate({ roles: ["service"] })] }), handler)
@@ -25,7 +31,7 @@ export function authenticate({ roles }: { roles?: readonly Role[] } = {}) {
     const header = c.req.header("Authorization");
     const token = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
     if (!token) throw new ApiError("unauthorized", "Missing bearer token");
-    const caller = await verifyCallerToken(token, c.env.JWT_SECRET);
+    const caller = await verifyCallerToken(token, c.env);
     if (roles && !roles.includes(caller.role)) {
       throw new ApiError("forbidden", `This operation requires role ${roles.join(" or ")}`);
     }
@@ -34,8 +40,34 @@ export function authenticate({ roles }: { roles?: readonly Role[] } = {}) {
   });
 }
 
-/** Verifies a caller token; also used where the token cannot travel in a header (WebSockets). */
-export async function verifyCallerToken(token: string, secret: string): Promise<Caller> {
+/**
+ * Verifies a caller token; also used where the token cannot travel in a header (WebSockets).
+ * The token's `alg` picks the path:
+ * - HS256: `JWT_SECRET`, `sub` = user id, `role` as signed (the app's own tokens, as always);
+ * - RS256, ES256, EdDSA: the JWKS key named by `kid` (`jwks`: the isolate's store for
+ *   `JWT_JWKS_URL`), see `verifyProviderToken`;
+ * - anything else (`none`, HS384…) is refused, and so is an HS* token naming a JWKS key: a public
+ *   key must never serve as an HMAC secret.
+ */
+export async function verifyCallerToken(token: string, config: AuthConfig, jwks: JwksKeyStore | undefined = config.JWT_JWKS_URL ? jwksFor(config.JWT_JWKS_URL) : undefined): Promise<Caller> {
+  const { header } = decodeToken(token);
+  const alg = header.alg;
+  if (typeof alg === "string" && alg.startsWith("HS")) {
+    if (jwks && typeof header.kid === "string" && "key" in (await jwks.lookup(header.kid))) {
+      throw new ApiError("unauthorized", `Token alg ${alg} names a key of JWT_JWKS_URL (kid ${header.kid}); those keys verify RS256, ES256 or EdDSA only`);
+    }
+    return verifySecretToken(token, config.JWT_SECRET);
+  }
+  if (JWKS_ALGORITHMS.includes(alg as JwksAlgorithm)) {
+    if (!jwks) throw new ApiError("unauthorized", `Token alg ${String(alg)} needs JWT_JWKS_URL, which is not set`);
+    return verifyProviderToken(token, config, jwks);
+  }
+  throw new ApiError("unauthorized", `Token alg ${JSON.stringify(alg)} is not accepted (HS256, RS256, ES256 or EdDSA)`);
+}
+
+/** HS256 with `JWT_SECRET`: `exp` required, `sub` a user id, `role` one of ROLES (default user). */
+async function verifySecretToken(token: string, secret: string | undefined): Promise<Caller> {
+  if (!secret) throw new ApiError("unauthorized", "HS256 tokens are not accepted: JWT_SECRET is not set");
   let payload: Record<string, unknown>;
   try {
     payload = await verify(token, await verificationKey(secret), "HS256");
@@ -48,6 +80,120 @@ export async function verifyCallerToken(token: string, secret: string): Promise<
   const role = payload.role ?? "user";
   if (!ROLES.includes(role as Role)) throw new ApiError("unauthorized", "Token role is not recognised");
   return { userId: sub, role: role as Role };
+}
+
+/** Clock difference tolerated on `nbf` between the provider and the edge. */
+const NOT_BEFORE_LEEWAY_SECONDS = 60;
+
+/**
+ * A token from the identity provider: signature by the JWKS key its `kid` names (with that key's
+ * algorithm), then `exp` (required), `nbf`, `iss` = `JWT_ISSUER` and `aud` ∋ `JWT_AUDIENCE` when
+ * set, the user id from `JWT_USER_ID_CLAIM` (default `sub`), and the role from `JWT_ROLE_CLAIM`'s
+ * mapping only (`user` otherwise: a provider's own `role` claim means something else, e.g.
+ * Supabase's "authenticated"). Each refusal names what is wrong; a key that cannot be fetched is a
+ * 503, not a 401.
+ */
+async function verifyProviderToken(token: string, config: AuthConfig, jwks: JwksKeyStore): Promise<Caller> {
+  const { header, payload, signingInput, signature } = decodeToken(token);
+  const kid = header.kid;
+  if (typeof kid !== "string" || !kid) throw new ApiError("unauthorized", "Token has no kid header naming its JWKS key");
+  const found = await jwks.lookup(kid);
+  if ("missing" in found) {
+    if (found.missing === "unavailable") {
+      throw new ApiError("unavailable", "The identity provider's keys (JWT_JWKS_URL) cannot be fetched; retry shortly", undefined, { "Retry-After": "60" });
+    }
+    throw new ApiError("unauthorized", `Token kid ${JSON.stringify(kid)} is not a key of JWT_JWKS_URL`);
+  }
+  if (found.key.alg !== header.alg) throw new ApiError("unauthorized", `Token alg ${String(header.alg)} does not match its key (kid ${JSON.stringify(kid)} is ${found.key.alg})`);
+  if (!(await crypto.subtle.verify(VERIFY_PARAMS[found.key.alg], found.key.key, signature, signingInput))) {
+    throw new ApiError("unauthorized", "Token signature is invalid");
+  }
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof payload.exp !== "number") throw new ApiError("unauthorized", "Token has no exp claim");
+  if (payload.exp <= now) throw new ApiError("unauthorized", "Token expired (exp)");
+  if (typeof payload.nbf === "number" && payload.nbf > now + NOT_BEFORE_LEEWAY_SECONDS) throw new ApiError("unauthorized", "Token is not valid yet (nbf)");
+  if (config.JWT_ISSUER && payload.iss !== config.JWT_ISSUER) {
+    throw new ApiError("unauthorized", `Token iss ${JSON.stringify(payload.iss ?? null)} is not the issuer JWT_ISSUER names`);
+  }
+  if (config.JWT_AUDIENCE) {
+    const expected = config.JWT_AUDIENCE.split(",").map((a) => a.trim()).filter(Boolean);
+    const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+    if (!audiences.some((a) => typeof a === "string" && expected.includes(a))) {
+      throw new ApiError("unauthorized", `Token aud ${JSON.stringify(payload.aud ?? null)} does not include the audience JWT_AUDIENCE names`);
+    }
+  }
+  const claim = config.JWT_USER_ID_CLAIM || "sub";
+  const raw = payload[claim];
+  if (raw === undefined) throw new ApiError("unauthorized", `Token has no ${claim} claim (JWT_USER_ID_CLAIM) holding the user id`);
+  const userId = typeof raw === "number" && Number.isSafeInteger(raw) ? String(raw) : raw;
+  if (typeof userId !== "string" || !isId(userId)) {
+    throw new ApiError("unauthorized", `Token claim ${claim} (JWT_USER_ID_CLAIM) is not a user id: a positive 64-bit integer as a decimal string`);
+  }
+  return { userId, role: roleMapping(config.JWT_ROLE_CLAIM).roleOf(payload) };
+}
+
+/**
+ * `JWT_ROLE_CLAIM`: `<claim> <value>=<role>[,<value>=<role>…]`, e.g.
+ * `https://example.com/roles ops=admin,backend=service`: a provider token whose claim equals (or,
+ * for an array, contains) a listed value gets that role, the first listed pair that matches
+ * winning; every other provider token is a `user`. Unset, or not in this form (logged): nobody
+ * is mapped.
+ */
+export interface RoleMapping {
+  roleOf(payload: Record<string, unknown>): Role;
+}
+
+const roleMappings = new Map<string, RoleMapping>();
+export function roleMapping(setting: string | undefined): RoleMapping {
+  const key = setting?.trim() ?? "";
+  let mapping = roleMappings.get(key);
+  if (!mapping) {
+    mapping = parseRoleMapping(key);
+    roleMappings.set(key, mapping);
+  }
+  return mapping;
+}
+
+function parseRoleMapping(setting: string): RoleMapping {
+  const nobody: RoleMapping = { roleOf: () => "user" };
+  if (!setting) return nobody;
+  const [claim, list, ...rest] = setting.split(/\s+/);
+  const pairs = (list ?? "").split(",").map((pair) => pair.split("="));
+  if (!claim || rest.length > 0 || pairs.some((p) => p.length !== 2 || !p[0] || !ROLES.includes(p[1] as Role))) {
+    console.error(JSON.stringify({ level: "error", message: "JWT_ROLE_CLAIM is not `<claim> <value>=<role>,…`: no provider token gets a role", setting }));
+    return nobody;
+  }
+  return {
+    roleOf(payload) {
+      const value = payload[claim];
+      const values = Array.isArray(value) ? value : [value];
+      return (pairs.find(([v]) => values.includes(v))?.[1] as Role | undefined) ?? "user";
+    },
+  };
+}
+
+/** The parts of a compact JWS; 401 when it is not one. */
+function decodeToken(token: string): { header: Record<string, unknown>; payload: Record<string, unknown>; signingInput: Uint8Array; signature: Uint8Array } {
+  const parts = token.split(".");
+  try {
+    if (parts.length !== 3) throw new Error("not three parts");
+    const header = JSON.parse(new TextDecoder().decode(base64UrlDecode(parts[0]!)));
+    const payload = JSON.parse(new TextDecoder().decode(base64UrlDecode(parts[1]!)));
+    if (!isObject(header) || !isObject(payload)) throw new Error("not objects");
+    return { header, payload, signingInput: new TextEncoder().encode(`${parts[0]}.${parts[1]}`), signature: base64UrlDecode(parts[2]!) };
+  } catch {
+    throw new ApiError("unauthorized", "Malformed token: not a JWT");
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function base64UrlDecode(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("not base64url");
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
+  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
 }
 
 /** When a token that `verifyCallerToken` accepted expires, in ms since the epoch (sockets close then). */

@@ -1,3 +1,6 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "./context";
+import { originPolicy } from "./cors";
 import { ApiError } from "./errors";
 
 /**
@@ -25,4 +28,22 @@ export function requireWebSocketUpgrade(upgrade: string | undefined): void {
   if (upgrade?.toLowerCase() !== "websocket") {
     throw new ApiError("bad_request", "Expected a WebSocket upgrade", [{ field: "Upgrade", message: "must be websocket" }]);
   }
+}
+
+/**
+ * 403 before the upgrade when a browser opens a socket from an origin that `CORS_ORIGINS` does not
+ * allow (nor the API's own): a page elsewhere must not ride a user's socket (cross-site WebSocket
+ * hijacking; CORS does not apply to sockets). Native apps send no `Origin` and pass.
+ */
+export function requireAllowedSocketOrigin(origin: string | undefined, requestUrl: string, allowedOrigins: string | undefined): void {
+  if (origin === undefined || origin === new URL(requestUrl).origin || originPolicy(allowedOrigins).match(origin)) return;
+  throw new ApiError("forbidden", `WebSockets from origin ${origin} are not allowed`, [{ field: "Origin", message: "must be an origin CORS_ORIGINS allows" }]);
+}
+
+/** Checks the `Origin` of every WebSocket upgrade, whatever the route, before it reaches one. */
+export function socketOrigins() {
+  return createMiddleware<AppEnv>(async function socketOrigins(c, next) {
+    if (c.req.header("Upgrade")?.toLowerCase() === "websocket") requireAllowedSocketOrigin(c.req.header("Origin"), c.req.url, c.env.CORS_ORIGINS);
+    await next();
+  });
 }

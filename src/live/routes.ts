@@ -288,7 +288,7 @@ export const liveRoutes = newRouter()
       const { token, mode } = c.req.valid("query");
       requireWebSocketUpgrade(c.req.header("Upgrade"));
       const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
-      const caller = await verifyCallerToken(jwt, c.env.JWT_SECRET);
+      const caller = await verifyCallerToken(jwt, c.env);
       c.set("caller", caller);
       const response = await connectSocket(c.var.services, c.req.raw, caller, roomId, mode, protocol);
       return response as never;
