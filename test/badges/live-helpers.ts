@@ -2,6 +2,7 @@ import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import { api, show, tokenFor } from "../support/api";
 import { eventually } from "../support/eventually";
+import { trackSocket } from "../support/sockets";
 
 /** One device's socket and the badges it holds: the snapshot, then every `changed` merged in. */
 export type LiveDevice = {
@@ -12,7 +13,10 @@ export type LiveDevice = {
   closed: { code: number; reason: string } | null;
 };
 
-/** Opens `GET /v1/me/live` as `userId` the way a browser would (token in the query by default). */
+/**
+ * Opens `GET /v1/me/live` as `userId` the way a browser would (token in the query by default).
+ * Test files close what it opened with `afterEach(closeSockets)` (test/support/sockets.ts).
+ */
 export async function openLive(userId: string, options: { query?: string; token?: string; protocols?: string[] } = {}): Promise<LiveDevice> {
   const token = options.token ?? (await tokenFor(userId));
   const headers: Record<string, string> = { Upgrade: "websocket" };
@@ -20,7 +24,7 @@ export async function openLive(userId: string, options: { query?: string; token?
   const query = options.protocols ? (options.query ?? "") : `token=${token}${options.query ? `&${options.query}` : ""}`;
   const res = await SELF.fetch(`http://edge.test/v1/me/live?${query}`, { headers });
   expect(res.status, `${res.status} ${res.status === 101 ? "" : await res.text()}`).toBe(101);
-  const device: LiveDevice = { ws: res.webSocket!, messages: [], state: null, closed: null };
+  const device: LiveDevice = { ws: trackSocket(res.webSocket!), messages: [], state: null, closed: null };
   device.ws.addEventListener("message", (event) => {
     const data = typeof event.data === "string" && event.data.startsWith("{") ? JSON.parse(event.data) : event.data;
     device.messages.push(data);

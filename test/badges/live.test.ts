@@ -8,6 +8,7 @@ import { deliver } from "../../src/feed/fanout";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { servicesFor } from "../counters/support";
 import { api, newId, show, tokenFor } from "../support/api";
+import { closeSockets } from "../support/sockets";
 import { createChaos } from "../support/stack";
 import { badgesOf, canonical, openLive, settled, until, type LiveDevice } from "./live-helpers";
 
@@ -23,8 +24,9 @@ async function device(userId: string, options?: Parameters<typeof openLive>[1]) 
   return d;
 }
 
-afterEach(() => {
-  for (const d of open.splice(0)) if (!d.closed) d.ws.close();
+afterEach(async () => {
+  open.length = 0;
+  await closeSockets();
 });
 
 async function ok(method: string, path: string, as: { userId: string; role?: "user" | "service" | "admin" }, body?: unknown) {

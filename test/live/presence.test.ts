@@ -1,8 +1,11 @@
 import { runInDurableObject, SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { PRESENCE_TIMEOUT_MS, type LiveRoom } from "../../src/live/room";
+import { closeSockets, trackSocket } from "../support/sockets";
 import { api, newId, show, tokenFor } from "../support/api";
 import { counts, enter, eventually, follow, leave, newRoom, openSocket, primary, startSession } from "./helpers";
+
+afterEach(closeSockets);
 
 describe("POST /v1/live/{roomId}/presence", () => {
   it("counts a user who enters twice as one viewer", async () => {
@@ -144,7 +147,7 @@ describe("GET /v1/live/{roomId}/ws", () => {
     });
     expect(res.status).toBe(101);
     expect(res.headers.get("Sec-WebSocket-Protocol")).toBe("live");
-    res.webSocket!.accept();
+    trackSocket(res.webSocket!).accept();
     expect(await counts(room)).toMatchObject({ viewers: 1 });
     res.webSocket!.close(1000);
   });
