@@ -340,6 +340,18 @@ describe("GET /v1/me/live: lifecycle and limits", () => {
     expect(again.messages[0].badges).toBeDefined();
   });
 
+  it("sets its alarm for the token's exp and closes the socket within 2 s of it", async () => {
+    const me = newId();
+    const exp = Math.floor(Date.now() / 1000) + 3;
+    const d = await device(me, { token: await tokenFor(me, "user", 600, { exp }) });
+    const closedAt = new Promise<number>((resolve) => d.ws.addEventListener("close", () => resolve(Date.now())));
+    expect(await runInDurableObject(hubOf(liveEnv, me), (_hub: BadgeHub, state) => state.storage.getAlarm())).toBe(exp * 1000);
+    const at = await closedAt;
+    expect(d.closed).toEqual({ code: CLOSE_TOKEN_EXPIRED, reason: "token expired" });
+    expect(at - exp * 1000).toBeGreaterThanOrEqual(0);
+    expect(at - exp * 1000).toBeLessThan(2_000);
+  });
+
   it("refuses client messages over 1 KB", async () => {
     const me = newId();
     const d = await device(me);

@@ -50,8 +50,8 @@ export const unfollow = (followerId: string, followeeId: string) => follow(follo
  * Opens a WebSocket to the room as `userId` through the Worker, the way a browser would. Test files
  * close what it opened with `afterEach(closeSockets)` (test/support/sockets.ts).
  */
-export async function openSocket(roomId: string, userId: string, query = "") {
-  const token = await tokenFor(userId);
+export async function openSocket(roomId: string, userId: string, query = "", token?: string) {
+  token ??= await tokenFor(userId);
   const res = await SELF.fetch(`http://edge.test/v1/live/${roomId}/ws?token=${token}${query}`, { headers: { Upgrade: "websocket" } });
   expect(res.status, `${res.status} ${res.status === 101 ? "" : await res.text()}`).toBe(101);
   const ws = trackSocket(res.webSocket!);
