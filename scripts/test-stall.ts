@@ -76,6 +76,26 @@ export function decideStall(events: readonly ProgressEvent[], lastOutputAt: numb
   return { stalled: true, reason: `no test file started within ${seconds(gap)} of the last one ending, with ${count(planned)} file(s) left` };
 }
 
+/**
+ * The longest time a run went with no file running, from a file's end to the next file taken up
+ * (ms; null before two files ran): how close an ordinary run comes to `gapMs`.
+ */
+export function longestStartGap(events: readonly ProgressEvent[]): number | null {
+  let running = 0;
+  let idleSince: number | null = null;
+  let longest: number | null = null;
+  for (const e of events) {
+    if (e.type === "queued") {
+      if (running === 0 && idleSince !== null) longest = Math.max(longest ?? 0, e.at - idleSince);
+      running += 1;
+    } else if (e.type === "end") {
+      running = Math.max(0, running - 1);
+      if (running === 0) idleSince = e.at;
+    }
+  }
+  return longest;
+}
+
 function count(files: Map<string, number>): number {
   let n = 0;
   for (const k of files.values()) n += k;

@@ -23,7 +23,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { commandLineOf } from "./dev/leftovers";
-import { decideStall, finishedFiles, type FileProgress, type ProgressEvent, type StallLimits } from "./test-stall";
+import { decideStall, finishedFiles, longestStartGap, type FileProgress, type ProgressEvent, type StallLimits } from "./test-stall";
 
 const STALL_MINUTES = Number(process.env.TEST_STALL_MINUTES ?? 3);
 const STALL_GAP_SECONDS = Number(process.env.TEST_STALL_GAP_SECONDS ?? 30);
@@ -128,6 +128,8 @@ async function main() {
       // A stall after the last file leaves nothing to run: that is a pass, not "no test files".
       const resumed = finished.length > 0 ? ["--passWithNoTests"] : [];
       const { code, stalled } = await runVitest([...args, ...reporters, ...resumed], env, progressFile);
+      const gap = longestStartGap(readProgress(progressFile));
+      if (gap !== null) console.error(`[test] longest wait for the next file to start: ${(gap / 1000).toFixed(1)} s (a stall is declared at ${STALL_GAP_SECONDS} s)`);
       if (!stalled) {
         if (jsonReport && finished.length > 0) addToJsonReport(jsonReport, finished);
         exitCode = finished.some((f) => !f.ok) ? Math.max(code, 1) : code;

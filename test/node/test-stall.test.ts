@@ -3,7 +3,7 @@
  * is found within the gap limit, while a running file, however slow, keeps the long limit.
  */
 import { describe, expect, it } from "vitest";
-import { decideStall, finishedFiles, type ProgressEvent } from "../../scripts/test-stall";
+import { decideStall, finishedFiles, longestStartGap, type ProgressEvent } from "../../scripts/test-stall";
 
 const limits = { gapMs: 30_000, silenceMs: 180_000 };
 const T = 1_000_000;
@@ -58,6 +58,12 @@ describe("decideStall", () => {
   it("a test result after the end (a file whose module was queued before) counts as progress", () => {
     const events = [...afterA, test("b.test.ts", T + 15_000)];
     expect(decideStall(events, T + 15_000, T + 60_000, limits)).toEqual({ stalled: false });
+  });
+
+  it("measures the longest wait between a file's end, none running, and the next file taken up", () => {
+    expect(longestStartGap(afterA)).toBeNull();
+    const events = [...afterA, queued("b.test.ts", T + 14_000), queued("c.test.ts", T + 15_000), end("b.test.ts", T + 20_000), end("c.test.ts", T + 30_000)];
+    expect(longestStartGap(events)).toBe(4_000);
   });
 
   it("lists the finished files with their counts, for the rerun and the JSON report", () => {
