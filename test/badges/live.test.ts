@@ -8,9 +8,8 @@ import { deliver } from "../../src/feed/fanout";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { servicesFor } from "../counters/support";
 import { api, newId, show, tokenFor } from "../support/api";
-import { closeSockets } from "../support/sockets";
 import { createChaos } from "../support/stack";
-import { badgesOf, canonical, openLive, settled, until, type LiveDevice } from "./live-helpers";
+import { badgesOf, canonical, closeLive, openLive, settled, until, type LiveDevice } from "./live-helpers";
 
 const liveEnv = env as unknown as Env;
 const service = { userId: "1", role: "service" as const };
@@ -26,7 +25,7 @@ async function device(userId: string, options?: Parameters<typeof openLive>[1]) 
 
 afterEach(async () => {
   open.length = 0;
-  await closeSockets();
+  await closeLive();
 });
 
 async function ok(method: string, path: string, as: { userId: string; role?: "user" | "service" | "admin" }, body?: unknown) {
