@@ -6,29 +6,37 @@
  * are printed, then nothing — no timer pending in vitest, workerd idle, the pool waiting for a
  * message that never comes (an open upstream report: cloudflare/workers-sdk#15498, "Vitest run
  * stalls indefinitely mid-suite after a workerd pool test file finishes"). Nothing in a test can
- * time that out, so this wrapper does: when vitest prints nothing for STALL_MINUTES (far above the
- * slowest file), it stops vitest's whole process group (workerd, the test stack's Postgres and
- * Redis), removes the stack's temp dirs, says so, and runs again only the files that did not
- * finish (a reporter, `test-progress.ts`, records each finished file; `vitest.config.ts` skips
- * them through TEST_SKIP_FILES), up to ATTEMPTS runs. Test failures are never retried: a file
- * that finished with a failure stays failed. With `--outputFile.json=PATH`, the report at PATH
- * adds the files finished by stalled runs to the last run's report, so its totals cover the suite.
+ * time that out, so this wrapper does. A reporter, `test-progress.ts`, records the files the run
+ * will run, each file as its runner takes it up, each test result and each finished file; every
+ * STALL_CHECK_MS the watchdog reads that record and decides (`decideStall`, test-stall.ts): with no
+ * file running and files left, nothing started within STALL_GAP_SECONDS of the last file's end is
+ * the stall; while a file runs, only STALL_MINUTES without progress or output (far above the
+ * slowest file) is, so a slow test is never cut off. On a stall it stops vitest's whole process
+ * group (workerd, the test stack's Postgres and Redis), removes the stack's temp dirs, says so, and
+ * runs again only the files that did not finish (`vitest.config.ts` skips the others through
+ * TEST_SKIP_FILES), up to ATTEMPTS runs. Test failures are never retried: a file that finished
+ * with a failure stays failed. With `--outputFile.json=PATH`, the report at PATH adds the files
+ * finished by stalled runs to the last run's report, so its totals cover the suite.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { commandLineOf } from "./dev/leftovers";
-import type { FileProgress } from "./test-progress";
+import { decideStall, finishedFiles, longestStartGap, type FileProgress, type ProgressEvent, type StallLimits } from "./test-stall";
 
 const STALL_MINUTES = Number(process.env.TEST_STALL_MINUTES ?? 3);
+const STALL_GAP_SECONDS = Number(process.env.TEST_STALL_GAP_SECONDS ?? 30);
+const LIMITS: StallLimits = { gapMs: STALL_GAP_SECONDS * 1000, silenceMs: STALL_MINUTES * 60_000 };
+/** How often the watchdog reads the progress record. */
+const STALL_CHECK_MS = 2_000;
 const ATTEMPTS = 5;
 /** Temp dirs the test stack creates (scripts/stack): removed after a stalled run is stopped. */
 const STACK_TEMP_PREFIXES = ["ce-pg-", "ce-redis-", "ce-worker-"];
 
 type Outcome = { code: number; stalled: boolean };
 
-function runVitest(args: string[], env: NodeJS.ProcessEnv): Promise<Outcome> {
+function runVitest(args: string[], env: NodeJS.ProcessEnv, progressFile: string): Promise<Outcome> {
   return new Promise((resolve) => {
     const child = spawn(join("node_modules", ".bin", "vitest"), ["run", ...args], {
       env,
@@ -36,24 +44,23 @@ function runVitest(args: string[], env: NodeJS.ProcessEnv): Promise<Outcome> {
       detached: true, // its own process group, so a stall can stop everything it started
     });
     let stalled = false;
-    let timer: NodeJS.Timeout;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        stalled = true;
-        console.error(`\n[test] vitest printed nothing for ${STALL_MINUTES} min: stopping it (see scripts/test.ts)`);
-        killGroup(child.pid!, "SIGTERM");
-        setTimeout(() => killGroup(child.pid!, "SIGKILL"), 10_000).unref();
-      }, STALL_MINUTES * 60_000);
-    };
-    arm();
+    let lastOutputAt = Date.now();
+    const check = setInterval(() => {
+      const decision = decideStall(readProgress(progressFile), lastOutputAt, Date.now(), LIMITS);
+      if (!decision.stalled) return;
+      clearInterval(check);
+      stalled = true;
+      console.error(`\n[test] stall detected: ${decision.reason}; stopping vitest (cloudflare/workers-sdk#15498, see scripts/test.ts)`);
+      killGroup(child.pid!, "SIGTERM");
+      setTimeout(() => killGroup(child.pid!, "SIGKILL"), 10_000).unref();
+    }, STALL_CHECK_MS);
     child.stdout.on("data", (chunk: Buffer) => {
       process.stdout.write(chunk);
-      arm();
+      lastOutputAt = Date.now();
     });
     child.stderr.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
-      arm();
+      lastOutputAt = Date.now();
     });
     const forward = (signal: NodeJS.Signals) => () => killGroup(child.pid!, signal);
     const onInt = forward("SIGINT");
@@ -61,7 +68,7 @@ function runVitest(args: string[], env: NodeJS.ProcessEnv): Promise<Outcome> {
     process.on("SIGINT", onInt);
     process.on("SIGTERM", onTerm);
     child.on("exit", (code, signal) => {
-      clearTimeout(timer);
+      clearInterval(check);
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);
       if (stalled) killGroup(child.pid!, "SIGKILL"); // whatever is left of the group
@@ -120,13 +127,15 @@ async function main() {
       const env = { ...process.env, TEST_PROGRESS_FILE: progressFile, TEST_SKIP_FILES: finished.map((f) => f.file).join("\n") };
       // A stall after the last file leaves nothing to run: that is a pass, not "no test files".
       const resumed = finished.length > 0 ? ["--passWithNoTests"] : [];
-      const { code, stalled } = await runVitest([...args, ...reporters, ...resumed], env);
+      const { code, stalled } = await runVitest([...args, ...reporters, ...resumed], env, progressFile);
+      const gap = longestStartGap(readProgress(progressFile));
+      if (gap !== null) console.error(`[test] longest wait for the next file to start: ${(gap / 1000).toFixed(1)} s (a stall is declared at ${STALL_GAP_SECONDS} s)`);
       if (!stalled) {
         if (jsonReport && finished.length > 0) addToJsonReport(jsonReport, finished);
         exitCode = finished.some((f) => !f.ok) ? Math.max(code, 1) : code;
         return;
       }
-      finished.push(...readProgress(progressFile));
+      finished.push(...finishedFiles(readProgress(progressFile)));
       await new Promise((r) => setTimeout(r, 11_000)); // the group's SIGKILL grace
       removeStackTempDirs(started - 1_000);
       if (attempt < ATTEMPTS) {
@@ -140,11 +149,19 @@ async function main() {
   }
 }
 
-function readProgress(path: string): FileProgress[] {
-  return readFileSync(path, "utf8")
+/** The progress record so far; a line still being written (no newline yet) waits for the next read. */
+function readProgress(path: string): ProgressEvent[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  return text
+    .slice(0, text.lastIndexOf("\n") + 1)
     .split("\n")
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as FileProgress);
+    .map((line) => JSON.parse(line) as ProgressEvent);
 }
 
 /** Adds files finished by stalled runs to vitest's JSON report of the last run (totals and one entry each). */

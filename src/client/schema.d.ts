@@ -6488,7 +6488,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** WebSocket: view the room (mode=view, default) or watch its counts (mode=watch; the host always watches). The JWT comes as ?token= or as a subprotocol next to `live` (answered `live`). Send `ping` at least every 60 s (answered `pong`); watchers receive {type:'counts', viewers, onlineFans} at most once per second. */
+        /** WebSocket: view the room (mode=view, default) or watch its counts (mode=watch; the host always watches). The JWT comes as ?token= or as a subprotocol next to `live` (answered `live`). Send `ping` at least every 60 s (answered `pong`); watchers receive {type:'counts', viewers, onlineFans} at most once per second. When the token expires the socket is closed with 4001 "token expired" (reconnect with a fresh token). */
         get: {
             parameters: {
                 query?: {

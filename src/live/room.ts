@@ -10,6 +10,8 @@ export const PRESENCE_TIMEOUT_MS = 60_000;
 export const PUSH_INTERVAL_MS = 1_000;
 /** A room whose last session ended this long ago, with no new one, is deleted. */
 export const EXPIRE_AFTER_MS = 6 * 60 * 60 * 1000;
+/** A socket whose token expired is closed with this code (as the badge socket is); the client reconnects with a fresh token. */
+export const CLOSE_TOKEN_EXPIRED = 4001;
 /** Rows deleted per alarm run while a room expires: a huge room never blocks the object for long. */
 export const EXPIRE_CHUNK_ROWS = 1_000;
 
@@ -39,8 +41,9 @@ export type EnterResult =
   | { status: "need_fan"; cache: Exclude<FanLookup, "follows" | "not_following"> };
 export type SocketMode = "view" | "watch";
 
-type SocketAttachment = { connId: string; userId: string; mode: SocketMode; connectedAt: number; lastSeenAt: number };
-type ScheduleKind = "sweep" | "push" | "expire";
+/** `expiresAt`: the token's `exp` in ms (absent on sockets accepted before it was recorded). */
+type SocketAttachment = { connId: string; userId: string; mode: SocketMode; connectedAt: number; lastSeenAt: number; expiresAt?: number };
+type ScheduleKind = "sweep" | "push" | "expire" | "tokens";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -535,6 +538,7 @@ export class LiveRoom extends DurableObject<Env> {
         this.nextSweepAt = null;
         await this.sweep(now);
       } else if (kind === "push") await this.push();
+      else if (kind === "tokens") this.closeExpiredTokens();
       else if (kind === "expire" && (await this.expireChunk(now))) return;
     }
     await this.rearm();
@@ -571,7 +575,8 @@ export class LiveRoom extends DurableObject<Env> {
 
   /**
    * WebSocket upgrades only (the Worker authenticated the caller and resolved fan status). Headers
-   * `X-Live-Session` (descriptor JSON), `X-Live-User`, `X-Live-Fan`, `X-Live-Mode`, `X-Live-Protocol`.
+   * `X-Live-Session` (descriptor JSON), `X-Live-User`, `X-Live-Fan`, `X-Live-Mode`, `X-Live-Protocol`,
+   * `X-Live-Expires` (the token's `exp` in ms: the alarm closes the socket then, 4001).
    */
   override async fetch(request: Request): Promise<Response> {
     this.ready();
@@ -583,14 +588,36 @@ export class LiveRoom extends DurableObject<Env> {
     const now = this.now();
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
-    const attachment: SocketAttachment = { connId: `ws:${crypto.randomUUID()}`, userId, mode, connectedAt: now, lastSeenAt: now };
+    const expiresAt = Number(request.headers.get("X-Live-Expires")) || undefined;
+    const attachment: SocketAttachment = { connId: `ws:${crypto.randomUUID()}`, userId, mode, connectedAt: now, lastSeenAt: now, expiresAt };
     this.ctx.acceptWebSocket(server, [mode, `user:${userId}`]);
     server.serializeAttachment(attachment);
+    // Schedule times are in this object's clock (now()); the token's exp is real time.
+    if (expiresAt) this.schedule("tokens", expiresAt + this.clockOffsetMs, "keep");
     if (mode === "view") this.enterLocally(userId, request.headers.get("X-Live-Fan") === "1", attachment.connId, "ws", now);
     else server.send(JSON.stringify({ type: "counts", ...this.totals() } satisfies LiveRoomMessage));
     await this.rearm();
     const protocol = request.headers.get("X-Live-Protocol");
     return new Response(null, { status: 101, webSocket: client, headers: protocol ? { "Sec-WebSocket-Protocol": protocol } : {} });
+  }
+
+  /** Closes the sockets whose token expired (4001; a viewer leaves) and schedules the next expiry. */
+  private closeExpiredTokens() {
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    const gone: [userId: string, connId: string][] = [];
+    for (const ws of this.ctx.getWebSockets()) {
+      const att = ws.deserializeAttachment() as SocketAttachment | null;
+      if (!att?.expiresAt) continue;
+      if (att.expiresAt > now) {
+        next = Math.min(next, att.expiresAt);
+        continue;
+      }
+      closeQuietly(ws, CLOSE_TOKEN_EXPIRED, "token expired");
+      if (att.mode === "view") gone.push([att.userId, att.connId]);
+    }
+    if (gone.length > 0) this.leaveLocally(gone, this.now());
+    if (Number.isFinite(next)) this.schedule("tokens", next + this.clockOffsetMs, "keep");
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {

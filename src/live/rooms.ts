@@ -191,7 +191,7 @@ export async function leaveRoom(services: Services, roomId: string, userId: stri
  * Forwards a WebSocket upgrade to the object that will hold the socket: the viewer's shard, or the
  * primary for watchers (the host always watches; counts are pushed there).
  */
-export async function connectSocket(services: Services, request: Request, caller: Caller, roomId: string, requested: SocketMode, protocol: string | null) {
+export async function connectSocket(services: Services, request: Request, caller: Caller, roomId: string, requested: SocketMode, protocol: string | null, expiresAt: number) {
   for (const fresh of [false, true]) {
     const session = await liveSession(services.env, roomId, fresh);
     const mode: SocketMode = caller.userId === session.hostId ? "watch" : requested;
@@ -202,6 +202,7 @@ export async function connectSocket(services: Services, request: Request, caller
     headers.set("X-Live-User", caller.userId);
     headers.set("X-Live-Fan", isFan ? "1" : "0");
     headers.set("X-Live-Mode", mode);
+    headers.set("X-Live-Expires", String(expiresAt));
     if (protocol) headers.set("X-Live-Protocol", protocol);
     const response = await roomStub(services.env, roomId, shard).fetch(new Request(request.url, { headers }));
     if (response.status !== 409) return response;

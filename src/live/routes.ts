@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, verifyCallerToken } from "../lib/auth";
+import { authenticate, tokenExpiresAt, verifyCallerToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
@@ -270,7 +270,8 @@ export const liveRoutes = newRouter()
       summary:
         "WebSocket: view the room (mode=view, default) or watch its counts (mode=watch; the host always watches). " +
         "The JWT comes as ?token= or as a subprotocol next to `live` (answered `live`). Send `ping` at least every 60 s (answered `pong`); " +
-        "watchers receive {type:'counts', viewers, onlineFans} at most once per second.",
+        "watchers receive {type:'counts', viewers, onlineFans} at most once per second. " +
+        "When the token expires the socket is closed with 4001 \"token expired\" (reconnect with a fresh token).",
       request: {
         params: roomParams,
         query: z.object({
@@ -290,7 +291,7 @@ export const liveRoutes = newRouter()
       const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
       const caller = await verifyCallerToken(jwt, c.env);
       c.set("caller", caller);
-      const response = await connectSocket(c.var.services, c.req.raw, caller, roomId, mode, protocol);
+      const response = await connectSocket(c.var.services, c.req.raw, caller, roomId, mode, protocol, tokenExpiresAt(jwt));
       return response as never;
     },
   );

@@ -1,7 +1,10 @@
-import { SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import { api, show, tokenFor } from "../support/api";
 import { eventually } from "../support/eventually";
+import type { Env } from "../../src/env";
+import { hubOf } from "../../src/badges/push";
+import { closeSockets, trackSocket } from "../support/sockets";
 
 /** One device's socket and the badges it holds: the snapshot, then every `changed` merged in. */
 export type LiveDevice = {
@@ -12,15 +15,19 @@ export type LiveDevice = {
   closed: { code: number; reason: string } | null;
 };
 
-/** Opens `GET /v1/me/live` as `userId` the way a browser would (token in the query by default). */
+/**
+ * Opens `GET /v1/me/live` as `userId` the way a browser would (token in the query by default).
+ * Test files close what it opened with `afterEach(closeLive)`.
+ */
 export async function openLive(userId: string, options: { query?: string; token?: string; protocols?: string[] } = {}): Promise<LiveDevice> {
   const token = options.token ?? (await tokenFor(userId));
+  usersWithSockets.add(userId);
   const headers: Record<string, string> = { Upgrade: "websocket" };
   if (options.protocols) headers["Sec-WebSocket-Protocol"] = options.protocols.join(", ");
   const query = options.protocols ? (options.query ?? "") : `token=${token}${options.query ? `&${options.query}` : ""}`;
   const res = await SELF.fetch(`http://edge.test/v1/me/live?${query}`, { headers });
   expect(res.status, `${res.status} ${res.status === 101 ? "" : await res.text()}`).toBe(101);
-  const device: LiveDevice = { ws: res.webSocket!, messages: [], state: null, closed: null };
+  const device: LiveDevice = { ws: trackSocket(res.webSocket!), messages: [], state: null, closed: null };
   device.ws.addEventListener("message", (event) => {
     const data = typeof event.data === "string" && event.data.startsWith("{") ? JSON.parse(event.data) : event.data;
     device.messages.push(data);
@@ -32,6 +39,22 @@ export async function openLive(userId: string, options: { query?: string; token?
   });
   device.ws.accept();
   return device;
+}
+
+const usersWithSockets = new Set<string>();
+
+/**
+ * Closes every socket `openLive` opened and waits until each user's hub has let go of them (its
+ * close handler ran): the runtime answers a client's close at once, and the hub's handler would
+ * otherwise run while the file is torn down. For `afterEach`.
+ */
+export async function closeLive(): Promise<void> {
+  const users = [...usersWithSockets];
+  usersWithSockets.clear();
+  await closeSockets();
+  const socketsOf = (userId: string) =>
+    runInDurableObject(hubOf(env as unknown as Env, userId), (_hub, state) => state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE user_id = ?`, userId).one().n);
+  for (const userId of users) await eventually(() => socketsOf(userId), (n) => n === 0, 5_000);
 }
 
 /** Polls `read` until `done` holds or `ms` passes; returns the last value. */

@@ -1,8 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { NOTIFICATION_TYPES } from "../../src/badges/notifications";
 import { api, newId, show } from "../support/api";
 import { prng } from "../support/prng";
-import { canonical, openLive, settled, type LiveDevice } from "./live-helpers";
+import { canonical, closeLive, openLive, settled, type LiveDevice } from "./live-helpers";
+
+afterEach(closeLive);
 
 const service = { userId: "1", role: "service" as const };
 const admin = { userId: "1", role: "admin" as const };

@@ -9,7 +9,7 @@ import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { servicesFor } from "../counters/support";
 import { api, newId, show, tokenFor } from "../support/api";
 import { createChaos } from "../support/stack";
-import { badgesOf, canonical, openLive, settled, until, type LiveDevice } from "./live-helpers";
+import { badgesOf, canonical, closeLive, openLive, settled, until, type LiveDevice } from "./live-helpers";
 
 const liveEnv = env as unknown as Env;
 const service = { userId: "1", role: "service" as const };
@@ -23,8 +23,9 @@ async function device(userId: string, options?: Parameters<typeof openLive>[1]) 
   return d;
 }
 
-afterEach(() => {
-  for (const d of open.splice(0)) if (!d.closed) d.ws.close();
+afterEach(async () => {
+  open.length = 0;
+  await closeLive();
 });
 
 async function ok(method: string, path: string, as: { userId: string; role?: "user" | "service" | "admin" }, body?: unknown) {
@@ -336,6 +337,18 @@ describe("GET /v1/me/live: lifecycle and limits", () => {
     expect(d.closed).toEqual({ code: CLOSE_TOKEN_EXPIRED, reason: "token expired" });
     const again = await device(me);
     expect(again.messages[0].badges).toBeDefined();
+  });
+
+  it("sets its alarm for the token's exp and closes the socket within 2 s of it", async () => {
+    const me = newId();
+    const exp = Math.floor(Date.now() / 1000) + 3;
+    const d = await device(me, { token: await tokenFor(me, "user", 600, { exp }) });
+    const closedAt = new Promise<number>((resolve) => d.ws.addEventListener("close", () => resolve(Date.now())));
+    expect(await runInDurableObject(hubOf(liveEnv, me), (_hub: BadgeHub, state) => state.storage.getAlarm())).toBe(exp * 1000);
+    const at = await closedAt;
+    expect(d.closed).toEqual({ code: CLOSE_TOKEN_EXPIRED, reason: "token expired" });
+    expect(at - exp * 1000).toBeGreaterThanOrEqual(0);
+    expect(at - exp * 1000).toBeLessThan(2_000);
   });
 
   it("refuses client messages over 1 KB", async () => {

@@ -4,7 +4,7 @@
  * is down. Outage and round-trip checks go through a private chaos bridge+proxy pair.
  */
 import { env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { MAX_FOLLOWED_AUTHORS } from "../../src/badges/authors";
 import { badgeKeys, BUILT } from "../../src/badges/keys";
 import { queryRows } from "../../src/counters/store";
@@ -13,9 +13,12 @@ import { isFanOf } from "../../src/live/rooms";
 import { redisFor } from "../../src/lib/redis";
 import type { Services } from "../../src/lib/services";
 import { servicesFor } from "../counters/support";
+import { closeSockets } from "../support/sockets";
 import { api, newId, show } from "../support/api";
 import { useChaos } from "../support/stack";
 import { enter, follow, lookUpFansThrough, newRoom, openSocket, startSession, unfollow } from "./helpers";
+
+afterEach(closeSockets);
 
 const redis = redisFor(env as unknown as Env);
 const chaos = useChaos();

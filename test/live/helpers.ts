@@ -5,6 +5,7 @@ import type { LiveRoom } from "../../src/live/room";
 import { roomStub } from "../../src/live/rooms";
 import { api, newId, show, tokenFor } from "../support/api";
 import { eventually as poll } from "../support/eventually";
+import { trackSocket } from "../support/sockets";
 
 export const liveEnv = env as unknown as Env;
 
@@ -45,12 +46,15 @@ export async function follow(followerId: string, followeeId: string, method: "PU
 
 export const unfollow = (followerId: string, followeeId: string) => follow(followerId, followeeId, "DELETE");
 
-/** Opens a WebSocket to the room as `userId` through the Worker, the way a browser would. */
-export async function openSocket(roomId: string, userId: string, query = "") {
-  const token = await tokenFor(userId);
+/**
+ * Opens a WebSocket to the room as `userId` through the Worker, the way a browser would. Test files
+ * close what it opened with `afterEach(closeSockets)` (test/support/sockets.ts).
+ */
+export async function openSocket(roomId: string, userId: string, query = "", token?: string) {
+  token ??= await tokenFor(userId);
   const res = await SELF.fetch(`http://edge.test/v1/live/${roomId}/ws?token=${token}${query}`, { headers: { Upgrade: "websocket" } });
   expect(res.status, `${res.status} ${res.status === 101 ? "" : await res.text()}`).toBe(101);
-  const ws = res.webSocket!;
+  const ws = trackSocket(res.webSocket!);
   const messages: any[] = [];
   ws.addEventListener("message", (event) => {
     messages.push(typeof event.data === "string" && event.data.startsWith("{") ? JSON.parse(event.data) : event.data);

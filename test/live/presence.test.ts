@@ -1,8 +1,11 @@
 import { runInDurableObject, SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
-import { PRESENCE_TIMEOUT_MS, type LiveRoom } from "../../src/live/room";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLOSE_TOKEN_EXPIRED, PRESENCE_TIMEOUT_MS, type LiveRoom } from "../../src/live/room";
+import { closeSockets, trackSocket } from "../support/sockets";
 import { api, newId, show, tokenFor } from "../support/api";
 import { counts, enter, eventually, follow, leave, newRoom, openSocket, primary, startSession } from "./helpers";
+
+afterEach(closeSockets);
 
 describe("POST /v1/live/{roomId}/presence", () => {
   it("counts a user who enters twice as one viewer", async () => {
@@ -114,6 +117,30 @@ describe("GET /v1/live/{roomId}/ws", () => {
     expect(await counts(room)).toMatchObject({ viewers: 0 });
   });
 
+  it("closes each socket with 4001 within 2 s of its token's exp (the alarm is set for it); a viewer leaves", async () => {
+    const [room, host, viewer] = [newRoom(), newId(), newId()];
+    await startSession(room, host);
+    const exp = Math.floor(Date.now() / 1000) + 3;
+    const watching = await openSocket(room, host, "", await tokenFor(host, "user", 600, { exp: exp + 2 }));
+    const viewing = await openSocket(room, viewer, "", await tokenFor(viewer, "user", 600, { exp }));
+    const closeOf = (ws: WebSocket) => new Promise<{ code: number; reason: string; at: number }>((resolve) => ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason, at: Date.now() })));
+    const [viewerClosed, hostClosed] = [closeOf(viewing.ws), closeOf(watching.ws)];
+    const due = await runInDurableObject(primary(room), (_room: LiveRoom, state) => state.storage.sql.exec<{ due_at: number }>(`SELECT due_at FROM schedule WHERE kind = 'tokens'`).one().due_at);
+    expect(due).toBe(exp * 1000);
+    expect(await counts(room)).toMatchObject({ viewers: 1 });
+
+    const first = await viewerClosed;
+    expect(first).toMatchObject({ code: CLOSE_TOKEN_EXPIRED, reason: "token expired" });
+    expect(first.at - exp * 1000).toBeGreaterThanOrEqual(0);
+    expect(first.at - exp * 1000).toBeLessThan(2_000);
+    expect(await counts(room)).toMatchObject({ viewers: 0 });
+    // The alarm came back for the host's later token.
+    const second = await hostClosed;
+    expect(second.code).toBe(CLOSE_TOKEN_EXPIRED);
+    expect(second.at - (exp + 2) * 1000).toBeGreaterThanOrEqual(0);
+    expect(second.at - (exp + 2) * 1000).toBeLessThan(2_000);
+  });
+
   it("answers ping with pong", async () => {
     const [room, host, viewer] = [newRoom(), newId(), newId()];
     await startSession(room, host);
@@ -144,7 +171,7 @@ describe("GET /v1/live/{roomId}/ws", () => {
     });
     expect(res.status).toBe(101);
     expect(res.headers.get("Sec-WebSocket-Protocol")).toBe("live");
-    res.webSocket!.accept();
+    trackSocket(res.webSocket!).accept();
     expect(await counts(room)).toMatchObject({ viewers: 1 });
     res.webSocket!.close(1000);
   });

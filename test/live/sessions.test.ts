@@ -1,9 +1,12 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { EXPIRE_AFTER_MS, EXPIRE_CHUNK_ROWS, type LiveRoom } from "../../src/live/room";
 import { roomStub, shardOf } from "../../src/live/rooms";
+import { closeSockets } from "../support/sockets";
 import { api, newId, show, type ApiResponse } from "../support/api";
 import { counts, enter, follow, liveEnv, newRoom, openSocket, primary, startSession } from "./helpers";
+
+afterEach(closeSockets);
 
 async function endSession(roomId: string, as: string) {
   const res = await api("DELETE", `/v1/live/${roomId}/sessions/current`, { as: { userId: as } });
