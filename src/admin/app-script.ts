@@ -159,6 +159,11 @@ export const ADMIN_APP_JS = String.raw`(function () {
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
     svg.setAttribute("class", "spark");
     svg.setAttribute("role", "img");
+    var base = doc.createElementNS(SVG, "line");
+    base.setAttribute("x1", "0"); base.setAttribute("x2", String(w));
+    base.setAttribute("y1", String(h - 1)); base.setAttribute("y2", String(h - 1));
+    base.setAttribute("stroke", "#8886"); base.setAttribute("stroke-width", "1");
+    svg.appendChild(base);
     if (!points || points.length === 0) return svg;
     var end = now || points[points.length - 1].t;
     var max = Math.max.apply(null, points.map(function (p) { return p.v; }));
@@ -237,7 +242,11 @@ export const ADMIN_APP_JS = String.raw`(function () {
       tr.appendChild(el(doc, "td", null, d.queue));
       tr.appendChild(el(doc, "td", null, d.diedAt.replace("T", " ").slice(0, 19)));
       var msg = el(doc, "td", "msg", (body.kind || "?") + (body.postId ? " post " + body.postId : "") + (body.followerId ? " " + body.followerId + "→" + body.followeeId : ""));
-      if (d.lastError) msg.appendChild(el(doc, "div", "error", d.lastError));
+      if (d.lastError) {
+        var error = el(doc, "div", "error", d.lastError.length > 200 ? d.lastError.slice(0, 200) + "…" : d.lastError);
+        error.setAttribute("title", d.lastError);
+        msg.appendChild(error);
+      }
       tr.appendChild(msg);
       var actions = el(doc, "td", "actions");
       var replay = el(doc, "button", "replay", "Replay");
@@ -284,8 +293,12 @@ export const ADMIN_APP_JS = String.raw`(function () {
       return call("GET", "/v1/admin/dead-letters?limit=50").then(function (page) { renderDeadLetters(doc, $("dead-body"), page); });
     }
     function act(method, path, body) {
-      return call(method, path, body).then(function (r) { setState(method === "DELETE" ? "discarded " + r.id : "replayed " + r.replayed, ""); poll(); })
-        .catch(function (err) { if (err.message !== "auth") setState(err.message, "red"); });
+      var said = $("action");
+      return call(method, path, body).then(function (r) {
+        said.textContent = method === "DELETE" ? "discarded " + r.id : "replayed " + r.replayed + (r.more ? " (more waiting)" : "");
+        said.className = "state";
+        poll();
+      }).catch(function (err) { if (err.message !== "auth") { said.textContent = err.message; said.className = "state red"; } });
     }
     function open() {
       $("login").hidden = true;

@@ -38,9 +38,10 @@ export function renderAdminPage(): string {
 <html lang="en"><head><meta charset="utf-8"><title>Operator console — Community edge</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ADMIN_STYLE_PATH}">
 </head><body>
-<header><h1>Operator console</h1><span id="state" class="state"></span><button type="button" id="signout" hidden>Forget token</button></header>
+<header><h1>Operator console</h1><span id="state" class="state"></span><span id="action" class="state" aria-live="polite"></span><button type="button" id="signout" hidden>Forget token</button></header>
 <form id="login" hidden>
   <label for="token">Admin token (a JWT with role <code>admin</code>; kept for this tab only)</label>
   <input id="token" name="token" type="password" autocomplete="off" spellcheck="false">
@@ -70,6 +71,7 @@ export function renderAdminPage(): string {
 
 export const ADMIN_CSS = `
 :root { color-scheme: light dark; --green: #1a7f37; --amber: #b7791f; --red: #c62828; --line: #8884; font: 15px/1.4 system-ui, sans-serif; }
+[hidden] { display: none !important; }
 body { margin: 0; padding: 0 1rem 2rem; }
 header { display: flex; flex-wrap: wrap; align-items: baseline; gap: .5rem 1rem; padding: .75rem 0; border-bottom: 1px solid var(--line); }
 h1 { font-size: 1.25rem; margin: 0; flex: 1 1 auto; }
