@@ -19,7 +19,7 @@ const DependencySchema = z.object({
 
 const QueueCounts = z.record(z.string(), z.number().int());
 
-const StatusSchema = z
+export const StatusSchema = z
   .object({
     at: z.string().openapi({ description: "When this answer was read (the Worker's clock)", format: "date-time" }),
     dependencies: z.object({

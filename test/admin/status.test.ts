@@ -11,6 +11,7 @@ import worker from "../../src/index";
 import type { Redis } from "../../src/lib/redis";
 import { openLive, type LiveDevice } from "../badges/live-helpers";
 import { eventually, fileServices, follow, post, redis } from "../feed/support";
+import { useChaos } from "../support/stack";
 import { api, newId, show } from "../support/api";
 import { countBilledCommands } from "../support/billed";
 
@@ -139,6 +140,33 @@ describe("GET /v1/admin/status", () => {
     expect(s.feed.fanouts.p50Ms).toEqual(expect.any(Number));
     expect(s.feed.fanouts.p99Ms!).toBeGreaterThanOrEqual(s.feed.fanouts.p50Ms!);
     expect(s.feed.fanouts.maxMs!).toBeGreaterThanOrEqual(s.feed.fanouts.p99Ms!);
+  });
+});
+
+describe("GET /v1/admin/status: known states", () => {
+  const chaos = useChaos();
+
+  it("says a database is down (ok: false, its figures null) and still answers", async () => {
+    await chaos.current.setRedisDown(true);
+    const res = await api("GET", "/v1/admin/status", { as: admin, env: chaos.current.bindings });
+    await chaos.current.setRedisDown(false);
+    expect(res.status, show(res)).toBe(200);
+    expect(res.body.dependencies.redis).toEqual([expect.objectContaining({ name: "default", ok: false, error: expect.any(String) })]);
+    expect(res.body.dependencies.postgres.ok).toBe(true);
+    expect(res.body.counters.pendingFields).toBeNull();
+    expect(res.body.counters.flushLagMs).toBeNull();
+    expect(res.body.feed.deadLetters).toEqual(expect.objectContaining({ "feed-fanout": expect.any(Number) }));
+  });
+
+  it("shows a running reconcile pass: its position and what it corrected so far", async () => {
+    const cursor = { entity: "user", after: "12345", startedAt: "2026-11-25T03:00:00.000Z", corrected: 7 };
+    await redis.set(counterKeys.reconcileCursor(), JSON.stringify(cursor), { ex: 60 });
+    try {
+      const s = await status();
+      expect(s.counters.reconcile).toMatchObject({ running: true, position: { entity: "user", after: "12345" }, startedAt: cursor.startedAt, correctedSoFar: 7 });
+    } finally {
+      await redis.del(counterKeys.reconcileCursor());
+    }
   });
 });
 

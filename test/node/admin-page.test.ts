@@ -9,6 +9,7 @@ import { type Document, type Element, type HTMLFormElement, type HTMLInputElemen
 import { describe, expect, it } from "vitest";
 import { ADMIN_APP_JS } from "../../src/admin/app-script";
 import { renderAdminPage } from "../../src/admin/page";
+import { StatusSchema } from "../../src/admin/routes";
 
 const recorded = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures/admin-status.json"), "utf8"));
 const clone = () => structuredClone(recorded);
@@ -34,6 +35,10 @@ function page({ start = false, fetch }: { start?: boolean; fetch?: (url: string,
 const levels = (doc: Document) => Object.fromEntries([...doc.querySelectorAll(".card")].map((c) => [c.id, c.getAttribute("data-level")]));
 
 describe("/admin page script", () => {
+  it("is given a status answer of the API's own shape (the route's response schema)", () => {
+    expect(StatusSchema.safeParse(recorded).error).toBeUndefined();
+  });
+
   it("renders a card per area from a recorded status answer, all green when all is well", () => {
     const { document, console } = page();
     const cards = console.renderCards(document, document.getElementById("cards")!, clone());
