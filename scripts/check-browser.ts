@@ -24,6 +24,8 @@
  *   - `serve(files)`  serves `{ "/index.html": "…", "/app.js": "…" }` from a new local origin and
  *                returns its `http://localhost:PORT` URL (closed when the run ends);
  *   - `bundle(source)`  esbuild-bundles a page script (it may import `community-edge/client`);
+ *   - `redis`    the Worker's Redis through its Upstash REST bridge (`{ restUrl, restToken }`), for
+ *                checks that stage a state (a poisoned fan-out, say) before the page looks at it;
  *   - `log(line)`.
  */
 import { randomBytes } from "node:crypto";
@@ -53,6 +55,7 @@ export interface BrowserCheckContext {
   browser: import("puppeteer-core").Browser;
   serve(files: Record<string, string>): Promise<string>;
   bundle(source: string): Promise<string>;
+  redis: { restUrl: string; restToken: string };
   log(line: string): void;
 }
 
@@ -117,6 +120,7 @@ try {
     baseUrl: worker.url,
     browser,
     log,
+    redis: { restUrl: stack.restUrl, restToken: stack.restToken },
     async token(userId, { role = "user", alg = "HS256", ttlSeconds = 600 } = {}) {
       const now = Math.floor(Date.now() / 1000);
       if (alg === "HS256") return sign({ sub: userId, role, exp: now + ttlSeconds }, jwtSecret, "HS256");

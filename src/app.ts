@@ -1,4 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { ADMIN_APP_JS } from "./admin/app-script";
+import { ADMIN_CONTENT_SECURITY_POLICY, ADMIN_CSS, ADMIN_PAGE_PATH, ADMIN_SCRIPT_PATH, ADMIN_STYLE_PATH, renderAdminPage } from "./admin/page";
+import { adminRoutes } from "./admin/routes";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import type { CronJobName } from "./cron";
@@ -25,6 +28,7 @@ import { flushCountersTask, reconcileCountersTask, reconcileSliceTask, trimTrend
 import { feedRoutes, trendingRoutes } from "./feed/routes";
 import { feedSubscriber } from "./feed/subscriber";
 import { feedBigAccountsTask, feedTombstoneTask } from "./feed/tasks";
+import { liveRoomsTask } from "./live/audiences";
 import { liveRoutes } from "./live/routes";
 
 /** Capabilities that react to relation changes (counters, badges, feeds). */
@@ -32,7 +36,7 @@ export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSub
 
 /** Scheduled work by cron job. */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
-  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask, feedBigAccountsTask, trimTrendingTask],
+  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask, feedBigAccountsTask, trimTrendingTask, liveRoomsTask],
   reconcile: [reconcileCountersTask],
 };
 
@@ -108,6 +112,7 @@ export function newApp() {
   app.route("/", countersRoutes);
   app.route("/", liveRoutes);
   app.route("/", feedRoutes);
+  app.route("/", adminRoutes);
   mountDevJwks(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
@@ -122,6 +127,13 @@ export function newApp() {
     return c.html(docsPage, 200, { "Content-Security-Policy": DOCS_CONTENT_SECURITY_POLICY });
   });
   app.route("/", docsAssetRoutes);
+
+  // The operator console: page, script and styles served by the Worker itself (no static assets),
+  // same-origin only; everything it shows comes from the admin routes above with the operator's token.
+  let adminPage: string | undefined;
+  app.get(ADMIN_PAGE_PATH, (c) => c.html((adminPage ??= renderAdminPage()), 200, { "Content-Security-Policy": ADMIN_CONTENT_SECURITY_POLICY, "Cache-Control": "no-store" }));
+  app.get(ADMIN_SCRIPT_PATH, (c) => c.body(ADMIN_APP_JS, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" }));
+  app.get(ADMIN_STYLE_PATH, (c) => c.body(ADMIN_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" }));
 
   app.notFound((c) => c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
   app.onError(handleError);

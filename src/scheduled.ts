@@ -1,14 +1,24 @@
+import { RUN_FIELDS } from "./admin/keys";
+import { recordRun, type CronRunRecord } from "./admin/record";
 import { cronJobFor, type CronJobName } from "./cron";
 import type { Env } from "./env";
 import type { EventBus } from "./lib/events";
 import { createServices, type Services } from "./lib/services";
 
-/** A unit of scheduled work; it reports what it did so the cron log line says it. */
-export type CronTask = { name: string; run: (services: Services) => Promise<unknown> };
+/** How one task of a cron run went, for its `record`. */
+export type TaskOutcome = { at: string; durationMs: number } & ({ ok: true; result: unknown } | { ok: false; error: string });
+
+/**
+ * A unit of scheduled work; it reports what it did so the cron log line says it. `record` names
+ * what of it the operations view keeps (fields of `ops:runs`, written with the run's own record in
+ * the run's one HSET); nothing when it returns `{}`.
+ */
+export type CronTask = { name: string; run: (services: Services) => Promise<unknown>; record?: (outcome: TaskOutcome) => Record<string, unknown> };
 
 /**
  * Runs the tasks of the cron job that fired, one after another (each bounded by its own work
- * limits). A failing task is logged and does not stop the others; the next run retries it.
+ * limits). A failing task is logged and does not stop the others; the next run retries it. The
+ * run is then recorded for `GET /v1/admin/status` in ONE Redis command (best effort).
  */
 export function createScheduledHandler(tasks: Record<CronJobName, readonly CronTask[]>, events: EventBus) {
   return async function scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
@@ -18,18 +28,27 @@ export function createScheduledHandler(tasks: Record<CronJobName, readonly CronT
       return;
     }
     const { services, close } = createServices(env, ctx, events);
+    const runStarted = Date.now();
+    const run: CronRunRecord = { startedAt: new Date(runStarted).toISOString(), durationMs: 0, outcome: "ok", tasks: [] };
+    let fields: Record<string, unknown> = {};
     try {
       for (const task of tasks[job]) {
         const started = Date.now();
+        let outcome: TaskOutcome;
         try {
           const result = await task.run(services);
-          console.log(JSON.stringify({ level: "info", cron: job, task: task.name, durationMs: Date.now() - started, result }));
+          outcome = { at: new Date(started).toISOString(), durationMs: Date.now() - started, ok: true, result };
+          console.log(JSON.stringify({ level: "info", cron: job, task: task.name, durationMs: outcome.durationMs, result }));
         } catch (err) {
-          console.error(
-            JSON.stringify({ level: "error", cron: job, task: task.name, durationMs: Date.now() - started, error: err instanceof Error ? err.message : String(err) }),
-          );
+          outcome = { at: new Date(started).toISOString(), durationMs: Date.now() - started, ok: false, error: err instanceof Error ? err.message : String(err) };
+          console.error(JSON.stringify({ level: "error", cron: job, task: task.name, durationMs: outcome.durationMs, error: outcome.error }));
         }
+        run.tasks.push({ name: task.name, ok: outcome.ok, durationMs: outcome.durationMs, ...(outcome.ok ? {} : { error: outcome.error.slice(0, 500) }) });
+        if (!outcome.ok) run.outcome = "error";
+        fields = { ...fields, ...task.record?.(outcome) };
       }
+      run.durationMs = Date.now() - runStarted;
+      await recordRun(services.redis, { ...fields, [RUN_FIELDS.cron(job)]: run });
     } finally {
       ctx.waitUntil(close());
     }

@@ -6721,6 +6721,597 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the service is doing: dependencies, flush, fan-out, dead letters, sockets, live rooms, cron (role admin)
+         * @description One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands (one script + PING), 2 Postgres statements and one call per badge hub shard.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The figures; a dependency that did not answer has `ok: false` and its figures null */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "at": "2026-01-01T12:00:00.000Z",
+                         *       "dependencies": {
+                         *         "redis": [
+                         *           {
+                         *             "name": "string",
+                         *             "ok": false,
+                         *             "latencyMs": 1,
+                         *             "error": "string"
+                         *           }
+                         *         ],
+                         *         "postgres": {
+                         *           "name": "string",
+                         *           "ok": false,
+                         *           "latencyMs": 1,
+                         *           "error": "string"
+                         *         }
+                         *       },
+                         *       "counters": {
+                         *         "pendingFields": 1,
+                         *         "unappliedBatches": 1,
+                         *         "oldestUnappliedBatch": {
+                         *           "batch": "string",
+                         *           "cutAt": "2026-01-01T12:00:00.000Z"
+                         *         },
+                         *         "flushLagMs": 1,
+                         *         "lastFlush": {
+                         *           "at": "string",
+                         *           "durationMs": 1,
+                         *           "outcome": "ok",
+                         *           "ageMs": 1,
+                         *           "cut": 1,
+                         *           "batches": 1,
+                         *           "deltas": 1,
+                         *           "statements": 1,
+                         *           "remaining": 1,
+                         *           "error": "string"
+                         *         },
+                         *         "reconcile": {
+                         *           "running": false,
+                         *           "position": {
+                         *             "entity": "string",
+                         *             "after": "string"
+                         *           },
+                         *           "startedAt": "2026-01-01T12:00:00.000Z",
+                         *           "correctedSoFar": 1,
+                         *           "lastPass": {
+                         *             "startedAt": "string",
+                         *             "finishedAt": "string",
+                         *             "corrected": 1
+                         *           }
+                         *         }
+                         *       },
+                         *       "feed": {
+                         *         "deadLetters": {
+                         *           "key": 1
+                         *         },
+                         *         "deadLettersTotal": 1,
+                         *         "oldestDeadLetterAt": "2026-01-01T12:00:00.000Z",
+                         *         "bigAccounts": {
+                         *           "big": 1,
+                         *           "toBig": 1,
+                         *           "toNormal": 1
+                         *         },
+                         *         "fanouts": {
+                         *           "samples": 1,
+                         *           "p50Ms": 1,
+                         *           "p99Ms": 1,
+                         *           "maxMs": 1,
+                         *           "lastAt": "2026-01-01T12:00:00.000Z"
+                         *         }
+                         *       },
+                         *       "badgesPush": {
+                         *         "hubs": 1,
+                         *         "hubsAnswered": 1,
+                         *         "hubsFailed": 1,
+                         *         "socketsOpen": 1,
+                         *         "usersOnline": 1
+                         *       },
+                         *       "liveRooms": {
+                         *         "startedLast6h": 1,
+                         *         "largest": [
+                         *           {
+                         *             "roomId": "string",
+                         *             "viewers": 1,
+                         *             "onlineFans": 1
+                         *           }
+                         *         ],
+                         *         "asOf": "2026-01-01T12:00:00.000Z",
+                         *         "asked": 1,
+                         *         "live": 1
+                         *       },
+                         *       "cron": {
+                         *         "key": {
+                         *           "schedule": "string",
+                         *           "lastRun": {
+                         *             "startedAt": "string",
+                         *             "durationMs": 1,
+                         *             "outcome": "ok",
+                         *             "tasks": [
+                         *               {
+                         *                 "name": "string",
+                         *                 "ok": false,
+                         *                 "durationMs": 1,
+                         *                 "error": "string"
+                         *               }
+                         *             ]
+                         *           }
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["OperationsStatus"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Dead letters waiting, newest first: the message, its queue, when it died, the last error (role admin) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                    /** @description Only this queue's */
+                    queue?: "feed-fanout" | "feed-follow-sync";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of dead letters */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "id": "42",
+                         *           "queue": "feed-fanout",
+                         *           "body": {
+                         *             "kind": "fanout",
+                         *             "op": "add",
+                         *             "postId": "42",
+                         *             "authorId": "7",
+                         *             "after": null
+                         *           },
+                         *           "diedAt": "2026-01-01T12:00:00.000Z",
+                         *           "lastError": "string"
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DeadLetterPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/dead-letters/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send dead letters back to their queue (the listed ids, or the oldest 100 of a queue); each is removed once sent (role admin)
+         * @description Every feed message is idempotent, so replaying one twice changes nothing more. `more` says whether the queue still has dead letters waiting.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "ids": [
+                     *         "12",
+                     *         "13"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeadLetterReplay"];
+                };
+            };
+            responses: {
+                /** @description What was sent */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "replayed": 1,
+                         *       "ids": [
+                         *         "42"
+                         *       ],
+                         *       "more": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DeadLetterReplayResult"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/dead-letters/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Discard one dead letter without sending it (role admin) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Discarded */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "discarded": true
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DeadLetterDiscarded"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7154,6 +7745,227 @@ export interface components {
             liked: boolean;
             /** @description The caller favourited this post */
             favorited: boolean;
+        };
+        OperationsStatus: {
+            /**
+             * Format: date-time
+             * @description When this answer was read (the Worker's clock)
+             */
+            at: string;
+            dependencies: {
+                /** @description One entry per Redis database (Upstash REST): PING, timed */
+                redis: {
+                    /** @description `default` for the Redis database (one today; a deployment with several lists each), `postgres` */
+                    name: string;
+                    /** @description The probe and the status read both answered */
+                    ok: boolean;
+                    /** @description Round trip of one cheap call: PING (Redis), SELECT 1 (Postgres) */
+                    latencyMs: number;
+                    error?: string;
+                }[];
+                /** @description Postgres through the Neon driver: SELECT 1, timed */
+                postgres: {
+                    /** @description `default` for the Redis database (one today; a deployment with several lists each), `postgres` */
+                    name: string;
+                    /** @description The probe and the status read both answered */
+                    ok: boolean;
+                    /** @description Round trip of one cheap call: PING (Redis), SELECT 1 (Postgres) */
+                    latencyMs: number;
+                    error?: string;
+                };
+            };
+            counters: {
+                /** @description Counter fields with deltas since the last cut: HLEN of Redis `ctr:pending` */
+                pendingFields: number | null;
+                /** @description Cut batches not yet applied to Postgres: ZCARD of Redis `ctr:batches` */
+                unappliedBatches: number | null;
+                /** @description Lowest number in `ctr:batches` and when the flush cut it */
+                oldestUnappliedBatch: {
+                    batch: string;
+                    /**
+                     * Format: date-time
+                     * @description Field `@cut` of the batch hash, written by the cut
+                     */
+                    cutAt: string | null;
+                } | null;
+                /** @description Age of the oldest unapplied batch (now − its `@cut`); 0 when none waits. The flush runs every minute: normal is 0 or under 60 000 */
+                flushLagMs: number | null;
+                /** @description The last flush run, recorded by the flush cron in Redis `ops:runs` field `counters:flush` (batches applied, deltas merged into them, Postgres statements, batches left) */
+                lastFlush: {
+                    at: string;
+                    durationMs: number;
+                    /** @enum {string} */
+                    outcome: "ok" | "error";
+                    ageMs: number;
+                    cut?: number | null;
+                    batches?: number;
+                    deltas?: number;
+                    statements?: number;
+                    remaining?: number;
+                    error?: string;
+                } | null;
+                reconcile: {
+                    /** @description A pass is running: Redis `ctr:reconcile:cursor` exists */
+                    running: boolean;
+                    /** @description Where the running pass continues (the cursor) */
+                    position: {
+                        entity: string;
+                        after: string;
+                    } | null;
+                    /**
+                     * Format: date-time
+                     * @description When the running pass started (the cursor)
+                     */
+                    startedAt: string | null;
+                    /** @description Counters the running pass corrected so far (the cursor) */
+                    correctedSoFar: number | null;
+                    /** @description The last finished pass, recorded by the slice that finished it (`ops:runs` field `counters:reconcile`) */
+                    lastPass: {
+                        startedAt: string | null;
+                        finishedAt: string;
+                        corrected: number;
+                    } | null;
+                };
+            };
+            feed: {
+                /** @description Dead letters waiting, per source queue: count of Postgres `dead_letters` by queue */
+                deadLetters: {
+                    [key: string]: number;
+                } | null;
+                /** @description Their sum */
+                deadLettersTotal: number | null;
+                /**
+                 * Format: date-time
+                 * @description When the oldest waiting dead letter died (`dead_letters.died_at`)
+                 */
+                oldestDeadLetterAt: string | null;
+                /** @description Accounts pulled instead of pushed, and those in transition: Postgres `feed_big_accounts` by state */
+                bigAccounts: {
+                    big: number;
+                    toBig: number;
+                    toNormal: number;
+                } | null;
+                /** @description The last 100 fan-outs, publish → the last page (the author's oldest followers) in their timelines: Redis stream `ops:fanouts`, one XADD per completed fan-out */
+                fanouts: {
+                    samples: number;
+                    /** @description Median publish → last page delivered */
+                    p50Ms: number | null;
+                    /** @description 99th percentile */
+                    p99Ms: number | null;
+                    /** @description Slowest */
+                    maxMs: number | null;
+                    /**
+                     * Format: date-time
+                     * @description When the newest sample was recorded
+                     */
+                    lastAt: string | null;
+                };
+            };
+            /** @description The live badge hubs, each asked for its own figures */
+            badgesPush: {
+                /** @description Badge hub shards (BADGE_HUB_SHARDS) */
+                hubs: number;
+                hubsAnswered: number;
+                hubsFailed: number;
+                /** @description Live badge sockets: each hub's own count (`stats()`, one call per shard), summed */
+                socketsOpen: number;
+                /** @description Distinct users with a socket, summed over hubs */
+                usersOnline: number;
+            };
+            liveRooms: {
+                /** @description Rooms whose last session started in the last 6 hours: Postgres `live_session_starts`, written at session start */
+                startedLast6h: number | null;
+                /** @description The 10 largest live audiences, as the per-minute cron asked those rooms (`ops:runs` field `live:rooms`) */
+                largest: {
+                    roomId: string;
+                    viewers: number;
+                    onlineFans: number;
+                }[];
+                /**
+                 * Format: date-time
+                 * @description When the cron asked them
+                 */
+                asOf: string | null;
+                /** @description Rooms the cron asked (the 100 most recently started at most) */
+                asked: number;
+                /** @description Of those, rooms with a live session */
+                live: number;
+            };
+            /** @description Each cron job's last run, recorded by the job itself in Redis `ops:runs` field `cron:{job}` (one HSET per run) */
+            cron: {
+                [key: string]: {
+                    schedule: string;
+                    lastRun: {
+                        startedAt?: string;
+                        durationMs?: number;
+                        /** @enum {string} */
+                        outcome?: "ok" | "error";
+                        tasks?: {
+                            name: string;
+                            ok: boolean;
+                            durationMs: number;
+                            error?: string;
+                        }[];
+                    } | null;
+                };
+            };
+        };
+        DeadLetterPage: {
+            items: components["schemas"]["DeadLetter"][];
+            nextCursor: string | null;
+        };
+        DeadLetter: {
+            /** @example 42 */
+            id: string;
+            /**
+             * @description The queue it came from and is replayed to
+             * @example feed-fanout
+             */
+            queue: string;
+            /**
+             * @description The message as it was sent
+             * @example {
+             *       "kind": "fanout",
+             *       "op": "add",
+             *       "postId": "42",
+             *       "authorId": "7",
+             *       "after": null
+             *     }
+             */
+            body?: unknown;
+            /** Format: date-time */
+            diedAt: string;
+            /** @description The error of its last delivery attempt */
+            lastError: string | null;
+        };
+        DeadLetterReplayResult: {
+            replayed: number;
+            ids: string[];
+            more: boolean;
+        };
+        /**
+         * @example {
+         *       "ids": [
+         *         "12",
+         *         "13"
+         *       ]
+         *     }
+         */
+        DeadLetterReplay: {
+            /** @description Dead letters to replay (at most 100) */
+            ids: string[];
+        } | {
+            /**
+             * @description Replay the oldest 100 of this queue
+             * @enum {string}
+             */
+            queue: "feed-fanout" | "feed-follow-sync";
+        };
+        DeadLetterDiscarded: {
+            /** @example 42 */
+            id: string;
+            /** @enum {boolean} */
+            discarded: true;
         };
     };
     responses: never;

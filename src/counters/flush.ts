@@ -22,6 +22,8 @@ export type FlushReport = {
   applied: { batch: number; deltas: number }[];
   skipped: number[];
   remaining: number;
+  /** Postgres statements the run issued (one per batch, plus the watermark and stale-mark reads it needed). */
+  statements: number;
   stoppedAfter?: FlushStep;
 };
 
@@ -44,14 +46,16 @@ export async function flushOnce(services: Pick<Services, "redis" | "db">, option
   const { stopAfter, maxBatches = DEFAULT_MAX_BATCHES, budgetMs = DEFAULT_BUDGET_MS } = options;
   const started = Date.now();
   const { redis, db } = services;
-  const report: FlushReport = { invalidated: 0, cut: null, applied: [], skipped: [], remaining: 0 };
+  const report: FlushReport = { invalidated: 0, cut: null, applied: [], skipped: [], remaining: 0, statements: 0 };
 
   const cutScript = redis.createScript<[number, unknown[]]>(CUT_PENDING);
   const cutKeys = [counterKeys.pending(), counterKeys.batchSeq(), counterKeys.unappliedBatches()];
-  let [cut, unapplied] = await cutScript.exec(cutKeys, ["", counterKeys.batchPrefix(), String(maxBatches)]);
+  const cutAt = String(Date.now());
+  let [cut, unapplied] = await cutScript.exec(cutKeys, ["", counterKeys.batchPrefix(), String(maxBatches), cutAt]);
   if (cut === -1) {
     // Redis lost the batch sequence: continue it from Postgres' watermark.
-    [cut, unapplied] = await cutScript.exec(cutKeys, [String(await readWatermark(db)), counterKeys.batchPrefix(), String(maxBatches)]);
+    report.statements += 1;
+    [cut, unapplied] = await cutScript.exec(cutKeys, [String(await readWatermark(db)), counterKeys.batchPrefix(), String(maxBatches), cutAt]);
   }
   report.cut = cut > 0 ? cut : null;
   const batches = unapplied.map(Number);
@@ -63,6 +67,7 @@ export async function flushOnce(services: Pick<Services, "redis" | "db">, option
     if (Date.now() - started > budgetMs) break;
     const deltas = parseBatch(await redis.hgetall<Record<string, unknown>>(counterKeys.batch(batch)));
     const result = await applyBatch(db, batch, deltas);
+    report.statements += 1;
     stale ??= result.stale;
     if (result.applied) report.applied.push({ batch, deltas: deltas.length });
     else report.skipped.push(batch);
@@ -73,9 +78,11 @@ export async function flushOnce(services: Pick<Services, "redis" | "db">, option
     if (stopAfter === "drop") return { ...report, stoppedAfter: stopAfter };
   }
 
+  if (!stale) report.statements += 1;
   stale ??= await readStaleMarks(db);
   if (stale.length > 0) {
     await redis.del(...stale.map((m) => counterKeys.cache(m.entity, m.id)));
+    report.statements += 1;
     await clearStaleMarks(db, stale);
     report.invalidated = stale.length;
   }

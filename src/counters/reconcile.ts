@@ -89,7 +89,10 @@ export async function reconcileCounters(
   return report;
 }
 
-type PassCursor = { entity: CounterEntity; after: string };
+/** Where the pass continues, when it started and how many counters it corrected so far. */
+type PassCursor = { entity: CounterEntity; after: string; startedAt?: string; corrected?: number };
+/** What a pass's slice reports: the slice, and the pass's totals so far. */
+export type PassSlice = (ReconcileReport & { pass: "running" | "done"; startedAt: string | null; corrected: number }) | { pass: "idle" };
 /** Bounds of one slice: time, and (for tests) batches of `batchSize` ids. */
 type SliceOptions = { sliceMs?: number; batchSize?: number; maxBatches?: number };
 
@@ -100,7 +103,8 @@ type SliceOptions = { sliceMs?: number; batchSize?: number; maxBatches?: number 
  */
 export async function startReconcilePass(services: Pick<Services, "redis" | "db">, options: SliceOptions = {}) {
   const first = (Object.keys(DERIVED) as CounterEntity[])[0]!;
-  await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify({ entity: first, after: "0" } satisfies PassCursor), { ex: CURSOR_TTL_SECONDS });
+  const cursor: PassCursor = { entity: first, after: "0", startedAt: new Date().toISOString(), corrected: 0 };
+  await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify(cursor), { ex: CURSOR_TTL_SECONDS });
   return continueReconcilePass(services, options);
 }
 
@@ -108,16 +112,18 @@ export async function startReconcilePass(services: Pick<Services, "redis" | "db"
 export async function continueReconcilePass(
   services: Pick<Services, "redis" | "db">,
   { sliceMs = RECONCILE_SLICE_MS, batchSize, maxBatches }: SliceOptions = {},
-): Promise<(ReconcileReport & { pass: "running" | "done" }) | { pass: "idle" }> {
+): Promise<PassSlice> {
   const cursor = await services.redis.get<PassCursor>(counterKeys.reconcileCursor());
   if (!cursor) return { pass: "idle" };
-  const report = await reconcileCounters(services, { start: cursor, budgetMs: sliceMs, batchSize, maxBatches });
+  const report = await reconcileCounters(services, { start: { entity: cursor.entity, after: cursor.after }, budgetMs: sliceMs, batchSize, maxBatches });
+  const totals = { startedAt: cursor.startedAt ?? null, corrected: (cursor.corrected ?? 0) + report.drifted };
   if (report.next) {
-    await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify(report.next), { ex: CURSOR_TTL_SECONDS });
-    return { ...report, pass: "running" };
+    const next: PassCursor = { ...report.next, ...(totals.startedAt ? { startedAt: totals.startedAt } : {}), corrected: totals.corrected };
+    await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify(next), { ex: CURSOR_TTL_SECONDS });
+    return { ...report, pass: "running", ...totals };
   }
   await services.redis.del(counterKeys.reconcileCursor());
-  return { ...report, pass: "done" };
+  return { ...report, pass: "done", ...totals };
 }
 
 /** Reconciles the given ids only (an operator repairing known entities; tests). */

@@ -4,3 +4,5 @@ export * from "../social/schema";
 export * from "../badges/schema";
 export * from "../counters/schema";
 export * from "../feed/schema";
+export * from "../live/schema";
+export * from "../admin/schema";

@@ -1,3 +1,4 @@
+import { recordFanoutCompletion } from "../admin/record";
 import { isRedisCommandError } from "../lib/errors";
 import { commandFailure } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
@@ -86,6 +87,14 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env" | 
         await services.env.FEED_QUEUE.sendBatch(batch.map((s) => ({ body: { ...message, after: { createdAt: s.created_at, followerId: s.follower_id }, split: true } })));
         enqueued += batch.length;
       }
+    }
+    // The fan-out is complete when its last page (in keyset order: the author's oldest followers)
+    // is delivered: one XADD, recorded for the operations view (`GET /v1/admin/status`). Pages run
+    // in parallel, so another page may still finish a moment later; a page retried after it
+    // recorded (its ack lost) records once more. Either way the figure is publish → the last
+    // followers' timelines, as the queue delivered them.
+    if (message.op === "add" && next === null && page.length > 0 && message.publishedAt !== undefined) {
+      await recordFanoutCompletion(services.redis, message.postId, message.publishedAt);
     }
     return { kind: "fanout", followers: page.length, touched: Number(touched), next: enqueued > 0 };
   }

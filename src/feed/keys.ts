@@ -29,8 +29,6 @@ export const INTENT_TTL_SECONDS = 24 * 3600;
 export const FOLLOW_COPY = 100;
 /** The `feed` badge counts at most this far (the largest badge cap is 999: one more says "capped"); the timeline's ZCOUNT is clamped to it. */
 export const FEED_UNSEEN_CAP = 1000;
-/** Dead letters kept for operators to read (newest first). */
-export const DEAD_LETTERS_CAP = 1000;
 
 /** An author with at least this many followers is big: pulled by readers, not pushed (`BIG_ACCOUNT_FOLLOWERS`). */
 export const DEFAULT_BIG_ACCOUNT_FOLLOWERS = 10_000;
@@ -123,6 +121,7 @@ export const feedKeys = {
    * INCR'd by every delivery, is read by nothing any more: its keys expire within their 7 days.)
    */
   seen: (userId: string) => `feed:seen:${userId}`,
-  /** HOT-ONLY list of dead-lettered queue messages (JSON), newest first, capped at DEAD_LETTERS_CAP. */
-  deadLetters: () => "feed:dead",
+  // (`feed:dead`, the list of dead letters up to this version, is written by nothing any more: dead
+  // letters are kept in Postgres, `dead_letters`. Its ≤ 1,000 entries can be replayed by hand or
+  // deleted: docs/operations.md.)
 } as const;

@@ -12,7 +12,20 @@ export type FeedMessage =
    * first page's consumer enqueues every other page at once (`split: true`), so pages are delivered
    * in parallel, not one queue hop after another.
    */
-  | { kind: "fanout"; op: "add" | "remove"; postId: string; authorId: string; after: FollowerKeyset | null; split?: true }
+  | {
+      kind: "fanout";
+      op: "add" | "remove";
+      postId: string;
+      authorId: string;
+      after: FollowerKeyset | null;
+      split?: true;
+      /**
+       * When the post was published (ms), set by the publish and copied to every page: the page
+       * holding the author's oldest followers (the last in keyset order) records publish → its
+       * delivery for the operations view. Absent on older messages and removals: nothing recorded.
+       */
+      publishedAt?: number;
+    }
   /** Make a follower's timeline agree with the latest follow intent for one followee (`feed-follow-sync`). */
   | FollowSyncMessage
   /**

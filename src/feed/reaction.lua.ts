@@ -11,10 +11,3 @@ if redis.call('TTL', flags) < 0 then redis.call('EXPIRE', flags, ARGV[3]) end
 if redis.call('HLEN', flags) > tonumber(ARGV[4]) then redis.call('HSET', flags, 'x', '1') end
 return 1
 `;
-
-/** Keeps a dead-lettered message for operators. Billed: EVALSHA + LPUSH + LTRIM. */
-export const RECORD_DEAD_LETTER = `
-redis.call('LPUSH', KEYS[1], ARGV[1])
-redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
-return 1
-`;

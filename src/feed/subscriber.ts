@@ -51,7 +51,7 @@ export const feedSubscriber: Subscriber = {
         [encodeCachedPost(e), POST_CACHE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.postId, timelineCap(s.env), OUTBOX_CAP, e.authorId],
       );
       // A big account's followers pull its outbox: no fan-out (millions of writes) for its posts.
-      if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null });
+      if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null, publishedAt: Date.now() });
     },
     "post.deleted": async (e, s) => {
       // Both scripts start now, so they share the event's one round trip.

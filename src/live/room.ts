@@ -389,6 +389,13 @@ export class LiveRoom extends DurableObject<Env> {
     return { ...this.counts, sessionId: session?.sessionId ?? null, live };
   }
 
+  /** Primary: the room's totals over every shard (what watchers are pushed), for the operations view. */
+  async liveTotals(): Promise<ReturnType<LiveRoom["totals"]>> {
+    this.ready();
+    await this.sweepIfDue();
+    return this.totals();
+  }
+
   async viewer(userId: string): Promise<{ online: boolean; isFan: boolean; joinedAt: number | null }> {
     this.ready();
     await this.sweepIfDue();

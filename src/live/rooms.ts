@@ -7,6 +7,7 @@ import { encodeCursor, decodeCursor } from "../lib/pagination";
 import { isRedisOutage } from "../lib/redis-failures";
 import type { Services } from "../lib/services";
 import { follows } from "../social/schema";
+import { recordSessionStart } from "./audiences";
 import type { FanLookup } from "./fan-lookups";
 import type { Counts, SessionDescriptor, SocketMode } from "./room";
 
@@ -131,6 +132,7 @@ export async function startSession(services: Services, caller: Caller, roomId: s
   }
   const { session, previous } = await roomStub(services.env, roomId).startSession({ roomId, ...input });
   if (previous) await endOnShards(services.env, previous);
+  await recordSessionStart(services, session);
   sessionCache.set(roomId, { session, until: Date.now() + SESSION_CACHE_MS });
   return sessionView(session);
 }

@@ -223,27 +223,34 @@ describe("timeline storage", () => {
 });
 
 describe("dead letters", () => {
+  /** Dead letters as operators list them (Postgres `dead_letters`, newest first). */
+  const deadLetters = async (queue: string) => {
+    const res = await api("GET", `/v1/admin/dead-letters?queue=${queue}&limit=100`, { as: { userId: "1", role: "admin" } });
+    expect(res.status, show(res)).toBe(200);
+    return res.body.items as { id: string; queue: string; body: unknown; lastError: string | null }[];
+  };
+
   it("moves a message that keeps failing to the dead-letter queue, whose consumer keeps it", async () => {
     const marker = newId();
     const queue = (env as unknown as { FEED_QUEUE: Queue<unknown> }).FEED_QUEUE;
     await queue.send({ kind: "unknown-kind", marker });
     const dead = await eventually(
-      () => redis.lrange(feedKeys.deadLetters(), 0, 50),
+      () => deadLetters("feed-fanout"),
       (list) => list.some((x) => JSON.stringify(x).includes(marker)),
       15_000,
     );
-    expect(dead.length).toBeLessThanOrEqual(1000);
+    expect(dead.find((x) => JSON.stringify(x).includes(marker))).toMatchObject({ queue: "feed-fanout", lastError: expect.stringContaining("Unknown feed message") });
   });
 
   it("moves a follow sync that keeps failing to its own dead-letter queue, recorded with that queue's name", async () => {
     const marker = `x${newId()}`; // not an id: Postgres refuses the sync's read, every time
     await (env as unknown as Env).FEED_SYNC_QUEUE.send({ kind: "sync", followerId: marker, followeeId: marker });
     const dead = await eventually(
-      () => redis.lrange(feedKeys.deadLetters(), 0, 50),
+      () => deadLetters("feed-follow-sync"),
       (list) => list.some((x) => JSON.stringify(x).includes(marker)),
       15_000,
     );
     const entry = dead.find((x) => JSON.stringify(x).includes(marker));
-    expect(typeof entry === "string" ? JSON.parse(entry) : entry).toMatchObject({ queue: "feed-follow-sync-dlq", body: { kind: "sync", followerId: marker } });
+    expect(entry).toMatchObject({ queue: "feed-follow-sync", body: { kind: "sync", followerId: marker } });
   });
 });

@@ -1,0 +1,343 @@
+/**
+ * The operator console's script, served by the Worker at `/admin/app.js` (never inline: the page's
+ * CSP allows scripts from 'self' only). Plain browser JavaScript kept as a string so the Worker
+ * serves it without a build step; `test/node/admin-page.test.ts` runs it against a DOM.
+ *
+ * Charts are inline SVG polylines drawn here (a few dozen lines) rather than a vendored library
+ * such as uPlot (~50 KB): five small trend lines need no axes, zoom or legend, and there is
+ * nothing to keep in step with an upstream release.
+ *
+ * It exposes `window.AdminConsole` (the render functions, for tests) and starts polling unless
+ * `window.ADMIN_CONSOLE_NO_START` is set.
+ */
+export const ADMIN_APP_JS = String.raw`(function () {
+  "use strict";
+  var TOKEN_KEY = "community-edge-admin-token";
+  var POLL_MS = 5000;
+  var WINDOW_MS = 15 * 60 * 1000;
+  var SVG = "http://www.w3.org/2000/svg";
+
+  /** Thresholds, also listed on the page (keep the page's list in step: src/admin/page.ts). */
+  var T = {
+    flushLagRedMs: 2 * 60 * 1000,
+    flushLagAmberMs: 60 * 1000,
+    lastFlushRedMs: 3 * 60 * 1000,
+    pendingAmber: 100000,
+    latencyAmberMs: 250,
+    fanoutP99AmberMs: 10 * 1000,
+    fanoutP99RedMs: 60 * 1000
+  };
+
+  /** The figures kept for 15 minutes and drawn as lines. */
+  var SERIES = {
+    flushLag: { label: "flush lag (s)", read: function (s) { return s.counters.flushLagMs === null ? null : s.counters.flushLagMs / 1000; } },
+    pending: { label: "pending fields", read: function (s) { return s.counters.pendingFields; } },
+    fanoutP99: { label: "fan-out p99 (ms)", read: function (s) { return s.feed.fanouts.p99Ms; } },
+    sockets: { label: "sockets open", read: function (s) { return s.badgesPush.socketsOpen; } },
+    deadLetters: { label: "dead letters", read: function (s) { return s.feed.deadLettersTotal; } }
+  };
+
+  function show(v, unit) {
+    if (v === null || v === undefined) return "—";
+    if (typeof v === "number") return v.toLocaleString("en-US") + (unit || "");
+    return String(v);
+  }
+  function seconds(ms) { return ms === null || ms === undefined ? "—" : (ms / 1000).toFixed(1) + " s"; }
+  function ago(iso, now) {
+    if (!iso) return "never";
+    var s = Math.round((now - Date.parse(iso)) / 1000);
+    return s < 120 ? s + " s ago" : Math.round(s / 60) + " min ago";
+  }
+  function worst(levels) {
+    if (levels.indexOf("red") >= 0) return "red";
+    if (levels.indexOf("amber") >= 0) return "amber";
+    return "green";
+  }
+
+  /** One card per area: its colour, the reasons for it, its figures and its charts. */
+  function cardsFor(s, now) {
+    now = now || Date.parse(s.at);
+    var cards = [];
+
+    var deps = s.dependencies.redis.map(function (r) { return r; }).concat([s.dependencies.postgres]);
+    var depReasons = [];
+    deps.forEach(function (d) {
+      if (!d.ok) depReasons.push({ level: "red", text: d.name + " down" + (d.error ? ": " + d.error : "") });
+      else if (d.latencyMs > T.latencyAmberMs) depReasons.push({ level: "amber", text: d.name + " slow" });
+    });
+    cards.push({
+      id: "dependencies", title: "Dependencies", reasons: depReasons,
+      rows: s.dependencies.redis.map(function (r) { return ["Redis " + r.name, (r.ok ? "up, " : "DOWN, ") + r.latencyMs + " ms"]; })
+        .concat([["Postgres", (s.dependencies.postgres.ok ? "up, " : "DOWN, ") + s.dependencies.postgres.latencyMs + " ms"]]),
+      charts: []
+    });
+
+    var c = s.counters;
+    var cr = [];
+    if (c.flushLagMs !== null && c.flushLagMs > T.flushLagRedMs) cr.push({ level: "red", text: "flush lag over 2 min" });
+    else if (c.flushLagMs !== null && c.flushLagMs > T.flushLagAmberMs) cr.push({ level: "amber", text: "flush lag over 1 min" });
+    if (c.lastFlush && c.lastFlush.outcome === "error") cr.push({ level: "red", text: "last flush failed" });
+    if (c.lastFlush && c.lastFlush.ageMs > T.lastFlushRedMs) cr.push({ level: "red", text: "no flush for 3 min" });
+    if (!c.lastFlush) cr.push({ level: "amber", text: "no flush recorded yet" });
+    if (c.pendingFields !== null && c.pendingFields > T.pendingAmber) cr.push({ level: "amber", text: "many pending fields" });
+    cards.push({
+      id: "counters", title: "Counters", reasons: cr,
+      rows: [
+        ["Pending fields", show(c.pendingFields)],
+        ["Unapplied batches", show(c.unappliedBatches)],
+        ["Flush lag", seconds(c.flushLagMs)],
+        ["Last flush", c.lastFlush ? ago(c.lastFlush.at, now) + ", " + c.lastFlush.outcome + ", " + show(c.lastFlush.durationMs, " ms") + ", " + show(c.lastFlush.deltas) + " deltas, " + show(c.lastFlush.statements) + " statements" : "never"],
+        ["Reconcile", c.reconcile.running ? "running at " + c.reconcile.position.entity + " > " + c.reconcile.position.after + ", " + show(c.reconcile.correctedSoFar) + " corrected" : "idle"],
+        ["Last pass", c.reconcile.lastPass ? show(c.reconcile.lastPass.corrected) + " corrected, " + ago(c.reconcile.lastPass.finishedAt, now) : "—"]
+      ],
+      charts: ["flushLag", "pending"]
+    });
+
+    var f = s.feed;
+    var fr = [];
+    if (f.deadLettersTotal) fr.push({ level: "amber", text: f.deadLettersTotal + " dead letter(s) waiting" });
+    if (f.fanouts.p99Ms !== null && f.fanouts.p99Ms > T.fanoutP99RedMs) fr.push({ level: "red", text: "fan-out p99 over 60 s" });
+    else if (f.fanouts.p99Ms !== null && f.fanouts.p99Ms > T.fanoutP99AmberMs) fr.push({ level: "amber", text: "fan-out p99 over 10 s" });
+    cards.push({
+      id: "feed", title: "Feed", reasons: fr,
+      rows: [
+        ["Dead letters", f.deadLetters ? Object.keys(f.deadLetters).map(function (q) { return q + " " + f.deadLetters[q]; }).join(", ") : "—"],
+        ["Big accounts", f.bigAccounts ? f.bigAccounts.big + " (+" + (f.bigAccounts.toBig + f.bigAccounts.toNormal) + " moving)" : "—"],
+        ["Fan-outs (last " + f.fanouts.samples + ")", "p50 " + show(f.fanouts.p50Ms, " ms") + ", p99 " + show(f.fanouts.p99Ms, " ms") + ", max " + show(f.fanouts.maxMs, " ms")]
+      ],
+      charts: ["fanoutP99", "deadLetters"]
+    });
+
+    var b = s.badgesPush;
+    var br = [];
+    if (b.hubs > 0 && b.hubsAnswered === 0) br.push({ level: "red", text: "no hub answered" });
+    else if (b.hubsFailed > 0) br.push({ level: "amber", text: b.hubsFailed + " hub(s) did not answer" });
+    cards.push({
+      id: "badges", title: "Badges push", reasons: br,
+      rows: [["Hubs", b.hubsAnswered + " of " + b.hubs + " answered"], ["Sockets open", show(b.socketsOpen)], ["Users online", show(b.usersOnline)]],
+      charts: ["sockets"]
+    });
+
+    var l = s.liveRooms;
+    cards.push({
+      id: "live", title: "Live rooms", reasons: [],
+      rows: [["Started in the last 6 h", show(l.startedLast6h)], ["Live (asked " + l.asked + ")", show(l.live) + (l.asOf ? ", " + ago(l.asOf, now) : "")]]
+        .concat(l.largest.map(function (r) { return [r.roomId, r.viewers + " viewers, " + r.onlineFans + " fans"]; })),
+      charts: []
+    });
+
+    var cronReasons = [];
+    var cronRows = Object.keys(s.cron).map(function (job) {
+      var run = s.cron[job].lastRun;
+      if (run && run.outcome === "error") cronReasons.push({ level: "red", text: job + " failed" });
+      if (job === "flush" && (!run || now - Date.parse(run.startedAt) > T.lastFlushRedMs)) cronReasons.push({ level: run ? "red" : "amber", text: "flush cron " + (run ? "late" : "never ran") });
+      var failed = run && run.tasks ? run.tasks.filter(function (t) { return !t.ok; }).map(function (t) { return t.name; }) : [];
+      return [job + " (" + s.cron[job].schedule + ")", run ? ago(run.startedAt, now) + ", " + run.outcome + ", " + run.durationMs + " ms" + (failed.length ? " — failed: " + failed.join(", ") : "") : "never"];
+    });
+    cards.push({ id: "cron", title: "Cron", reasons: cronReasons, rows: cronRows, charts: [] });
+
+    cards.forEach(function (card) { card.level = worst(card.reasons.map(function (r) { return r.level; })); });
+    return cards;
+  }
+
+  /** Keeps each series' points of the last 15 minutes. */
+  function record(history, s, now) {
+    now = now || Date.parse(s.at);
+    Object.keys(SERIES).forEach(function (name) {
+      var points = history[name] || (history[name] = []);
+      var v = SERIES[name].read(s);
+      if (v !== null && v !== undefined) points.push({ t: now, v: v });
+      while (points.length && points[0].t < now - WINDOW_MS) points.shift();
+    });
+    return history;
+  }
+
+  /** A small line chart: the window's points scaled into a 120 × 32 box, min and max as text. */
+  function sparkline(doc, points, now) {
+    var w = 120, h = 32;
+    var svg = doc.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    svg.setAttribute("class", "spark");
+    svg.setAttribute("role", "img");
+    var base = doc.createElementNS(SVG, "line");
+    base.setAttribute("x1", "0"); base.setAttribute("x2", String(w));
+    base.setAttribute("y1", String(h - 1)); base.setAttribute("y2", String(h - 1));
+    base.setAttribute("stroke", "#8886"); base.setAttribute("stroke-width", "1");
+    svg.appendChild(base);
+    if (!points || points.length === 0) return svg;
+    var end = now || points[points.length - 1].t;
+    var max = Math.max.apply(null, points.map(function (p) { return p.v; }));
+    var min = Math.min(0, Math.min.apply(null, points.map(function (p) { return p.v; })));
+    var span = max - min || 1;
+    var line = doc.createElementNS(SVG, "polyline");
+    line.setAttribute("fill", "none");
+    line.setAttribute("stroke", "currentColor");
+    line.setAttribute("stroke-width", "1.5");
+    line.setAttribute("points", points.map(function (p) {
+      var x = w - ((end - p.t) / WINDOW_MS) * w;
+      var y = h - 2 - ((p.v - min) / span) * (h - 4);
+      return x.toFixed(1) + "," + y.toFixed(1);
+    }).join(" "));
+    svg.appendChild(line);
+    var title = doc.createElementNS(SVG, "title");
+    title.textContent = "last 15 min, max " + max;
+    svg.appendChild(title);
+    return svg;
+  }
+
+  function el(doc, tag, cls, text) {
+    var e = doc.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  /** Replaces the cards in container with those of status s. */
+  function renderCards(doc, container, s, history, now) {
+    var cards = cardsFor(s, now);
+    container.textContent = "";
+    cards.forEach(function (card) {
+      var section = el(doc, "section", "card " + card.level);
+      section.id = "card-" + card.id;
+      section.setAttribute("data-level", card.level);
+      var head = el(doc, "h2", null, card.title);
+      head.appendChild(el(doc, "span", "badge", card.level));
+      section.appendChild(head);
+      if (card.reasons.length) {
+        var why = el(doc, "ul", "reasons");
+        card.reasons.forEach(function (r) { why.appendChild(el(doc, "li", r.level, r.text)); });
+        section.appendChild(why);
+      }
+      var dl = el(doc, "dl");
+      card.rows.forEach(function (row) { dl.appendChild(el(doc, "dt", null, row[0])); dl.appendChild(el(doc, "dd", null, row[1])); });
+      section.appendChild(dl);
+      card.charts.forEach(function (name) {
+        var fig = el(doc, "figure", "chart");
+        fig.setAttribute("data-series", name);
+        fig.appendChild(sparkline(doc, (history || {})[name], now));
+        var points = (history || {})[name] || [];
+        fig.appendChild(el(doc, "figcaption", null, SERIES[name].label + ": " + show(points.length ? points[points.length - 1].v : null)));
+        section.appendChild(fig);
+      });
+      container.appendChild(section);
+    });
+    return cards;
+  }
+
+  /** The dead-letter table: one row per dead letter with Replay and Discard buttons. */
+  function renderDeadLetters(doc, tbody, page) {
+    tbody.textContent = "";
+    if (!page.items.length) {
+      var empty = el(doc, "tr");
+      var td = el(doc, "td", "empty", "No dead letters.");
+      td.setAttribute("colspan", "5");
+      empty.appendChild(td);
+      tbody.appendChild(empty);
+    }
+    page.items.forEach(function (d) {
+      var tr = el(doc, "tr");
+      tr.setAttribute("data-id", d.id);
+      var body = d.body && typeof d.body === "object" ? d.body : {};
+      tr.appendChild(el(doc, "td", null, d.id));
+      tr.appendChild(el(doc, "td", null, d.queue));
+      tr.appendChild(el(doc, "td", null, d.diedAt.replace("T", " ").slice(0, 19)));
+      var msg = el(doc, "td", "msg", (body.kind || "?") + (body.postId ? " post " + body.postId : "") + (body.followerId ? " " + body.followerId + "→" + body.followeeId : ""));
+      if (d.lastError) {
+        var error = el(doc, "div", "error", d.lastError.length > 200 ? d.lastError.slice(0, 200) + "…" : d.lastError);
+        error.setAttribute("title", d.lastError);
+        msg.appendChild(error);
+      }
+      tr.appendChild(msg);
+      var actions = el(doc, "td", "actions");
+      var replay = el(doc, "button", "replay", "Replay");
+      replay.setAttribute("data-action", "replay");
+      replay.setAttribute("data-id", d.id);
+      var discard = el(doc, "button", "discard", "Discard");
+      discard.setAttribute("data-action", "discard");
+      discard.setAttribute("data-id", d.id);
+      actions.appendChild(replay);
+      actions.appendChild(discard);
+      tr.appendChild(actions);
+      tbody.appendChild(tr);
+    });
+  }
+
+  function start(win) {
+    var doc = win.document;
+    var history = {};
+    var timer = null;
+    var $ = function (id) { return doc.getElementById(id); };
+
+    function token() { return win.sessionStorage.getItem(TOKEN_KEY); }
+    function call(method, path, body) {
+      var headers = { Authorization: "Bearer " + token() };
+      if (body !== undefined) headers["Content-Type"] = "application/json";
+      return win.fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) }).then(function (res) {
+        return res.json().catch(function () { return null; }).then(function (json) {
+          if (res.status === 401 || res.status === 403) { signOut(res.status === 401 ? "The token was refused (401): paste a fresh admin token." : "This token is not an admin's (403)."); throw new Error("auth"); }
+          if (!res.ok) throw new Error((json && json.error && json.error.message) || ("HTTP " + res.status));
+          return json;
+        });
+      });
+    }
+    function setState(text, level) { var s = $("state"); s.textContent = text; s.className = "state " + (level || ""); }
+    function poll() {
+      call("GET", "/v1/admin/status").then(function (s) {
+        record(history, s);
+        var cards = renderCards(doc, $("cards"), s, history);
+        setState("updated " + new Date(s.at).toLocaleTimeString(), cards.map(function (c) { return c.level; }).indexOf("red") >= 0 ? "red" : "");
+        return loadDeadLetters();
+      }).catch(function (err) { if (err.message !== "auth") setState("status failed: " + err.message, "red"); });
+    }
+    function loadDeadLetters() {
+      return call("GET", "/v1/admin/dead-letters?limit=50").then(function (page) { renderDeadLetters(doc, $("dead-body"), page); });
+    }
+    function act(method, path, body) {
+      var said = $("action");
+      return call(method, path, body).then(function (r) {
+        said.textContent = method === "DELETE" ? "discarded " + r.id : "replayed " + r.replayed + (r.more ? " (more waiting)" : "");
+        said.className = "state";
+        poll();
+      }).catch(function (err) { if (err.message !== "auth") { said.textContent = err.message; said.className = "state red"; } });
+    }
+    function open() {
+      $("login").hidden = true;
+      $("console").hidden = false;
+      $("signout").hidden = false;
+      poll();
+      if (timer === null) timer = win.setInterval(poll, POLL_MS);
+    }
+    function signOut(message) {
+      win.sessionStorage.removeItem(TOKEN_KEY);
+      if (timer !== null) { win.clearInterval(timer); timer = null; }
+      $("console").hidden = true;
+      $("signout").hidden = true;
+      $("login").hidden = false;
+      $("login-error").textContent = message || "";
+    }
+    $("login").addEventListener("submit", function (e) {
+      e.preventDefault();
+      var value = $("token").value.trim();
+      if (!value) return;
+      win.sessionStorage.setItem(TOKEN_KEY, value);
+      $("token").value = "";
+      open();
+    });
+    $("signout").addEventListener("click", function () { signOut(""); });
+    $("dead-body").addEventListener("click", function (e) {
+      var b = e.target;
+      if (!b || !b.getAttribute || !b.getAttribute("data-action")) return;
+      var id = b.getAttribute("data-id");
+      if (b.getAttribute("data-action") === "replay") act("POST", "/v1/admin/dead-letters/replay", { ids: [id] });
+      else act("DELETE", "/v1/admin/dead-letters/" + id);
+    });
+    Array.prototype.forEach.call(doc.querySelectorAll("[data-replay-queue]"), function (b) {
+      b.addEventListener("click", function () { act("POST", "/v1/admin/dead-letters/replay", { queue: b.getAttribute("data-replay-queue") }); });
+    });
+    if (token()) open(); else signOut("");
+  }
+
+  window.AdminConsole = { cardsFor: cardsFor, record: record, renderCards: renderCards, renderDeadLetters: renderDeadLetters, sparkline: sparkline, thresholds: T };
+  if (!window.ADMIN_CONSOLE_NO_START) start(window);
+})();
+`;

@@ -1,0 +1,210 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate } from "../lib/auth";
+import { IdSchema, idParam } from "../lib/ids";
+import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
+import { pageSchema, PaginationQuery } from "../lib/pagination";
+import { DEAD_LETTER_SOURCES, discardDeadLetter, listDeadLetters, MAX_REPLAY, replayDeadLetters } from "./dead-letters";
+import { readStatus } from "./status";
+
+const ms = (description: string) => z.number().int().nullable().openapi({ description });
+const count = (description: string) => z.number().int().nullable().openapi({ description });
+const when = (description: string) => z.string().nullable().openapi({ description, format: "date-time" });
+
+const DependencySchema = z.object({
+  name: z.string().openapi({ description: "`default` for the Redis database (one today; a deployment with several lists each), `postgres`" }),
+  ok: z.boolean().openapi({ description: "The probe and the status read both answered" }),
+  latencyMs: z.number().int().openapi({ description: "Round trip of one cheap call: PING (Redis), SELECT 1 (Postgres)" }),
+  error: z.string().optional(),
+});
+
+const QueueCounts = z.record(z.string(), z.number().int());
+
+export const StatusSchema = z
+  .object({
+    at: z.string().openapi({ description: "When this answer was read (the Worker's clock)", format: "date-time" }),
+    dependencies: z.object({
+      redis: z.array(DependencySchema).openapi({ description: "One entry per Redis database (Upstash REST): PING, timed" }),
+      postgres: DependencySchema.openapi({ description: "Postgres through the Neon driver: SELECT 1, timed" }),
+    }),
+    counters: z.object({
+      pendingFields: count("Counter fields with deltas since the last cut: HLEN of Redis `ctr:pending`"),
+      unappliedBatches: count("Cut batches not yet applied to Postgres: ZCARD of Redis `ctr:batches`"),
+      oldestUnappliedBatch: z
+        .object({ batch: z.string(), cutAt: when("Field `@cut` of the batch hash, written by the cut") })
+        .nullable()
+        .openapi({ description: "Lowest number in `ctr:batches` and when the flush cut it" }),
+      flushLagMs: ms("Age of the oldest unapplied batch (now − its `@cut`); 0 when none waits. The flush runs every minute: normal is 0 or under 60 000"),
+      lastFlush: z
+        .object({
+          at: z.string(),
+          durationMs: z.number().int(),
+          outcome: z.enum(["ok", "error"]),
+          ageMs: z.number().int(),
+          cut: z.number().int().nullable().optional(),
+          batches: z.number().int().optional(),
+          deltas: z.number().int().optional(),
+          statements: z.number().int().optional(),
+          remaining: z.number().int().optional(),
+          error: z.string().optional(),
+        })
+        .nullable()
+        .openapi({ description: "The last flush run, recorded by the flush cron in Redis `ops:runs` field `counters:flush` (batches applied, deltas merged into them, Postgres statements, batches left)" }),
+      reconcile: z.object({
+        running: z.boolean().openapi({ description: "A pass is running: Redis `ctr:reconcile:cursor` exists" }),
+        position: z.object({ entity: z.string(), after: z.string() }).nullable().openapi({ description: "Where the running pass continues (the cursor)" }),
+        startedAt: when("When the running pass started (the cursor)"),
+        correctedSoFar: count("Counters the running pass corrected so far (the cursor)"),
+        lastPass: z
+          .object({ startedAt: z.string().nullable(), finishedAt: z.string(), corrected: z.number().int() })
+          .nullable()
+          .openapi({ description: "The last finished pass, recorded by the slice that finished it (`ops:runs` field `counters:reconcile`)" }),
+      }),
+    }),
+    feed: z.object({
+      deadLetters: QueueCounts.nullable().openapi({ description: "Dead letters waiting, per source queue: count of Postgres `dead_letters` by queue" }),
+      deadLettersTotal: count("Their sum"),
+      oldestDeadLetterAt: when("When the oldest waiting dead letter died (`dead_letters.died_at`)"),
+      bigAccounts: z
+        .object({ big: z.number().int(), toBig: z.number().int(), toNormal: z.number().int() })
+        .nullable()
+        .openapi({ description: "Accounts pulled instead of pushed, and those in transition: Postgres `feed_big_accounts` by state" }),
+      fanouts: z
+        .object({
+          samples: z.number().int(),
+          p50Ms: ms("Median publish → last page delivered"),
+          p99Ms: ms("99th percentile"),
+          maxMs: ms("Slowest"),
+          lastAt: when("When the newest sample was recorded"),
+        })
+        .openapi({ description: "The last 100 fan-outs, publish → the last page (the author's oldest followers) in their timelines: Redis stream `ops:fanouts`, one XADD per completed fan-out" }),
+    }),
+    badgesPush: z
+      .object({
+        hubs: z.number().int().openapi({ description: "Badge hub shards (BADGE_HUB_SHARDS)" }),
+        hubsAnswered: z.number().int(),
+        hubsFailed: z.number().int(),
+        socketsOpen: z.number().int().openapi({ description: "Live badge sockets: each hub's own count (`stats()`, one call per shard), summed" }),
+        usersOnline: z.number().int().openapi({ description: "Distinct users with a socket, summed over hubs" }),
+      })
+      .openapi({ description: "The live badge hubs, each asked for its own figures" }),
+    liveRooms: z.object({
+      startedLast6h: count("Rooms whose last session started in the last 6 hours: Postgres `live_session_starts`, written at session start"),
+      largest: z
+        .array(z.object({ roomId: z.string(), viewers: z.number().int(), onlineFans: z.number().int() }))
+        .openapi({ description: "The 10 largest live audiences, as the per-minute cron asked those rooms (`ops:runs` field `live:rooms`)" }),
+      asOf: when("When the cron asked them"),
+      asked: z.number().int().openapi({ description: "Rooms the cron asked (the 100 most recently started at most)" }),
+      live: z.number().int().openapi({ description: "Of those, rooms with a live session" }),
+    }),
+    cron: z
+      .record(
+        z.string(),
+        z.object({
+          schedule: z.string(),
+          lastRun: z
+            .object({
+              startedAt: z.string(),
+              durationMs: z.number().int(),
+              outcome: z.enum(["ok", "error"]),
+              tasks: z.array(z.object({ name: z.string(), ok: z.boolean(), durationMs: z.number().int(), error: z.string().optional() })),
+            })
+            .partial()
+            .nullable(),
+        }),
+      )
+      .openapi({ description: "Each cron job's last run, recorded by the job itself in Redis `ops:runs` field `cron:{job}` (one HSET per run)" }),
+  })
+  .openapi("OperationsStatus");
+
+const QueueName = z.enum(DEAD_LETTER_SOURCES as [string, ...string[]]);
+
+const DeadLetterSchema = z
+  .object({
+    id: IdSchema,
+    queue: z.string().openapi({ example: "feed-fanout", description: "The queue it came from and is replayed to" }),
+    body: z.unknown().openapi({ description: "The message as it was sent", example: { kind: "fanout", op: "add", postId: "42", authorId: "7", after: null } }),
+    diedAt: z.string().openapi({ format: "date-time" }),
+    lastError: z.string().nullable().openapi({ description: "The error of its last delivery attempt" }),
+  })
+  .openapi("DeadLetter");
+
+const ReplaySchema = z
+  .union([
+    z.object({ ids: z.array(IdSchema).min(1).max(MAX_REPLAY).openapi({ description: `Dead letters to replay (at most ${MAX_REPLAY})` }) }).strict(),
+    z.object({ queue: QueueName.openapi({ description: `Replay the oldest ${MAX_REPLAY} of this queue` }) }).strict(),
+  ])
+  .openapi("DeadLetterReplay", { example: { ids: ["12", "13"] } });
+
+export const adminRoutes = newRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/admin/status",
+      tags: ["Operations"],
+      summary: "What the service is doing: dependencies, flush, fan-out, dead letters, sockets, live rooms, cron (role admin)",
+      description:
+        "One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands (one script + PING), 2 Postgres statements and one call per badge hub shard.",
+      security: bearerAuth,
+      middleware: [authenticate({ roles: ["admin"] })] as const,
+      responses: {
+        200: jsonContent(StatusSchema, "The figures; a dependency that did not answer has `ok: false` and its figures null"),
+        ...errorResponses("unauthorized", "forbidden"),
+      },
+    }),
+    async (c) => c.json((await readStatus(c.var.services)) as z.infer<typeof StatusSchema>, 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/admin/dead-letters",
+      tags: ["Operations"],
+      summary: "Dead letters waiting, newest first: the message, its queue, when it died, the last error (role admin)",
+      security: bearerAuth,
+      middleware: [authenticate({ roles: ["admin"] })] as const,
+      request: { query: PaginationQuery.extend({ queue: QueueName.optional().openapi({ param: { name: "queue", in: "query" }, description: "Only this queue's" }) }) },
+      responses: {
+        200: jsonContent(pageSchema(DeadLetterSchema, "DeadLetterPage"), "A page of dead letters"),
+        ...errorResponses("bad_request", "unauthorized", "forbidden", "unavailable"),
+      },
+    }),
+    async (c) => {
+      const { queue, limit, cursor } = c.req.valid("query");
+      return c.json(await listDeadLetters(c.var.services.db, { queue: queue as never, limit, cursor }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/admin/dead-letters/replay",
+      tags: ["Operations"],
+      summary: "Send dead letters back to their queue (the listed ids, or the oldest 100 of a queue); each is removed once sent (role admin)",
+      description: "Every feed message is idempotent, so replaying one twice changes nothing more. `more` says whether the queue still has dead letters waiting.",
+      security: bearerAuth,
+      middleware: [authenticate({ roles: ["admin"] })] as const,
+      request: jsonBody(ReplaySchema),
+      responses: {
+        200: jsonContent(z.object({ replayed: z.number().int(), ids: z.array(IdSchema), more: z.boolean() }).openapi("DeadLetterReplayResult"), "What was sent"),
+        ...errorResponses("bad_request", "unauthorized", "forbidden", "unavailable"),
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      return c.json(await replayDeadLetters(c.var.services, "ids" in body ? { ids: body.ids } : { queue: body.queue as never }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/admin/dead-letters/{id}",
+      tags: ["Operations"],
+      summary: "Discard one dead letter without sending it (role admin)",
+      security: bearerAuth,
+      middleware: [authenticate({ roles: ["admin"] })] as const,
+      request: { params: z.object({ id: idParam("id") }) },
+      responses: {
+        200: jsonContent(z.object({ id: IdSchema, discarded: z.literal(true) }).openapi("DeadLetterDiscarded"), "Discarded"),
+        ...errorResponses("bad_request", "unauthorized", "forbidden", "not_found", "unavailable"),
+      },
+    }),
+    async (c) => c.json(await discardDeadLetter(c.var.services.db, c.req.valid("param").id), 200),
+  );

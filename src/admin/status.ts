@@ -1,0 +1,180 @@
+import { sql } from "drizzle-orm";
+import { CUT_AT_FIELD } from "../counters/cut.lua";
+import { queryRows } from "../counters/store";
+import { counterKeys } from "../counters/keys";
+import { CRON_SCHEDULES, type CronJobName } from "../cron";
+import { hubShards, hubStub } from "../badges/push";
+import type { Services } from "../lib/services";
+import { RECENT_ROOM_HOURS } from "../live/audiences";
+import { DEAD_LETTER_SOURCES } from "./dead-letters";
+import { FANOUT_SAMPLES, opsKeys, RUN_FIELDS } from "./keys";
+import type { CronRunRecord } from "./record";
+import { READ_STATUS } from "./status.lua";
+
+/** A dependency answered (or not) one cheap call: PING for Redis, `SELECT 1` for Postgres. */
+export type Dependency = { name: string; ok: boolean; latencyMs: number; error?: string };
+
+const PROBE_TIMEOUT_MS = 2_000;
+/** Hub shards asked at a time (each is one object call). */
+const HUB_CALLS_AT_ONCE = 16;
+
+async function timed<T>(name: string, work: () => Promise<T>): Promise<{ dependency: Dependency; value?: T }> {
+  const started = Date.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const value = await Promise.race([
+      work(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+      }),
+    ]);
+    return { dependency: { name, ok: true, latencyMs: Date.now() - started }, value };
+  } catch (err) {
+    return { dependency: { name, ok: false, latencyMs: Date.now() - started, error: err instanceof Error ? err.message : String(err) } };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const parse = <T>(raw: unknown): T | null => {
+  if (raw === null || raw === undefined || raw === false) return null;
+  if (typeof raw !== "string") return raw as T;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    return null;
+  }
+};
+
+/** Nearest-rank percentile of ascending `sorted`. */
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+type RedisFigures = [number, number, string | number | false | null, string | number | false | null, unknown, unknown[], [string, unknown[]][]];
+type PgFigures = { dead_letters: Record<string, number> | null; oldest_dead_letter: string | null; big_accounts: Record<string, number> | null; rooms_recent: number };
+
+/** Fields of a Redis hash answered as [field, value, …] (or an object, as the client may decode it). */
+function pairs(raw: unknown): Record<string, unknown> {
+  if (Array.isArray(raw)) {
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i + 1 < raw.length; i += 2) out[String(raw[i])] = raw[i + 1];
+    return out;
+  }
+  return (raw as Record<string, unknown>) ?? {};
+}
+
+/**
+ * The operations view, from state that exists or that background jobs record: ONE Redis script
+ * call and a PING (at most 9 billed commands on the one database), two Postgres statements
+ * (`SELECT 1` and one statement of subqueries), and one `stats()` call per badge hub shard.
+ */
+export async function readStatus(services: Pick<Services, "redis" | "db" | "env">) {
+  const now = Date.now();
+  const [redisPing, redisRead, pgPing, pgRead, hubs] = await Promise.all([
+    timed("default", () => services.redis.ping()),
+    timed("default", () =>
+      services.redis
+        .createScript<RedisFigures>(READ_STATUS)
+        .exec(
+          [counterKeys.pending(), counterKeys.unappliedBatches(), counterKeys.reconcileCursor(), opsKeys.runs(), opsKeys.fanouts()],
+          [counterKeys.batchPrefix(), CUT_AT_FIELD, String(FANOUT_SAMPLES)],
+        ),
+    ),
+    timed("postgres", () => services.db.execute(sql`select 1`)),
+    timed("postgres", () =>
+      queryRows<PgFigures>(
+        services.db,
+        `SELECT
+           (SELECT json_object_agg(queue, n) FROM (SELECT queue, count(*)::int AS n FROM dead_letters GROUP BY queue) d) AS dead_letters,
+           (SELECT min(died_at) FROM dead_letters) AS oldest_dead_letter,
+           (SELECT json_object_agg(state, n) FROM (SELECT state, count(*)::int AS n FROM feed_big_accounts GROUP BY state) b) AS big_accounts,
+           (SELECT count(*)::int FROM live_session_starts WHERE started_at > now() - make_interval(hours => $1)) AS rooms_recent`,
+        [RECENT_ROOM_HOURS],
+      ),
+    ),
+    readHubs(services),
+  ]);
+
+  const r = redisRead.value;
+  const runs = pairs(r?.[5]);
+  const run = <T>(field: string) => parse<T>(runs[field]);
+  const cutAt = r && r[3] !== false && r[3] !== null ? Number(r[3]) : null;
+  const cursor = r ? parse<{ entity: string; after: string; startedAt?: string; corrected?: number }>(r[4]) : null;
+  const flush = run<Record<string, unknown> & { at: string }>(RUN_FIELDS.flush);
+  const samples = (r?.[6] ?? []).map(([id, fields]) => ({ at: Number(String(id).split("-")[0]), ms: Number(pairs(fields).ms) })).filter((s) => Number.isFinite(s.ms));
+  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const pg = pgRead.value?.[0];
+  const dead = Object.fromEntries(DEAD_LETTER_SOURCES.map((q) => [q, pg?.dead_letters?.[q] ?? 0])) as Record<string, number>;
+  const live = run<{ at: string; asked: number; live: number; largest: { roomId: string; viewers: number; onlineFans: number }[] }>(RUN_FIELDS.liveRooms);
+
+  return {
+    at: new Date(now).toISOString(),
+    dependencies: {
+      redis: [{ ...redisPing.dependency, ok: redisPing.dependency.ok && redisRead.dependency.ok, ...(redisRead.dependency.error && !redisPing.dependency.error ? { error: redisRead.dependency.error } : {}) }],
+      postgres: { ...pgPing.dependency, ok: pgPing.dependency.ok && pgRead.dependency.ok, ...(pgRead.dependency.error && !pgPing.dependency.error ? { error: pgRead.dependency.error } : {}) },
+    },
+    counters: {
+      pendingFields: r ? Number(r[0]) : null,
+      unappliedBatches: r ? Number(r[1]) : null,
+      oldestUnappliedBatch: r && r[2] !== false && r[2] !== null ? { batch: String(r[2]), cutAt: cutAt === null ? null : new Date(cutAt).toISOString() } : null,
+      flushLagMs: r ? (cutAt === null ? 0 : Math.max(0, now - cutAt)) : null,
+      lastFlush: flush ? { ...flush, ageMs: Math.max(0, now - Date.parse(flush.at)) } : null,
+      reconcile: {
+        running: cursor !== null,
+        position: cursor ? { entity: cursor.entity, after: cursor.after } : null,
+        startedAt: cursor?.startedAt ?? null,
+        correctedSoFar: cursor ? (cursor.corrected ?? 0) : null,
+        lastPass: run<{ startedAt: string | null; finishedAt: string; corrected: number }>(RUN_FIELDS.reconcile),
+      },
+    },
+    feed: {
+      deadLetters: pg ? dead : null,
+      deadLettersTotal: pg ? Object.values(dead).reduce((a, b) => a + b, 0) : null,
+      oldestDeadLetterAt: pg?.oldest_dead_letter ? new Date(pg.oldest_dead_letter).toISOString() : null,
+      bigAccounts: pg ? { big: pg.big_accounts?.big ?? 0, toBig: pg.big_accounts?.["to-big"] ?? 0, toNormal: pg.big_accounts?.["to-normal"] ?? 0 } : null,
+      fanouts: {
+        samples: samples.length,
+        p50Ms: percentile(sorted, 0.5),
+        p99Ms: percentile(sorted, 0.99),
+        maxMs: sorted.length ? sorted[sorted.length - 1]! : null,
+        lastAt: samples[0] ? new Date(samples[0].at).toISOString() : null,
+      },
+    },
+    badgesPush: hubs,
+    liveRooms: {
+      startedLast6h: pg ? pg.rooms_recent : null,
+      largest: live?.largest ?? [],
+      asOf: live?.at ?? null,
+      asked: live?.asked ?? 0,
+      live: live?.live ?? 0,
+    },
+    cron: Object.fromEntries(
+      (Object.keys(CRON_SCHEDULES) as CronJobName[]).map((job) => [job, { schedule: CRON_SCHEDULES[job], lastRun: run<CronRunRecord>(RUN_FIELDS.cron(job)) }]),
+    ) as Record<CronJobName, { schedule: string; lastRun: CronRunRecord | null }>,
+  };
+}
+
+export type Status = Awaited<ReturnType<typeof readStatus>>;
+
+/** Each hub shard's own figures (one `stats()` call per shard), summed. */
+async function readHubs(services: Pick<Services, "env">) {
+  const shards = hubShards(services.env);
+  const figures: { sockets: number; users: number }[] = [];
+  let failed = 0;
+  for (let i = 0; i < shards; i += HUB_CALLS_AT_ONCE) {
+    const answers = await Promise.allSettled(Array.from({ length: Math.min(HUB_CALLS_AT_ONCE, shards - i) }, (_, j) => hubStub(services.env, i + j).stats()));
+    for (const a of answers) {
+      if (a.status === "fulfilled") figures.push(a.value);
+      else failed += 1;
+    }
+  }
+  return {
+    hubs: shards,
+    hubsAnswered: figures.length,
+    hubsFailed: failed,
+    socketsOpen: figures.reduce((s, f) => s + f.sockets, 0),
+    usersOnline: figures.reduce((s, f) => s + f.users, 0),
+  };
+}

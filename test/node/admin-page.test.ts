@@ -1,0 +1,124 @@
+/**
+ * The operator console's script against a DOM (happy-dom): every card renders from a recorded
+ * status answer, the thresholds stated on the page colour them, the charts keep what they are
+ * given, the dead-letter table has its buttons, and the page asks for a token once and polls.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Document, type Element, type HTMLFormElement, type HTMLInputElement, Window } from "happy-dom";
+import { describe, expect, it } from "vitest";
+import { ADMIN_APP_JS } from "../../src/admin/app-script";
+import { renderAdminPage } from "../../src/admin/page";
+import { StatusSchema } from "../../src/admin/routes";
+
+const recorded = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures/admin-status.json"), "utf8"));
+const clone = () => structuredClone(recorded);
+
+type Console = {
+  renderCards(doc: Document, container: Element, status: unknown, history?: unknown, now?: number): { id: string; level: string }[];
+  renderDeadLetters(doc: Document, tbody: Element, page: unknown): void;
+  record(history: Record<string, { t: number; v: number }[]>, status: unknown, now?: number): Record<string, { t: number; v: number }[]>;
+};
+
+/** The page in a fresh window with its script evaluated; `start` lets it run as in a browser. */
+function page({ start = false, fetch }: { start?: boolean; fetch?: (url: string, init: RequestInit) => Promise<Response> } = {}) {
+  const window = new Window({ url: "https://edge.example/admin" });
+  const document = window.document;
+  document.write(renderAdminPage().replace(/<script[^>]*><\/script>/, ""));
+  const w = window as unknown as Record<string, unknown>;
+  if (!start) w.ADMIN_CONSOLE_NO_START = true;
+  if (fetch) w.fetch = fetch;
+  window.eval(ADMIN_APP_JS);
+  return { window, document, console: w.AdminConsole as Console };
+}
+
+const levels = (doc: Document) => Object.fromEntries([...doc.querySelectorAll(".card")].map((c) => [c.id, c.getAttribute("data-level")]));
+
+describe("/admin page script", () => {
+  it("is given a status answer of the API's own shape (the route's response schema)", () => {
+    expect(StatusSchema.safeParse(recorded).error).toBeUndefined();
+  });
+
+  it("renders a card per area from a recorded status answer, all green when all is well", () => {
+    const { document, console } = page();
+    const cards = console.renderCards(document, document.getElementById("cards")!, clone());
+    expect(cards.map((c) => c.id)).toEqual(["dependencies", "counters", "feed", "badges", "live", "cron"]);
+    expect(levels(document)).toEqual({
+      "card-dependencies": "green",
+      "card-counters": "green",
+      "card-feed": "green",
+      "card-badges": "green",
+      "card-live": "green",
+      "card-cron": "green",
+    });
+    const text = document.getElementById("cards")!.textContent!;
+    for (const figure of ["Pending fields", "Flush lag", "Dead letters", "Big accounts", "Sockets open", "Users online", "Started in the last 6 h", "stage", "flush (* * * * *)", "p99 340 ms"]) {
+      expect(text).toContain(figure);
+    }
+  });
+
+  it("colours against the thresholds the page states: flush lag over 2 min red, a dead letter amber, a database down red", () => {
+    const { document, console } = page();
+    const bad = clone();
+    bad.counters.flushLagMs = 121_000;
+    bad.feed.deadLettersTotal = 1;
+    bad.feed.deadLetters["feed-fanout"] = 1;
+    bad.dependencies.postgres = { name: "postgres", ok: false, latencyMs: 2000, error: "no answer within 2000 ms" };
+    console.renderCards(document, document.getElementById("cards")!, bad);
+    expect(levels(document)).toMatchObject({ "card-dependencies": "red", "card-counters": "red", "card-feed": "amber" });
+    expect(document.querySelector("#card-counters .reasons")!.textContent).toContain("flush lag over 2 min");
+    const stated = document.querySelector(".thresholds")!.textContent!;
+    expect(stated).toContain("flush lag (age of the oldest unapplied counter batch) over 2 minutes");
+    expect(stated).toContain("any dead letter waiting");
+    expect(stated).toContain("a database (Redis or Postgres) does not answer");
+  });
+
+  it("keeps 15 minutes of each figure and draws them as inline SVG lines", () => {
+    const { document, console } = page();
+    const history = {};
+    const t0 = Date.parse(recorded.at);
+    const old = clone();
+    old.counters.flushLagMs = 5_000;
+    console.record(history, old, t0 - 20 * 60_000); // falls out of the window
+    for (let i = 0; i < 3; i++) console.record(history, clone(), t0 - (2 - i) * 5_000);
+    console.renderCards(document, document.getElementById("cards")!, clone(), history, t0);
+    for (const series of ["flushLag", "pending", "fanoutP99", "sockets", "deadLetters"]) {
+      const line = document.querySelector(`figure[data-series="${series}"] svg polyline`);
+      expect(line, series).not.toBeNull();
+      expect(line!.getAttribute("points")!.split(" ")).toHaveLength(3);
+    }
+  });
+
+  it("lists dead letters with replay and discard buttons", () => {
+    const { document, console } = page();
+    const tbody = document.getElementById("dead-body")!;
+    console.renderDeadLetters(document, tbody, {
+      items: [{ id: "7", queue: "feed-fanout", body: { kind: "fanout", op: "add", postId: "42", authorId: "9", after: null }, diedAt: "2026-11-25T14:00:00.000Z", lastError: "WRONGTYPE" }],
+      nextCursor: null,
+    });
+    expect(tbody.querySelectorAll("tr")).toHaveLength(1);
+    expect(tbody.textContent).toContain("fanout post 42");
+    expect(tbody.querySelector('button[data-action="replay"][data-id="7"]')).not.toBeNull();
+    expect(tbody.querySelector('button[data-action="discard"][data-id="7"]')).not.toBeNull();
+    console.renderDeadLetters(document, tbody, { items: [], nextCursor: null });
+    expect(tbody.textContent).toContain("No dead letters.");
+  });
+
+  it("asks for the token once, keeps it for the tab, and polls the status with it", async () => {
+    const calls: { url: string; auth: string | null }[] = [];
+    const fetch = async (url: string, init: RequestInit) => {
+      calls.push({ url, auth: new Headers(init.headers).get("Authorization") });
+      const body = url.startsWith("/v1/admin/status") ? clone() : { items: [], nextCursor: null };
+      return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+    };
+    const { window, document } = page({ start: true, fetch });
+    expect((document.getElementById("login") as HTMLFormElement).hidden).toBe(false);
+    (document.getElementById("token") as HTMLInputElement).value = "admin-jwt";
+    document.getElementById("login")!.dispatchEvent(new window.Event("submit", { cancelable: true }));
+    expect(window.sessionStorage.getItem("community-edge-admin-token")).toBe("admin-jwt");
+    for (let i = 0; i < 50 && document.querySelectorAll(".card").length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(document.querySelectorAll(".card")).toHaveLength(6);
+    expect(calls[0]).toEqual({ url: "/v1/admin/status", auth: "Bearer admin-jwt" });
+    window.close();
+  });
+});
