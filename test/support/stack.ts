@@ -54,14 +54,21 @@ export function bridgeStats(): Promise<BridgeStats> {
   return call("GET", "/bridge/stats");
 }
 
+/** Counts of what reached Redis database `index`'s own bridge (shared by every test using it). */
+export function databaseStats(index: number): Promise<BridgeStats> {
+  return call("GET", `/databases/${index}/stats`);
+}
+
 export async function resetBridgeStats(): Promise<void> {
   await call("POST", "/bridge/stats/reset");
 }
 
-export async function createChaos(): Promise<Chaos> {
+/** A chaos pair; `database` puts its bridge in front of that Redis database of the stack (default 0). */
+export async function createChaos(database = 0): Promise<Chaos> {
   const { id, restUrl, restToken, wsProxy } = await call<{ id: string; restUrl: string; restToken: string; wsProxy: string }>(
     "POST",
     "/chaos",
+    database === 0 ? undefined : { database },
   );
   return {
     restUrl,
