@@ -6,7 +6,8 @@
  *   GET    /bridge/stats            → BridgeStats of the shared bridge
  *   POST   /bridge/stats/reset      → 204
  *   POST   /chaos                   → { id, restUrl, restToken, wsProxy } (a private bridge+proxy pair);
- *                                     body { database: i } puts the bridge in front of Redis database i
+ *                                     body { database: i } puts the bridge in front of Redis database i,
+ *                                     { maxCommandsPerSecond: C } gives it a command budget
  *   GET    /databases/:i/stats      → BridgeStats of database i's own bridge
  *   POST   /chaos/:id               ← { redisDown?: boolean, postgresDown?: boolean } → 204
  *   GET    /chaos/:id               → BridgeStats of the pair's own bridge (no noise from other tests)
@@ -29,7 +30,7 @@ export interface ControlServerDeps {
   /** Every Redis database's own bridge, database 0 (`bridge`) first. */
   databases?: UpstashBridge[];
   /** Starts a fresh bridge+proxy pair over the same Redis (database `database`, default 0) and Postgres. */
-  createChaosPair(database?: number): Promise<ChaosPair>;
+  createChaosPair(database?: number, maxCommandsPerSecond?: number): Promise<ChaosPair>;
   /** Restarts the stack's own redis-server; undefined when Redis is external. */
   restartRedis?: () => Promise<void>;
 }
@@ -57,12 +58,15 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
     }
     if (method === "POST" && path === "/chaos") {
       const id = randomBytes(6).toString("hex");
-      const { database = 0 } = (await readJson(req)) as { database?: unknown };
+      const { database = 0, maxCommandsPerSecond } = (await readJson(req)) as { database?: unknown; maxCommandsPerSecond?: unknown };
+      if (maxCommandsPerSecond !== undefined && (typeof maxCommandsPerSecond !== "number" || !(maxCommandsPerSecond > 0))) {
+        return [400, { error: "maxCommandsPerSecond must be a positive number" }];
+      }
       const count = (deps.databases ?? [deps.bridge]).length;
       if (typeof database !== "number" || !Number.isInteger(database) || database < 0 || database >= count) {
         return [400, { error: `database must be an integer from 0 to ${count - 1}` }];
       }
-      const pair = await deps.createChaosPair(database);
+      const pair = await deps.createChaosPair(database, maxCommandsPerSecond as number | undefined);
       pairs.set(id, pair);
       return [200, { id, restUrl: pair.bridge.url, restToken: pair.bridge.token, wsProxy: pair.proxy.wsProxy }];
     }

@@ -130,8 +130,12 @@ export async function startStack({
       const control = await startControlServer({
         bridge,
         databases: databases.map((d) => d.bridge),
-        createChaosPair: async (database = 0) => {
-          const chaosBridge = await startUpstashBridge({ redisUrl: databases[database]!.redisUrl, token: randomBytes(16).toString("hex") });
+        createChaosPair: async (database = 0, chaosBudget?: number) => {
+          const chaosBridge = await startUpstashBridge({
+            redisUrl: databases[database]!.redisUrl,
+            token: randomBytes(16).toString("hex"),
+            maxCommandsPerSecond: chaosBudget,
+          });
           chaosBridges.add(chaosBridge);
           const chaosProxy = await startNeonWsProxy();
           const close = chaosBridge.close;

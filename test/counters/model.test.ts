@@ -14,10 +14,9 @@ import { flushAll, flushOnce, type FlushStep } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
 import { type CounterEntity, fieldsOf } from "../../src/counters/registry";
 import { queryRows, readSnapshot } from "../../src/counters/store";
-import { databaseOf, groupByDatabase } from "../../src/lib/redis-topology";
+import { groupByDatabase } from "../../src/lib/redis-topology";
 import type { Services } from "../../src/lib/services";
-import { newId } from "../support/api";
-import { databasesEnv, stackDatabases } from "../support/databases";
+import { databasesEnv, newIdOn, stackDatabases } from "../support/databases";
 import { servicesFor } from "./support";
 import { prng } from "../support/prng";
 
@@ -25,14 +24,6 @@ import { prng } from "../support/prng";
 const MODEL_FIELDS: Record<CounterEntity, string[]> = { user: ["comments", "coins", "groups"], post: ["views", "comments", "forwards"], group: ["subscribers", "posts", "featured"] };
 
 const STEPS: FlushStep[] = ["invalidate", "cut", "commit", "drop"];
-
-/** A fresh id on database `index` of n (any fresh id at n = 1). */
-function newIdOn(index: number, n: number): string {
-  for (;;) {
-    const id = newId();
-    if (databaseOf(id, n) === index % n) return id;
-  }
-}
 
 /** Deletes cache entries, each on its entity's database (as a cache expiry or eviction there). */
 async function dropCaches(services: Services, entity: CounterEntity, victims: readonly string[]) {

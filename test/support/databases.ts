@@ -8,7 +8,8 @@
  */
 import { env } from "cloudflare:test";
 import type { Env } from "../../src/env";
-import type { DatabaseCredentials } from "../../src/lib/redis-topology";
+import { databaseOf, type DatabaseCredentials } from "../../src/lib/redis-topology";
+import { newId } from "./ids";
 
 /** The stack's databases, database 0 first; one entry when the stack runs one. */
 export function stackDatabases(): DatabaseCredentials[] {
@@ -25,4 +26,12 @@ export function databasesEnv(databases: readonly DatabaseCredentials[] = stackDa
     UPSTASH_REDIS_REST_TOKEN: databases[0]!.token,
     UPSTASH_REDIS_DATABASES: databases.length > 1 ? JSON.stringify(databases) : "",
   };
+}
+
+/** A fresh id whose keys live on database `index` of n. */
+export function newIdOn(index: number, n: number): string {
+  for (;;) {
+    const id = newId();
+    if (databaseOf(id, n) === index % n) return id;
+  }
 }

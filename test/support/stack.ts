@@ -63,13 +63,13 @@ export async function resetBridgeStats(): Promise<void> {
   await call("POST", "/bridge/stats/reset");
 }
 
-/** A chaos pair; `database` puts its bridge in front of that Redis database of the stack (default 0). */
-export async function createChaos(database = 0): Promise<Chaos> {
-  const { id, restUrl, restToken, wsProxy } = await call<{ id: string; restUrl: string; restToken: string; wsProxy: string }>(
-    "POST",
-    "/chaos",
-    database === 0 ? undefined : { database },
-  );
+/**
+ * A chaos pair; `database` puts its bridge in front of that Redis database of the stack (default
+ * 0), `maxCommandsPerSecond` gives the bridge a command budget (answered as Upstash answers it).
+ */
+export async function createChaos(database = 0, options: { maxCommandsPerSecond?: number } = {}): Promise<Chaos> {
+  const body = database === 0 && options.maxCommandsPerSecond === undefined ? undefined : { database, ...options };
+  const { id, restUrl, restToken, wsProxy } = await call<{ id: string; restUrl: string; restToken: string; wsProxy: string }>("POST", "/chaos", body);
   return {
     restUrl,
     restToken,
