@@ -146,6 +146,8 @@ export async function startStack({
         restartRedis: redis.owned
           ? async () => {
               await redis.restart();
+              // An empty database 0 again: its marker back before anyone writes (N > 1 tests).
+              if (redisDatabases > 1) await prepareDatabases(databases.map((d) => d.redisUrl), mode);
               await Promise.all([bridge, ...chaosBridges].map((b) => b.waitUntilConnected()));
             }
           : undefined,

@@ -6,8 +6,11 @@ import { assertMarker, CHECK_TOPOLOGY_MARKER, type DatabaseCredentials, type Top
 /** Fail fast when Upstash is unreachable so callers can degrade instead of hanging the request. */
 const REQUEST_TIMEOUT_MS = 3_000;
 
-/** Clients kept per isolate, one per (database, URL, token); a handful at most (tests point some at dead URLs). */
-const MAX_CLIENTS = 32;
+/**
+ * Clients kept per isolate, one per (database, URL, token); a handful at most (tests point some at
+ * dead URLs), plus room for every database of a setting with several.
+ */
+const MAX_CLIENTS = 16;
 const clients = new Map<string, Redis>();
 
 type RedisEnv = Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN"> & { UPSTASH_REDIS_DATABASES?: string };
@@ -57,7 +60,7 @@ export function redisAt(env: RedisEnv, index: number): Redis {
     signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   instrument(client, topology, index, credentials);
-  if (clients.size >= MAX_CLIENTS) clients.delete(clients.keys().next().value!);
+  if (clients.size >= MAX_CLIENTS + (topology.n > 1 ? topology.n : 0)) clients.delete(clients.keys().next().value!);
   clients.set(key, client);
   return client;
 }
