@@ -101,6 +101,27 @@ describe.skipIf(!enough)("one of three databases killed mid-traffic", () => {
   });
 });
 
+describe.skipIf(!enough)("Postgres down during the flush of three databases", () => {
+  it("every database keeps its cut batches until Postgres is back, then each is applied exactly once", async () => {
+    const ids = [newIdOn(0, 3), newIdOn(1, 3), newIdOn(2, 3)];
+    const before = await postgresCoins(ids);
+    for (const [i, id] of ids.entries()) expect((await incr(id, i + 1)).status).toBe(200);
+    const viaPair = { ...env3, NEON_WS_PROXY: pairs[0]!.wsProxy };
+    await pairs[0]!.setPostgresDown(true);
+    try {
+      await expect(withServices(viaPair, (services) => flushOnce(services))).rejects.toThrow();
+      // Cut, not applied: reads still count every increment once.
+      expect(await readCounts("user", ids, { env: env3 })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id, i) => [id, expect.objectContaining({ coins: before[id]! + i + 1 })])) });
+    } finally {
+      await pairs[0]!.setPostgresDown(false);
+    }
+    await withServices(viaPair, (services) => flushAll(services));
+    await withServices(viaPair, (services) => flushAll(services));
+    expect(await postgresCoins(ids)).toEqual(Object.fromEntries(ids.map((id, i) => [id, before[id]! + i + 1])));
+    expect(await readCounts("user", ids, { env: env3 })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id, i) => [id, expect.objectContaining({ coins: before[id]! + i + 1 })])) });
+  });
+});
+
 describe.skipIf(!enough)("round trips at N = 3", () => {
   async function requestsPerDatabase(call: () => Promise<unknown>): Promise<number[]> {
     const before = await Promise.all(pairs.map((p) => p.stats()));
