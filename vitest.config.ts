@@ -62,6 +62,9 @@ export default defineConfig({
                 NEON_WS_PROXY: inject("wsProxy"),
                 JWT_SECRET: inject("jwtSecret"),
                 STACK_CONTROL_URL: inject("controlUrl"),
+                // Not UPSTASH_REDIS_DATABASES: the Worker runs at one database unless a test
+                // builds its env with these (test/support/databases.ts).
+                STACK_REDIS_DATABASES: inject("redisDatabases"),
                 // Tests read right after writing through other paths (domain functions, Postgres by
                 // hand, other Redis bridges): they check what a reader sees where no edge copy is.
                 // test/counters/edge-cache.test.ts turns the copy on per request.

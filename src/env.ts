@@ -30,6 +30,11 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   /** Upstash REST endpoint and token (locally: the REST bridge in front of redis-server). */
   UPSTASH_REDIS_REST_URL: string;
   UPSTASH_REDIS_REST_TOKEN: string;
+  /**
+   * Several Redis databases (N > 1): JSON `[{"url","token"}, …]`, database 0 first
+   * (`src/lib/redis-topology.ts`, docs/scale.md). Unset: the one database above.
+   */
+  UPSTASH_REDIS_DATABASES?: string;
   /** Postgres connection string, reached through the Neon serverless driver. */
   DATABASE_URL: string;
   /** Local runs only: `host:port/v1` of the WebSocket-to-TCP proxy that stands in for Neon's. */

@@ -21,6 +21,12 @@ declare module "vitest" {
     wsProxy: string;
     /** Control server: bridge stats, chaos pairs, Redis restart. */
     controlUrl: string;
+    /**
+     * `UPSTASH_REDIS_DATABASES` of the stack's several Redis databases (JSON `[{url, token}, …]`,
+     * database 0 = the shared bridge above), or "" when it runs one (`TEST_REDIS_DATABASES=1`).
+     * The Worker's own bindings stay at one database; tests at N > 1 build their env with it.
+     */
+    redisDatabases: string;
     /** Random per run; the Worker's `JWT_SECRET`. */
     jwtSecret: string;
   }
@@ -28,13 +34,17 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const verbose = process.env.STACK_LOG === "1";
-  const stack = await startStack({ mode: "test", log: verbose ? (line) => console.log(`[stack] ${line}`) : undefined });
+  // Three Redis databases by default, so the tests at N = 3 run everywhere (a redis-server and a
+  // bridge each: milliseconds to start).
+  const redisDatabases = Number(process.env.TEST_REDIS_DATABASES ?? 3);
+  const stack = await startStack({ mode: "test", redisDatabases, log: verbose ? (line) => console.log(`[stack] ${line}`) : undefined });
   project.provide("databaseUrl", stack.databaseUrl);
   project.provide("redisUrl", stack.redisUrl);
   project.provide("restUrl", stack.restUrl);
   project.provide("restToken", stack.restToken);
   project.provide("wsProxy", stack.wsProxy);
   project.provide("controlUrl", stack.controlUrl!);
+  project.provide("redisDatabases", stack.redisBindings.UPSTASH_REDIS_DATABASES ?? "");
   project.provide("jwtSecret", randomBytes(32).toString("hex"));
   return () => stack.stop();
 }

@@ -49,7 +49,15 @@ export async function startBenchWorker(
   } = {},
 ): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
-  const stack = await startStack({ mode: "test", log });
+  // BENCH_REDIS_DATABASES=N runs a bench over N Redis databases (each its own redis-server and
+  // bridge), BENCH_MAX_COMMANDS_PER_SECOND=C caps each (docs/scale.md). Billed-command figures
+  // read `stack.redisUrl`, database 0 only.
+  const stack = await startStack({
+    mode: "test",
+    log,
+    redisDatabases: Number(process.env.BENCH_REDIS_DATABASES ?? 1),
+    maxCommandsPerSecond: process.env.BENCH_MAX_COMMANDS_PER_SECOND ? Number(process.env.BENCH_MAX_COMMANDS_PER_SECOND) : undefined,
+  });
   try {
     return await serveWorker(stack, options);
   } catch (err) {
@@ -92,8 +100,7 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
   const worker = await startWorkerd({
     entry: BENCH_ENTRY,
     vars: {
-      UPSTASH_REDIS_REST_URL: stack.restUrl,
-      UPSTASH_REDIS_REST_TOKEN: stack.restToken,
+      ...stack.redisBindings,
       DATABASE_URL: stack.databaseUrl,
       NEON_WS_PROXY: stack.wsProxy,
       JWT_SECRET: jwtSecret,

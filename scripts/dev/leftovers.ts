@@ -26,8 +26,11 @@ export interface DevRecord {
   port: number;
   startedAt: string;
   processes: StartedProcess[];
-  /** Where the run's Redis and Upstash bridge listen: `npm run load` counts round trips and commands there. */
-  stack?: { redisUrl: string; restUrl: string; restToken: string };
+  /**
+   * Where the run's Redis and Upstash bridge listen (database 0): `npm run load` counts round trips
+   * and commands there — in every database of `databases` when the run has several.
+   */
+  stack?: { redisUrl: string; restUrl: string; restToken: string; databases?: { redisUrl: string; restUrl: string; restToken: string }[] };
 }
 
 export const devRecordPath = (dataDir: string) => join(dataDir, "dev.pid");

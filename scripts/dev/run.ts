@@ -5,6 +5,11 @@
  * - default: `wrangler dev` (rebuilds on save, DevTools, source-mapped logs);
  * - `--serve`: the bundled Worker in workerd through Miniflare's API, with no dev proxy in front
  *   (production-like: for load and soak work; see the README for why both exist).
+ * - `--redis-databases N` (default 1): N redis-servers, each behind its own Upstash bridge, and
+ *   the Worker configured with `UPSTASH_REDIS_DATABASES` (docs/scale.md); their data lives in
+ *   `<data-dir>/redis-of-N/<index>/` (N = 1 keeps `<data-dir>/redis/`).
+ * - `--max-commands-per-second C`: each database's command budget, answered past it as Upstash
+ *   answers (`ERR max requests limit exceeded`), so one machine shows where a database stops.
  *
  * SIGTERM, or the end of stdin (the supervising `scripts/dev.ts` is gone, however it died), flushes
  * buffered counters (fires the flush cron), then stops everything it started. A run killed hard
@@ -32,9 +37,21 @@ const { values: flags } = parseArgs({
     serve: { type: "boolean", default: false },
     port: { type: "string", default: "8787" },
     "data-dir": { type: "string", default: DEV_DATA_DIR },
+    "redis-databases": { type: "string", default: "1" },
+    "max-commands-per-second": { type: "string" },
   },
 });
 const PORT = Number(flags.port);
+const REDIS_DATABASES = Number(flags["redis-databases"]);
+const MAX_COMMANDS_PER_SECOND = flags["max-commands-per-second"] === undefined ? undefined : Number(flags["max-commands-per-second"]);
+if (!Number.isInteger(REDIS_DATABASES) || REDIS_DATABASES < 1 || REDIS_DATABASES > 16) {
+  console.error("--redis-databases must be an integer from 1 to 16");
+  process.exit(2);
+}
+if (MAX_COMMANDS_PER_SECOND !== undefined && !(MAX_COMMANDS_PER_SECOND > 0)) {
+  console.error("--max-commands-per-second must be a positive number");
+  process.exit(2);
+}
 const DATA_DIR = resolve(flags["data-dir"]!);
 const WORKER_URL = `http://127.0.0.1:${PORT}`;
 /** Longest wait for the flush on the way out; then the deltas simply stay in Redis' file. */
@@ -67,10 +84,17 @@ const stack = await startStack({
   dataDir: DATA_DIR,
   log,
   onRedisSpawn: (pid) => (started.push({ pid, what: "redis-server", match: "redis-server" }), record()),
+  redisDatabases: REDIS_DATABASES,
+  maxCommandsPerSecond: MAX_COMMANDS_PER_SECOND,
 });
 const postmaster = Number(readFileSafe(join(DATA_DIR, "postgres/postmaster.pid"))?.split("\n")[0]);
 if (postmaster) started.push({ pid: postmaster, what: "postgres", match: "postgres" });
-stackInfo = { redisUrl: stack.redisUrl, restUrl: stack.restUrl, restToken: stack.restToken };
+stackInfo = {
+  redisUrl: stack.redisUrl,
+  restUrl: stack.restUrl,
+  restToken: stack.restToken,
+  databases: stack.databases.map((d) => ({ redisUrl: d.redisUrl, restUrl: d.restUrl, restToken: d.restToken })),
+};
 record();
 const devVars = readDevVars();
 const jwtSecret = devVars.JWT_SECRET ?? DEV_JWT_SECRET;
@@ -78,8 +102,7 @@ const jwtSecret = devVars.JWT_SECRET ?? DEV_JWT_SECRET;
 const DEV_CORS_ORIGINS = "http://localhost:*,http://127.0.0.1:*";
 
 const vars: Record<string, string> = {
-  UPSTASH_REDIS_REST_URL: stack.restUrl,
-  UPSTASH_REDIS_REST_TOKEN: stack.restToken,
+  ...stack.redisBindings,
   DATABASE_URL: stack.databaseUrl,
   NEON_WS_PROXY: stack.wsProxy,
   JWT_SECRET: jwtSecret,
@@ -109,8 +132,10 @@ console.log(
     "",
     `  Local stack (${flags.serve ? "--serve: bundled Worker in workerd, no dev proxy" : "wrangler dev"})`,
     `    Postgres        ${redactPassword(stack.databaseUrl)}`,
-    `    Redis           ${stack.redisUrl} (append-only file in ${join(DATA_DIR, "redis")})`,
-    `    Upstash bridge  ${stack.restUrl}  (token ${stack.restToken})`,
+    ...(REDIS_DATABASES === 1
+      ? [`    Redis           ${stack.redisUrl} (append-only file in ${join(DATA_DIR, "redis")})`, `    Upstash bridge  ${stack.restUrl}  (token ${stack.restToken})`]
+      : stack.databases.map((d, i) => `    Redis db ${i}      ${d.redisUrl} behind ${d.restUrl} (token ${d.restToken}; data in ${join(DATA_DIR, `redis-of-${REDIS_DATABASES}`, String(i))})`)),
+    ...(MAX_COMMANDS_PER_SECOND === undefined ? [] : [`    Budget          ${MAX_COMMANDS_PER_SECOND} commands/s per database`]),
     `    Neon WS proxy   ${stack.wsProxy}`,
     `    Worker          ${WORKER_URL}`,
     `    JWT secret      ${jwtSecret === DEV_JWT_SECRET ? "dev default (set JWT_SECRET in .dev.vars)" : "from .dev.vars"}`,

@@ -92,17 +92,22 @@ export function localStackMeter(baseUrl: string, dataDir: string): StackMeter | 
   if (!isLoopback(baseUrl)) return undefined;
   const record = readDevRecord(devRecordPath(dataDir));
   if (!record?.stack || String(record.port) !== new URL(baseUrl).port || !isOurs({ pid: record.pid, match: "scripts/dev" })) return undefined;
-  const { redisUrl, restUrl, restToken } = record.stack;
-  const bridgeRequests = async () => {
+  // Every Redis database of the run (`npm run dev -- --redis-databases N`), database 0 first.
+  const databases = record.stack.databases ?? [record.stack];
+  const bridgeRequests = async ({ restUrl, restToken }: (typeof databases)[number]) => {
     const res = await fetch(`${restUrl}${STATS_PATH}`, { headers: { authorization: `Bearer ${restToken}` } });
     return ((await res.json()) as BridgeStats).requests;
   };
+  const snapshot = () => Promise.all(databases.map(async (d) => ({ requests: await bridgeRequests(d), commands: await redisCommandStats(d.redisUrl) })));
   return {
     async start() {
-      const [requests, commands] = await Promise.all([bridgeRequests(), redisCommandStats(redisUrl)]);
+      const before = await snapshot();
       return async () => {
-        const [requestsAfter, commandsAfter] = await Promise.all([bridgeRequests(), redisCommandStats(redisUrl)]);
-        return { roundTrips: requestsAfter - requests, billedCommands: billedCommandsBetween(commands, commandsAfter).total };
+        const after = await snapshot();
+        return {
+          roundTrips: after.reduce((sum, a, i) => sum + a.requests - before[i]!.requests, 0),
+          billedCommands: after.reduce((sum, a, i) => sum + billedCommandsBetween(before[i]!.commands, a.commands).total, 0),
+        };
       };
     },
   };

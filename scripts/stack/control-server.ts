@@ -5,7 +5,10 @@
  *
  *   GET    /bridge/stats            → BridgeStats of the shared bridge
  *   POST   /bridge/stats/reset      → 204
- *   POST   /chaos                   → { id, restUrl, restToken, wsProxy } (a private bridge+proxy pair)
+ *   POST   /chaos                   → { id, restUrl, restToken, wsProxy } (a private bridge+proxy pair);
+ *                                     body { database: i } puts the bridge in front of Redis database i,
+ *                                     { maxCommandsPerSecond: C } gives it a command budget
+ *   GET    /databases/:i/stats      → BridgeStats of database i's own bridge
  *   POST   /chaos/:id               ← { redisDown?: boolean, postgresDown?: boolean } → 204
  *   GET    /chaos/:id               → BridgeStats of the pair's own bridge (no noise from other tests)
  *   DELETE /chaos/:id               → 204
@@ -27,8 +30,10 @@ export interface ChaosPair {
 
 export interface ControlServerDeps {
   bridge: UpstashBridge;
-  /** Starts a fresh bridge+proxy pair over the same Redis and Postgres. */
-  createChaosPair(): Promise<ChaosPair>;
+  /** Every Redis database's own bridge, database 0 (`bridge`) first. */
+  databases?: UpstashBridge[];
+  /** Starts a fresh bridge+proxy pair over the same Redis (database `database`, default 0) and Postgres. */
+  createChaosPair(database?: number, maxCommandsPerSecond?: number): Promise<ChaosPair>;
   /** Restarts the stack's own redis-server; undefined when Redis is external. */
   restartRedis?: () => Promise<void>;
 }
@@ -51,9 +56,22 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
       deps.bridge.resetStats();
       return [204];
     }
+    const statsOf = path.match(/^\/databases\/(\d+)\/stats$/)?.[1];
+    if (method === "GET" && statsOf !== undefined) {
+      const bridge = (deps.databases ?? [deps.bridge])[Number(statsOf)];
+      return bridge ? [200, bridge.stats] : [404, { error: `no Redis database ${statsOf}` }];
+    }
     if (method === "POST" && path === "/chaos") {
       const id = randomBytes(6).toString("hex");
-      const pair = await deps.createChaosPair();
+      const { database = 0, maxCommandsPerSecond } = (await readJson(req)) as { database?: unknown; maxCommandsPerSecond?: unknown };
+      if (maxCommandsPerSecond !== undefined && (typeof maxCommandsPerSecond !== "number" || !(maxCommandsPerSecond > 0))) {
+        return [400, { error: "maxCommandsPerSecond must be a positive number" }];
+      }
+      const count = (deps.databases ?? [deps.bridge]).length;
+      if (typeof database !== "number" || !Number.isInteger(database) || database < 0 || database >= count) {
+        return [400, { error: `database must be an integer from 0 to ${count - 1}` }];
+      }
+      const pair = await deps.createChaosPair(database, maxCommandsPerSecond as number | undefined);
       pairs.set(id, pair);
       return [200, { id, restUrl: pair.bridge.url, restToken: pair.bridge.token, wsProxy: pair.proxy.wsProxy }];
     }

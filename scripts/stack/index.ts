@@ -11,14 +11,26 @@ import { migrate } from "./migrate.js";
 import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge.js";
 import { startNeonWsProxy, type NeonWsProxy } from "./neon-ws-proxy.js";
 import { startControlServer } from "./control-server.js";
+import { Redis as RedisConnection } from "ioredis";
+import { assertMarker, CHECK_TOPOLOGY_MARKER, TOPOLOGY_MARKER_KEY, topologyMarker } from "../../src/lib/redis-topology.js";
+import { counterKeys } from "../../src/counters/keys.js";
 
 export type { StackMode } from "./postgres.js";
 
 /** Dev token is fixed so a running `wrangler dev` and curl commands keep working across restarts. */
 export const DEV_REST_TOKEN = "dev-upstash-token";
 
+/** One Redis database of the stack: a redis-server behind its own Upstash REST bridge. */
+export interface StackRedisDatabase {
+  redisUrl: string;
+  restUrl: string;
+  restToken: string;
+  bridge: UpstashBridge;
+}
+
 export interface Stack {
   databaseUrl: string;
+  /** Database 0's Redis (the only one by default). */
   redisUrl: string;
   /** Upstash REST URL of the shared bridge (`UPSTASH_REDIS_REST_URL`). */
   restUrl: string;
@@ -27,6 +39,13 @@ export interface Stack {
   wsProxy: string;
   bridge: UpstashBridge;
   proxy: NeonWsProxy;
+  /** Every Redis database, database 0 first (the one above); more than one with `redisDatabases`. */
+  databases: StackRedisDatabase[];
+  /**
+   * The Worker's bindings for its Redis: `UPSTASH_REDIS_REST_URL`/`_TOKEN` (database 0), and with
+   * several databases `UPSTASH_REDIS_DATABASES` (JSON `[{url, token}, …]`).
+   */
+  redisBindings: Record<string, string>;
   /** Test mode only: URL of the control server (`STACK_CONTROL_URL`). */
   controlUrl?: string;
   /** Stops everything this call started, in reverse order, and nothing else. */
@@ -42,6 +61,10 @@ export interface StackOptions {
   dataDir?: string;
   /** Dev mode: told each spawned redis-server's pid (for the leftover record). */
   onRedisSpawn?: (pid: number) => void;
+  /** Redis databases to start, each a redis-server behind its own bridge (default 1). */
+  redisDatabases?: number;
+  /** Each database's command budget per second (the bridge's `maxCommandsPerSecond`); none by default. */
+  maxCommandsPerSecond?: number;
 }
 
 export async function startStack({
@@ -50,7 +73,10 @@ export async function startStack({
   migrate: runMigrations = true,
   dataDir = DEV_DATA_DIR,
   onRedisSpawn,
+  redisDatabases = 1,
+  maxCommandsPerSecond,
 }: StackOptions): Promise<Stack> {
+  if (!Number.isInteger(redisDatabases) || redisDatabases < 1 || redisDatabases > 16) throw new Error(`redisDatabases must be 1–16, not ${redisDatabases}`);
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stops.reverse()) {
@@ -62,7 +88,7 @@ export async function startStack({
   try {
     // Started side by side (Postgres takes seconds); whichever succeeded is stopped if the other failed.
     const [redisStarted, postgresStarted] = await Promise.allSettled([
-      startRedis({ log, onSpawn: onRedisSpawn, dataDir: mode === "dev" ? join(dataDir, "redis") : undefined }),
+      startRedis({ log, onSpawn: onRedisSpawn, dataDir: mode === "dev" ? redisDataDir(dataDir, redisDatabases, 0) : undefined }),
       startPostgres({ mode, log, dataDir }),
     ]);
     if (redisStarted.status === "fulfilled") stops.push(() => redisStarted.value.stop());
@@ -74,8 +100,26 @@ export async function startStack({
     if (runMigrations) await migrate(postgres.url, log);
 
     const token = mode === "dev" ? DEV_REST_TOKEN : randomBytes(16).toString("hex");
-    const bridge = await startUpstashBridge({ redisUrl: redis.url, token });
+    const bridge = await startUpstashBridge({ redisUrl: redis.url, token, maxCommandsPerSecond });
     stops.push(() => bridge.close());
+    const databases: StackRedisDatabase[] = [{ redisUrl: redis.url, restUrl: bridge.url, restToken: bridge.token, bridge }];
+    const extraRedis: Awaited<ReturnType<typeof startRedis>>[] = [];
+    for (let i = 1; i < redisDatabases; i++) {
+      // Always private servers (never REDIS_URL): each database is a Redis of its own.
+      const more = await startRedis({ log, ignoreEnv: true, onSpawn: onRedisSpawn, dataDir: mode === "dev" ? redisDataDir(dataDir, redisDatabases, i) : undefined });
+      stops.push(() => more.stop());
+      extraRedis.push(more);
+      const moreToken = mode === "dev" ? `${DEV_REST_TOKEN}-${i}` : randomBytes(16).toString("hex");
+      const moreBridge = await startUpstashBridge({ redisUrl: more.url, token: moreToken, maxCommandsPerSecond });
+      stops.push(() => moreBridge.close());
+      databases.push({ redisUrl: more.url, restUrl: moreBridge.url, restToken: moreBridge.token, bridge: moreBridge });
+    }
+    if (redisDatabases > 1) {
+      await prepareDatabases(databases.map((d) => d.redisUrl), mode);
+      log(`stack: ${redisDatabases} Redis databases: ${databases.map((d) => d.restUrl).join(", ")}`);
+    }
+    const redisBindings: Record<string, string> = { UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token };
+    if (redisDatabases > 1) redisBindings.UPSTASH_REDIS_DATABASES = JSON.stringify(databases.map((d) => ({ url: d.restUrl, token: d.restToken })));
     const proxy = await startNeonWsProxy();
     stops.push(() => proxy.close());
     log(`stack: upstash bridge ${bridge.url}, neon ws proxy ${proxy.wsProxy}`);
@@ -85,8 +129,13 @@ export async function startStack({
       const chaosBridges = new Set<UpstashBridge>();
       const control = await startControlServer({
         bridge,
-        createChaosPair: async () => {
-          const chaosBridge = await startUpstashBridge({ redisUrl: redis.url, token: randomBytes(16).toString("hex") });
+        databases: databases.map((d) => d.bridge),
+        createChaosPair: async (database = 0, chaosBudget?: number) => {
+          const chaosBridge = await startUpstashBridge({
+            redisUrl: databases[database]!.redisUrl,
+            token: randomBytes(16).toString("hex"),
+            maxCommandsPerSecond: chaosBudget,
+          });
           chaosBridges.add(chaosBridge);
           const chaosProxy = await startNeonWsProxy();
           const close = chaosBridge.close;
@@ -97,6 +146,8 @@ export async function startStack({
         restartRedis: redis.owned
           ? async () => {
               await redis.restart();
+              // An empty database 0 again: its marker back before anyone writes (N > 1 tests).
+              if (redisDatabases > 1) await prepareDatabases(databases.map((d) => d.redisUrl), mode);
               await Promise.all([bridge, ...chaosBridges].map((b) => b.waitUntilConnected()));
             }
           : undefined,
@@ -114,11 +165,40 @@ export async function startStack({
       wsProxy: proxy.wsProxy,
       bridge,
       proxy,
+      databases,
+      redisBindings,
       controlUrl,
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** Dev data of Redis database `index`: `redis/` at N = 1 (as always), `redis-of-N/<index>/` otherwise. */
+function redisDataDir(dataDir: string, n: number, index: number): string {
+  return n === 1 ? join(dataDir, "redis") : join(dataDir, `redis-of-${n}`, String(index));
+}
+
+/**
+ * Before any Worker runs against several databases:
+ *  - writes each EMPTY database's topology marker (what the Worker itself would adopt), so that
+ *    database 0 — which the tests share with everything written at N = 1 — is a database of this
+ *    setting from the start;
+ *  - dev mode: forgets each database's batch sequence, so its next cut continues from Postgres'
+ *    watermark: a dev stack switched between N = 1 and N > 1 keeps one Postgres, and a Redis
+ *    whose sequence is behind it would number batches Postgres already holds (skipped as applied).
+ */
+async function prepareDatabases(redisUrls: string[], mode: StackMode): Promise<void> {
+  for (const [index, url] of redisUrls.entries()) {
+    const client = new RedisConnection(url, { maxRetriesPerRequest: 1 });
+    try {
+      const answer = await client.eval(CHECK_TOPOLOGY_MARKER, 1, TOPOLOGY_MARKER_KEY, topologyMarker(index, redisUrls.length));
+      assertMarker(answer, index, redisUrls.length);
+      if (mode === "dev") await client.del(counterKeys.batchSeq());
+    } finally {
+      client.disconnect();
+    }
   }
 }

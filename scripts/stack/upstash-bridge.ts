@@ -28,6 +28,8 @@ export interface UpstashBridge {
   port: number;
   /** Live counters; read them after the requests you want to count. */
   readonly stats: BridgeStats;
+  /** Requests refused past the command budget (`maxCommandsPerSecond`), as Upstash refuses them. */
+  readonly rateLimited: number;
   resetStats(): void;
   /** Simulates an Upstash outage: every request answers 503 until `setDown(false)`. */
   setDown(down: boolean): void;
@@ -41,6 +43,18 @@ export interface UpstashBridgeOptions {
   token: string;
   host?: string;
   port?: number;
+  /**
+   * The database's command budget per second (`--max-commands-per-second`), like an Upstash plan's
+   * limit: a request whose commands would take the current second past it is refused as Upstash
+   * refuses it (400, `ERR max requests limit exceeded. Limit: C, Usage: U. …`) and runs nothing.
+   * Every command of a request counts (a pipeline of 5 counts 5; a script counts 1). None by default.
+   */
+  maxCommandsPerSecond?: number;
+}
+
+/** Upstash's answer past a database's request limit (its wording, with the bridge's own figures). */
+export function rateLimitAnswer(limit: number, usage: number): string {
+  return `ERR max requests limit exceeded. Limit: ${limit}, Usage: ${usage}. See https://upstash.com/docs/redis/troubleshooting/max_requests_limit for details`;
 }
 
 /** `GET` with the bearer token: the bridge's `BridgeStats` as JSON (local tooling only). */
@@ -64,10 +78,28 @@ export async function startUpstashBridge({
   token,
   host = "127.0.0.1",
   port = 0,
+  maxCommandsPerSecond,
 }: UpstashBridgeOptions): Promise<UpstashBridge> {
   const redis = connectToRedis(redisUrl);
   const stats = emptyStats();
   let down = false;
+  // The budget's window: the current wall-clock second and the commands it has taken.
+  let windowSecond = 0;
+  let windowUsage = 0;
+  let rateLimited = 0;
+  /** Takes `commands` from this second's budget; false (nothing taken) when they do not fit. */
+  function withinBudget(commands: number): boolean {
+    if (maxCommandsPerSecond === undefined) return true;
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== windowSecond) [windowSecond, windowUsage] = [second, 0];
+    if (windowUsage + commands > maxCommandsPerSecond) return false;
+    windowUsage += commands;
+    return true;
+  }
+  function refuse(res: ServerResponse): void {
+    rateLimited += 1;
+    respond(res, 400, { error: rateLimitAnswer(maxCommandsPerSecond!, windowUsage) });
+  }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -96,6 +128,7 @@ export async function startUpstashBridge({
       const body = await readJson(req);
       if (path === "/") {
         const command = asCommand(body);
+        if (!withinBudget(1)) return refuse(res);
         stats.commands += 1;
         const reply = await runOne(command);
         if (reply instanceof Error) return respond(res, 400, { error: reply.message });
@@ -103,6 +136,7 @@ export async function startUpstashBridge({
       }
       if (path === "/pipeline" || path === "/multi-exec") {
         const commands = asCommandList(body);
+        if (!withinBudget(commands.length)) return refuse(res);
         stats.commands += commands.length;
         const replies = path === "/pipeline" ? await runPipeline(commands) : await runMultiExec(commands);
         // A transaction discarded at queue time is one error, not a list.
@@ -168,6 +202,9 @@ export async function startUpstashBridge({
     token,
     port: actualPort,
     stats,
+    get rateLimited() {
+      return rateLimited;
+    },
     resetStats() {
       Object.assign(stats, emptyStats());
     },

@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reachability and latency of Redis and Postgres (503 when either is down) */
+        /** Reachability and latency of Redis (each database) and Postgres (503 when either is down or the Redis setting is wrong) */
         get: {
             parameters: {
                 query?: never;
@@ -33,7 +33,15 @@ export interface paths {
                          *       "redis": {
                          *         "ok": false,
                          *         "latencyMs": 1,
-                         *         "error": "string"
+                         *         "error": "string",
+                         *         "databases": [
+                         *           {
+                         *             "ok": false,
+                         *             "latencyMs": 1,
+                         *             "error": "string"
+                         *           }
+                         *         ],
+                         *         "rateLimited": 1
                          *       },
                          *       "postgres": {
                          *         "ok": false,
@@ -57,7 +65,15 @@ export interface paths {
                          *       "redis": {
                          *         "ok": false,
                          *         "latencyMs": 1,
-                         *         "error": "string"
+                         *         "error": "string",
+                         *         "databases": [
+                         *           {
+                         *             "ok": false,
+                         *             "latencyMs": 1,
+                         *             "error": "string"
+                         *           }
+                         *         ],
+                         *         "rateLimited": 1
                          *       },
                          *       "postgres": {
                          *         "ok": false,
@@ -7323,6 +7339,14 @@ export interface components {
                 ok: boolean;
                 latencyMs: number;
                 error?: string;
+                /** @description With several Redis databases: each one's probe, database 0 first */
+                databases?: {
+                    ok: boolean;
+                    latencyMs: number;
+                    error?: string;
+                }[];
+                /** @description Answers past a database's command budget this isolate got since it started */
+                rateLimited: number;
             };
             postgres: {
                 ok: boolean;

@@ -1,6 +1,7 @@
 import { ApiError, DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
+import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { INCREMENT_COUNTERS } from "./increment.lua";
 import { CACHE_TTL_SECONDS, counterKeys, IDEMPOTENCY_TTL_SECONDS } from "./keys";
@@ -10,8 +11,12 @@ import { applyDirect, mergeDeltas, readSnapshot } from "./store";
 import { hourOf, trendingWeight } from "./trending";
 import { WARM_COUNTERS } from "./warm.lua";
 
-/** Counters' hot paths run scripts only, so they also run inside an event's one pipeline. */
-type Deps = { redis: ScriptRunner; db: Services["db"] };
+/**
+ * Counters' hot paths run scripts only, so they also run inside an event's pipelines. Every key of
+ * an entity lives on the entity's database (`redisAt(databaseOf(id, databases))`), and so do the
+ * pending hash and the batches its increments land in: each database has its own.
+ */
+type Deps = { redisAt(index: number): ScriptRunner; readonly databases: number; db: Services["db"] };
 
 /** Rethrows a failure that is not an outage; a script error loses its Upstash identity so it answers 500. */
 function rethrow(err: unknown): never {
@@ -47,7 +52,7 @@ export function validateDeltas(entity: string, id: string, deltas: Record<string
 }
 
 /** An Idempotency-Key claim: what identifies the request, and the answer to replay. */
-export type IdempotencyClaim = { callerId: string; key: string; fingerprint: string; answer: string };
+export type IdempotencyClaim = { callerId: string; key: string; fingerprint: string; answer: string; ownerId?: string };
 
 /**
  * `counts`: each moved entity's values right after the call (registry field order), keyed
@@ -56,17 +61,20 @@ export type IdempotencyClaim = { callerId: string; key: string; fingerprint: str
  */
 export type IncrementOutcome =
   | { applied: true; via: "redis"; counts: ReadonlyMap<string, number[]> }
-  | { applied: true; via: "postgres"; counts?: undefined }
+  | { applied: true; via: "postgres"; counts?: ReadonlyMap<string, number[]> }
   | { applied: false; replayed: string; counts: ReadonlyMap<string, number[]> };
 
 export const countsKey = (entity: CounterEntity, id: string) => `${entity}:${id}`;
 
+type Group = { entity: CounterEntity; id: string; fields: [string, number][] };
+
 /**
- * Applies deltas: one script call adds them to the pending hash and to cached values (one Redis
- * round trip for any number of entities and fields). When Redis is unreachable the deltas go
- * straight to Postgres (and the touched cache entries are invalidated by the next flush) — except
- * with an idempotency key, which only Redis can remember: then 503, so the caller retries later.
- * A key reused with a different request is a 409.
+ * Applies deltas: one script call per database holding a moved entity adds them to that
+ * database's pending hash and cached values (one Redis round trip: one call at N = 1, or for one
+ * entity; parallel calls otherwise). When a database is unreachable (or answers past its command
+ * budget) its entities' deltas go straight to Postgres (and their cache entries are invalidated
+ * by the next flush) — except with an idempotency key, which only Redis can remember: then 503,
+ * so the caller retries later. A key reused with a different request is a 409.
  */
 export async function incrementCounters(
   deps: Deps,
@@ -76,7 +84,7 @@ export async function incrementCounters(
 ): Promise<IncrementOutcome> {
   const trending = options.trending ?? true;
   const merged = mergeDeltas(deltas);
-  const groups = new Map<string, { entity: CounterEntity; id: string; fields: [string, number][] }>();
+  const groups = new Map<string, Group>();
   for (const d of merged) {
     const key = `${d.entity}:${d.id}`;
     let group = groups.get(key);
@@ -84,41 +92,69 @@ export async function incrementCounters(
     group.fields.push([d.field, d.delta]);
   }
   if (groups.size === 0 && !claim) return { applied: true, via: "redis", counts: new Map() };
-  const keys = [counterKeys.pending(), ...[...groups.values()].map((g) => counterKeys.cache(g.entity, g.id))];
-  const args: (string | number)[] = [groups.size, claim ? `${claim.fingerprint}\n${claim.answer}` : "", IDEMPOTENCY_TTL_SECONDS];
-  for (const g of groups.values()) {
+  const n = deps.databases;
+  const byDatabase = groupByDatabase([...groups.values()], (g) => g.id, n);
+  const claimDatabase = claim ? databaseOf(claim.ownerId ?? [...groups.values()][0]?.id ?? "0", n) : -1;
+  if (claim) {
+    if (byDatabase.size > 1 || (byDatabase.size === 1 && !byDatabase.has(claimDatabase))) {
+      throw new Error("An idempotent increment must move entities of one database only");
+    }
+    if (!byDatabase.has(claimDatabase)) byDatabase.set(claimDatabase, []);
+  }
+  const hour = hourOf(Date.now());
+  const settled = await settleEach(byDatabase, (index, list) =>
+    runIncrement(deps.redisAt(index), list, index === claimDatabase ? claim : undefined, trending, hour),
+  );
+
+  const counts = new Map<string, number[]>();
+  let direct: CounterDelta[] = [];
+  let replay: { stored: string } | undefined;
+  for (const [index, list] of byDatabase) {
+    const outcome = settled.get(index)!;
+    if (outcome.status === "rejected") {
+      const err = outcome.reason;
+      if (!isRedisOutage(err)) rethrow(err);
+      if (index === claimDatabase) throw new DependencyUnavailableError("redis", err);
+      direct = direct.concat(merged.filter((d) => list.some((g) => g.entity === d.entity && g.id === d.id)));
+      continue;
+    }
+    const result = outcome.value;
+    // Rows follow the status (and, on a replay, the stored answer) in group order.
+    const rows = result.slice(result[0] === 1 ? 1 : 2);
+    list.forEach((g, i) => {
+      const row = decodeCachedCounters(rows[i], fieldsOf(g.entity).length);
+      if (row) counts.set(countsKey(g.entity, g.id), row);
+    });
+    if (result[0] !== 1) replay = { stored: String(result[1] ?? "") };
+  }
+  if (direct.length > 0) {
+    await applyDirect(deps.db, direct);
+    return { applied: true, via: "postgres", counts };
+  }
+  if (!replay) return { applied: true, via: "redis", counts };
+  const cut = replay.stored.indexOf("\n");
+  if (!claim || replay.stored.slice(0, cut) !== claim.fingerprint) {
+    throw new ApiError("conflict", "This Idempotency-Key was already used for a different request", [
+      { field: "Idempotency-Key", message: "was used within 24 h for another entity, id or deltas" },
+    ]);
+  }
+  return { applied: false, replayed: replay.stored.slice(cut + 1), counts };
+}
+
+/** The increment script on one database, for the entities that live there (and the claim, if it lives there). */
+function runIncrement(redis: ScriptRunner, list: readonly Group[], claim: IdempotencyClaim | undefined, trending: boolean, hour: number): Promise<unknown[]> {
+  const keys = [counterKeys.pending(), ...list.map((g) => counterKeys.cache(g.entity, g.id))];
+  const args: (string | number)[] = [list.length, claim ? `${claim.fingerprint}\n${claim.answer}` : "", IDEMPOTENCY_TTL_SECONDS];
+  for (const g of list) {
     const weight = trending ? trendingWeight(g.fields.map(([field, delta]) => ({ entity: g.entity, field, delta }))) : 0;
     const registered = fieldsOf(g.entity);
     args.push(counterKeys.pendingField(g.entity, g.id, ""), weight, registered.length, g.fields.length);
     for (const [field, delta] of g.fields) args.push(field, registered.indexOf(field) + 1, delta);
   }
   if (claim) keys.push(counterKeys.idempotency(claim.callerId, claim.key));
-  keys.push(counterKeys.trendingBucket(hourOf(Date.now())));
-  let result: unknown[];
-  try {
-    result = await deps.redis.createScript<unknown[]>(INCREMENT_COUNTERS).exec(keys, args.map(String));
-  } catch (err) {
-    if (!isRedisOutage(err)) rethrow(err);
-    if (claim) throw new DependencyUnavailableError("redis", err);
-    if (merged.length > 0) await applyDirect(deps.db, merged);
-    return { applied: true, via: "postgres" };
-  }
-  // Rows follow the status (and, on a replay, the stored answer) in group order.
-  const rows = result.slice(result[0] === 1 ? 1 : 2);
-  const counts = new Map<string, number[]>();
-  [...groups.values()].forEach((g, i) => {
-    const row = decodeCachedCounters(rows[i], fieldsOf(g.entity).length);
-    if (row) counts.set(countsKey(g.entity, g.id), row);
-  });
-  if (result[0] === 1) return { applied: true, via: "redis", counts };
-  const stored = String(result[1] ?? "");
-  const cut = stored.indexOf("\n");
-  if (!claim || stored.slice(0, cut) !== claim.fingerprint) {
-    throw new ApiError("conflict", "This Idempotency-Key was already used for a different request", [
-      { field: "Idempotency-Key", message: "was used within 24 h for another entity, id or deltas" },
-    ]);
-  }
-  return { applied: false, replayed: stored.slice(cut + 1), counts };
+  // Each database keeps the trending bucket of its own posts (merging them on read is not built yet).
+  keys.push(counterKeys.trendingBucket(hour));
+  return redis.createScript<unknown[]>(INCREMENT_COUNTERS).exec(keys, args.map(String));
 }
 
 /**
@@ -130,8 +166,12 @@ export function shownCounts(fields: readonly string[], row: readonly number[] | 
   return Object.fromEntries(fields.map((f, i) => [f, Math.max(0, row?.[i] ?? 0)]));
 }
 
-/** Raw (unclamped) values of one entity kind, in registry field order, per requested id. */
-export type CounterRead = { entity: CounterEntity; fields: readonly string[]; values: Map<string, number[]>; stale: boolean };
+/**
+ * Raw (unclamped) values of one entity kind, in registry field order, per requested id. `stale`:
+ * some values come from Postgres alone (their database was unreachable); `staleIds` names them
+ * when only some did (N > 1), the others are exact.
+ */
+export type CounterRead = { entity: CounterEntity; fields: readonly string[]; values: Map<string, number[]>; stale: boolean; staleIds?: ReadonlySet<string> };
 
 /**
  * One row of `read_counter_caches` (`read.lua.ts`) as raw values in registry field order, or null
@@ -146,43 +186,54 @@ export function decodeCachedCounters(row: unknown, fieldCount: number): number[]
 const WARM_ATTEMPTS = 3;
 
 /**
- * Reads every field of up to 100 entities: one script call when all are cached; otherwise one
- * Postgres statement for all misses (values + watermark in one snapshot) and one script call that
- * completes and caches them. Redis unreachable: Postgres values, marked stale.
+ * Reads every field of up to 100 entities: one script call per database holding some of them,
+ * in parallel (one call at N = 1), when all are cached; otherwise one Postgres statement for all
+ * misses (values + each database's watermark in one snapshot) and one script call per database
+ * that completes and caches them. A database unreachable: its entities' Postgres values, marked
+ * stale; the others' are exact.
  */
 export async function readCounters(deps: Deps, entity: CounterEntity, ids: readonly string[]): Promise<CounterRead> {
   const fields = fieldsOf(entity);
   const values = new Map<string, number[]>();
-  let cached: (unknown[] | null)[];
-  try {
-    cached = await deps.redis
-      .createScript<(unknown[] | null)[]>(READ_CACHED_COUNTERS)
-      .exec(ids.map((id) => counterKeys.cache(entity, id)), [...fields]);
-  } catch (err) {
-    if (!isRedisOutage(err)) rethrow(err);
-    return { entity, fields, values: await postgresValues(deps, entity, ids), stale: true };
-  }
+  const byDatabase = groupByDatabase(ids, (id) => id, deps.databases);
+  const settled = await settleEach(byDatabase, (index, list) =>
+    deps.redisAt(index).createScript<(unknown[] | null)[]>(READ_CACHED_COUNTERS).exec(list.map((id) => counterKeys.cache(entity, id)), [...fields]),
+  );
   const misses: string[] = [];
-  ids.forEach((id, i) => {
-    const row = decodeCachedCounters(cached[i], fields.length);
-    if (row) values.set(id, row);
-    else misses.push(id);
-  });
-  if (misses.length === 0) return { entity, fields, values, stale: false };
-  try {
-    const warmed = await completeFromSnapshot(deps, entity, misses, "warm");
-    for (const [id, vals] of warmed) values.set(id, vals);
-    return { entity, fields, values, stale: false };
-  } catch (err) {
-    if (err instanceof ApiError || !isRedisOutage(err)) rethrow(err);
-    for (const [id, vals] of await postgresValues(deps, entity, misses)) values.set(id, vals);
-    return { entity, fields, values, stale: true };
+  const unreachable: string[] = [];
+  for (const [index, list] of byDatabase) {
+    const outcome = settled.get(index)!;
+    if (outcome.status === "rejected") {
+      if (!isRedisOutage(outcome.reason)) rethrow(outcome.reason);
+      unreachable.push(...list);
+      continue;
+    }
+    list.forEach((id, i) => {
+      const row = decodeCachedCounters(outcome.value[i], fields.length);
+      if (row) values.set(id, row);
+      else misses.push(id);
+    });
   }
+  if (misses.length > 0) {
+    try {
+      const warmed = await completeWhereReachable(deps, entity, misses, "warm");
+      for (const [id, vals] of warmed.completed) values.set(id, vals);
+      if (warmed.unreachable) unreachable.push(...warmed.unreachable.ids);
+    } catch (err) {
+      if (err instanceof ApiError || !isRedisOutage(err)) rethrow(err);
+      unreachable.push(...misses.filter((id) => !values.has(id)));
+    }
+  }
+  if (unreachable.length === 0) return { entity, fields, values, stale: false };
+  for (const [id, vals] of await postgresValues(deps, entity, unreachable)) values.set(id, vals);
+  return { entity, fields, values, stale: true, staleIds: unreachable.length < ids.length ? new Set(unreachable) : undefined };
 }
 
 /**
  * True values (Postgres at W + unapplied batches + pending) of some entities, read consistently;
- * "warm" also caches them (only where no complete cache hash exists), "peek" only reads.
+ * "warm" also caches them (only where no complete cache entry exists), "peek" only reads. At
+ * N > 1 each database's part is completed against that database's own watermark; a database
+ * that refuses (a flush committed there after the snapshot) has its part read again.
  */
 export async function completeFromSnapshot(
   deps: Deps,
@@ -190,34 +241,94 @@ export async function completeFromSnapshot(
   ids: readonly string[],
   mode: "warm" | "peek",
 ): Promise<Map<string, number[]>> {
-  for (let attempt = 0; attempt < WARM_ATTEMPTS; attempt++) {
-    const completed = await completeSnapshot(deps, entity, ids, await readSnapshot(deps.db, entity, ids), mode);
-    if (completed) return completed; // else a flush committed a batch after our snapshot: read again
-  }
-  throw new ApiError("unavailable", "Counters are being flushed; retry shortly");
+  const { completed, unreachable } = await completeWhereReachable(deps, entity, ids, mode);
+  if (unreachable) throw unreachable.error;
+  return completed;
 }
 
 /**
- * The script half of `completeFromSnapshot`: null when the snapshot is stale (a batch above its
- * watermark was applied and dropped since), in which case nothing was cached.
+ * `completeFromSnapshot`, except that a database that cannot be reached does not fail the others:
+ * its ids come back in `unreachable` with the outage.
  */
-export async function completeSnapshot(
-  deps: { redis: ScriptRunner },
+async function completeWhereReachable(
+  deps: Deps,
   entity: CounterEntity,
   ids: readonly string[],
-  snapshot: Awaited<ReturnType<typeof readSnapshot>>,
+  mode: "warm" | "peek",
+): Promise<{ completed: Map<string, number[]>; unreachable?: { ids: string[]; error: unknown } }> {
+  const completed = new Map<string, number[]>();
+  let unreachable: { ids: string[]; error: unknown } | undefined;
+  let left = [...ids];
+  for (let attempt = 0; attempt < WARM_ATTEMPTS && left.length > 0; attempt++) {
+    const databases = [...groupByDatabase(left, (id) => id, deps.databases).keys()];
+    const snapshot = await readSnapshot(deps.db, entity, left, databases);
+    const parts = await completeSnapshotParts(deps, entity, left, snapshot, mode);
+    for (const [id, row] of parts.completed) completed.set(id, row);
+    if (parts.unreachable) unreachable = { ids: [...(unreachable?.ids ?? []), ...parts.unreachable.ids], error: parts.unreachable.error };
+    left = parts.refused; // a flush committed a batch after our snapshot there: read again
+  }
+  if (left.length > 0) throw new ApiError("unavailable", "Counters are being flushed; retry shortly");
+  return { completed, unreachable };
+}
+
+/**
+ * The script half of `completeFromSnapshot`: null when the snapshot is stale for any of the
+ * databases involved (a batch above its watermark was applied and dropped since, or the snapshot
+ * has no watermark of that database), in which case nothing of that database was cached.
+ */
+export async function completeSnapshot(
+  deps: Pick<Deps, "redisAt" | "databases">,
+  entity: CounterEntity,
+  ids: readonly string[],
+  snapshot: CounterSnapshotRead,
   mode: "warm" | "peek",
 ): Promise<Map<string, number[]> | null> {
+  const parts = await completeSnapshotParts(deps, entity, ids, snapshot, mode);
+  if (parts.unreachable) throw parts.unreachable.error;
+  return parts.refused.length > 0 ? null : parts.completed;
+}
+
+/** Postgres values with the watermark of database 0 (`watermark`) and, at N > 1, of each database read (`watermarks`). */
+export type CounterSnapshotRead = { watermark: number; watermarks?: ReadonlyMap<number, number>; values: Map<string, Map<string, number>> };
+
+async function completeSnapshotParts(
+  deps: Pick<Deps, "redisAt" | "databases">,
+  entity: CounterEntity,
+  ids: readonly string[],
+  snapshot: CounterSnapshotRead,
+  mode: "warm" | "peek",
+): Promise<{ completed: Map<string, number[]>; refused: string[]; unreachable?: { ids: string[]; error: unknown } }> {
   const fields = fieldsOf(entity);
-  const keys = [counterKeys.pending(), counterKeys.unappliedBatches(), counterKeys.batchSeq(), ...ids.map((id) => counterKeys.cache(entity, id))];
-  const args: (string | number)[] = [snapshot.watermark, CACHE_TTL_SECONDS, mode, counterKeys.batchPrefix(), fields.length, ...fields];
-  for (const id of ids) {
-    const pg = snapshot.values.get(id);
-    args.push(counterKeys.pendingField(entity, id, ""), ...fields.map((f) => pg?.get(f) ?? 0));
+  const byDatabase = groupByDatabase(ids, (id) => id, deps.databases);
+  const completed = new Map<string, number[]>();
+  const refused: string[] = [];
+  let unreachable: { ids: string[]; error: unknown } | undefined;
+  const settled = await settleEach(byDatabase, async (index, list) => {
+    const watermark = snapshot.watermarks?.get(index) ?? (index === 0 ? snapshot.watermark : undefined);
+    if (watermark === undefined) return null;
+    const keys = [counterKeys.pending(), counterKeys.unappliedBatches(), counterKeys.batchSeq(), ...list.map((id) => counterKeys.cache(entity, id))];
+    const args: (string | number)[] = [watermark, CACHE_TTL_SECONDS, mode, counterKeys.batchPrefix(), fields.length, ...fields];
+    for (const id of list) {
+      const pg = snapshot.values.get(id);
+      args.push(counterKeys.pendingField(entity, id, ""), ...fields.map((f) => pg?.get(f) ?? 0));
+    }
+    return deps.redisAt(index).createScript<[number, ...unknown[][]]>(WARM_COUNTERS).exec(keys, args.map(String));
+  });
+  for (const [index, list] of byDatabase) {
+    const outcome = settled.get(index)!;
+    if (outcome.status === "rejected") {
+      if (!isRedisOutage(outcome.reason)) throw outcome.reason;
+      unreachable = { ids: [...(unreachable?.ids ?? []), ...list], error: outcome.reason };
+      continue;
+    }
+    const result = outcome.value;
+    if (!result || result[0] !== 1) {
+      refused.push(...list);
+      continue;
+    }
+    list.forEach((id, i) => completed.set(id, ((result[i + 1] ?? []) as unknown[]).map(Number)));
   }
-  const result = await deps.redis.createScript<[number, ...unknown[][]]>(WARM_COUNTERS).exec(keys, args.map(String));
-  if (result[0] !== 1) return null;
-  return new Map(ids.map((id, i) => [id, ((result[i + 1] ?? []) as unknown[]).map(Number)]));
+  return { completed, refused, unreachable };
 }
 
 /** Postgres values only (Redis down): misses whatever Redis still buffers, hence `stale`. */

@@ -171,7 +171,9 @@ export async function readCountersAtEdge(
     const row = read.values.get(id);
     if (row) {
       values.set(id, row);
-      if (!read.stale && boundMs > 0) cache.store(countsKey(entity, id), row, ticket, boundMs);
+      // Never a copy of a Postgres fallback: only values read from a reachable database are exact.
+      const stale = read.staleIds ? read.staleIds.has(id) : read.stale;
+      if (!stale && boundMs > 0) cache.store(countsKey(entity, id), row, ticket, boundMs);
     }
   }
   return { entity, fields: read.fields, values, stale: read.stale };
@@ -214,7 +216,7 @@ export async function readAfterWrite(
  * not bring the old value back.
  */
 export async function incrementWithCounts(
-  services: Pick<Services, "redis" | "db">,
+  services: Pick<Services, "redisAt" | "databases" | "db">,
   entity: CounterEntity,
   id: string,
   deltas: readonly CounterDelta[],

@@ -1,6 +1,7 @@
 import type { Services } from "../lib/services";
 import { completeFromSnapshot, incrementCounters } from "./counters";
 import { type CounterDelta, type CounterEntity, fieldsOf } from "./registry";
+import { groupByDatabase } from "../lib/redis-topology";
 import { counterKeys } from "./keys";
 import { queryRows } from "./store";
 
@@ -60,7 +61,7 @@ export type ReconcileReport = {
  * Counters of ids with no relation rows left (and no flushed counter row) are not revisited.
  */
 export async function reconcileCounters(
-  services: Pick<Services, "redis" | "db">,
+  services: Pick<Services, "redis" | "redisAt" | "databases" | "db">,
   options: { start?: { entity: CounterEntity; after: string }; budgetMs?: number; batchSize?: number; maxBatches?: number; entities?: CounterEntity[] } = {},
 ): Promise<ReconcileReport> {
   const { budgetMs = DEFAULT_BUDGET_MS, batchSize = RECONCILE_BATCH, maxBatches = Infinity } = options;
@@ -101,7 +102,7 @@ type SliceOptions = { sliceMs?: number; batchSize?: number; maxBatches?: number 
  * millions of users does not fit one cron run: it continues in per-minute slices from a cursor in
  * Redis until every id has been covered. Starting again restarts from the first id.
  */
-export async function startReconcilePass(services: Pick<Services, "redis" | "db">, options: SliceOptions = {}) {
+export async function startReconcilePass(services: Pick<Services, "redis" | "redisAt" | "databases" | "db">, options: SliceOptions = {}) {
   const first = (Object.keys(DERIVED) as CounterEntity[])[0]!;
   const cursor: PassCursor = { entity: first, after: "0", startedAt: new Date().toISOString(), corrected: 0 };
   await services.redis.set(counterKeys.reconcileCursor(), JSON.stringify(cursor), { ex: CURSOR_TTL_SECONDS });
@@ -110,7 +111,7 @@ export async function startReconcilePass(services: Pick<Services, "redis" | "db"
 
 /** Runs the next slice of the running pass, if any, and moves its cursor (deleted when done). */
 export async function continueReconcilePass(
-  services: Pick<Services, "redis" | "db">,
+  services: Pick<Services, "redis" | "redisAt" | "databases" | "db">,
   { sliceMs = RECONCILE_SLICE_MS, batchSize, maxBatches }: SliceOptions = {},
 ): Promise<PassSlice> {
   const cursor = await services.redis.get<PassCursor>(counterKeys.reconcileCursor());
@@ -127,7 +128,7 @@ export async function continueReconcilePass(
 }
 
 /** Reconciles the given ids only (an operator repairing known entities; tests). */
-export async function reconcileIds(services: Pick<Services, "redis" | "db">, entity: CounterEntity, ids: readonly string[]): Promise<ReconcileReport> {
+export async function reconcileIds(services: Pick<Services, "redis" | "redisAt" | "databases" | "db">, entity: CounterEntity, ids: readonly string[]): Promise<ReconcileReport> {
   const report: ReconcileReport = { scanned: 0, drifted: 0, drift: [], next: null };
   if (!DERIVED[entity] || ids.length === 0) return report;
   const counted = await countBatch(services, entity, { ids });
@@ -142,7 +143,7 @@ export async function reconcileIds(services: Pick<Services, "redis" | "db">, ent
  * Postgres + batches + pending, which now hold the repaired value.
  */
 async function repair(
-  services: Pick<Services, "redis" | "db">,
+  services: Pick<Services, "redis" | "redisAt" | "databases" | "db">,
   entity: CounterEntity,
   ids: readonly string[],
   expected: number[][],
@@ -168,7 +169,9 @@ async function repair(
   if (deltas.length > 0) {
     // A repair is not engagement: it does not move trending.
     await incrementCounters(services, deltas, undefined, { trending: false });
-    await services.redis.del(...[...drifted].map((id) => counterKeys.cache(entity, id)));
+    for (const [index, list] of groupByDatabase([...drifted], (id) => id, services.databases)) {
+      await services.redisAt(index).del(...list.map((id) => counterKeys.cache(entity, id)));
+    }
   }
   report.scanned += ids.length;
 }

@@ -145,7 +145,7 @@ export const countersRoutes = newRouter()
       const deltas = validateDeltas(entity, id, c.req.valid("json").deltas);
       const answer = { entity, id, deltas: Object.fromEntries(deltas.map((d) => [d.field, d.delta])) };
       const fingerprint = `${entity}:${id}:${JSON.stringify(Object.entries(answer.deltas).sort(([a], [b]) => (a < b ? -1 : 1)))}`;
-      const claim = key ? { callerId: c.var.caller.userId, key, fingerprint, answer: JSON.stringify(answer) } : undefined;
+      const claim = key ? { callerId: c.var.caller.userId, key, fingerprint, answer: JSON.stringify(answer), ownerId: id } : undefined;
       const { outcome, values } = await incrementWithCounts(c.var.services, entity, id, deltas, claim, edgeCacheBoundMs(c.env));
       // Counts are what the counter is after the call (also on a replay).
       const counts = values && shownCounts(fieldsOf(entity), values);

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { idColumn } from "../db/columns";
 
 /**
@@ -22,16 +22,24 @@ export const counters = pgTable(
 );
 
 /**
- * Batches already applied to `counters`. The primary key is what makes a flush exactly-once: the
- * insert of a batch number and its deltas commit in one statement, and a second attempt (crashed
- * flush, concurrent flush) inserts nothing and applies nothing. `max(batch)` is the watermark W a
- * cache warm reads in the same snapshot as the values.
+ * Batches already applied to `counters`, per Redis database (each database cuts and numbers its
+ * own batches; 0 is the only one at N = 1). The unique (database, batch) key is what makes a flush exactly-once:
+ * the insert of a (database, batch) pair and its deltas commit in one statement, and a second
+ * attempt (crashed flush, concurrent flush) inserts nothing and applies nothing. `max(batch)` of a
+ * database is its watermark W, which a cache warm reads in the same snapshot as the values; the
+ * key's order (database first) makes that an index lookup. (A unique index rather than a primary
+ * key: the migration from the single-column key then needs no constraint name.)
  */
-export const counterFlushBatches = pgTable("counter_flush_batches", {
-  batch: bigint("batch", { mode: "number" }).primaryKey(),
-  appliedAt: timestamp("applied_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
-  deltas: integer("deltas").notNull(),
-});
+export const counterFlushBatches = pgTable(
+  "counter_flush_batches",
+  {
+    database: integer("database").notNull().default(0),
+    batch: bigint("batch", { mode: "number" }).notNull(),
+    appliedAt: timestamp("applied_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+    deltas: integer("deltas").notNull(),
+  },
+  (t) => [uniqueIndex("counter_flush_batches_database_batch_idx").on(t.database, t.batch)],
+);
 
 /**
  * Entities whose cached values went stale because an increment was applied straight to Postgres

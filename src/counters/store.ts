@@ -51,7 +51,7 @@ const ADD_ON_CONFLICT = `ON CONFLICT (entity, entity_id, field) DO UPDATE SET va
 export const KEEP_APPLIED_BATCHES = 100_000;
 
 /**
- * Applies batch `batch` exactly once, in one statement (so one implicit transaction): the batch
+ * Applies batch `batch` of Redis database `database` exactly once, in one statement (so one implicit transaction): the batch
  * number is inserted into `counter_flush_batches`, and the deltas are upserted only if that insert
  * happened. A second attempt — after a crash between commit and cleanup, or a concurrent flush,
  * which blocks on the primary key until the first commits — inserts nothing and applies nothing.
@@ -61,20 +61,21 @@ export async function applyBatch(
   batch: number,
   deltas: readonly CounterDelta[],
   keepApplied = KEEP_APPLIED_BATCHES,
+  database = 0,
 ): Promise<{ applied: boolean; stale: StaleMark[] }> {
   const [row] = await query<{ inserted: string; stale: StaleMark[] }>(
     db,
     `WITH b AS (
-       INSERT INTO counter_flush_batches (batch, deltas) VALUES ($5, $6) ON CONFLICT (batch) DO NOTHING RETURNING batch
+       INSERT INTO counter_flush_batches (database, batch, deltas) VALUES ($8, $5, $6) ON CONFLICT (database, batch) DO NOTHING RETURNING batch
      ), pruned AS (
-       DELETE FROM counter_flush_batches WHERE batch <= $5::bigint - $7::bigint
+       DELETE FROM counter_flush_batches WHERE database = $8 AND batch <= $5::bigint - $7::bigint
      ), u AS (
        ${UPSERT_FROM_ARRAYS} WHERE EXISTS (SELECT 1 FROM b)
        ${ADD_ON_CONFLICT}
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM b) AS inserted, (SELECT count(*) FROM u) AS upserted, ${STALE_MARKS} AS stale`,
-    [...columns(deltas), batch, deltas.length, keepApplied],
+    [...columns(deltas), batch, deltas.length, keepApplied, database],
   );
   return { applied: Number(row?.inserted ?? 0) === 1, stale: row?.stale ?? [] };
 }
@@ -100,20 +101,23 @@ export async function applyDirect(db: Database, deltas: readonly CounterDelta[])
 }
 
 /**
- * Postgres values of some entities AND the flush watermark W, in one statement (one snapshot):
- * the two must agree for a cache warm to add exactly the batches Postgres does not hold yet.
+ * Postgres values of some entities AND the flush watermark W of each Redis database named (each
+ * an index lookup), in one statement (one snapshot): the two must agree for a cache warm to add
+ * exactly the batches Postgres does not hold yet. `watermark` is database 0's.
  */
 export async function readSnapshot(
   db: Database,
   entity: CounterEntity,
   ids: readonly string[],
-): Promise<{ watermark: number; values: Map<string, Map<string, number>> }> {
-  const rows = await query<{ w: string; id: string | null; field: string | null; value: string | null }>(
+  databases: readonly number[] = [0],
+): Promise<{ watermark: number; watermarks: Map<number, number>; values: Map<string, Map<string, number>> }> {
+  const rows = await query<{ w: Record<string, string | number>; id: string | null; field: string | null; value: string | null }>(
     db,
-    `SELECT w.w::text AS w, c.entity_id::text AS id, c.field, c.value::text AS value
-       FROM (SELECT coalesce(max(batch), 0) AS w FROM counter_flush_batches) AS w
+    `SELECT w.w AS w, c.entity_id::text AS id, c.field, c.value::text AS value
+       FROM (SELECT json_object_agg(d, (SELECT coalesce(max(batch), 0) FROM counter_flush_batches WHERE database = d)::text) AS w
+               FROM unnest($3::int[]) AS d) AS w
        LEFT JOIN counters AS c ON c.entity = $1 AND c.entity_id = ANY($2::bigint[])`,
-    [entity, ids],
+    [entity, ids, databases.length > 0 ? databases : [0]],
   );
   const values = new Map<string, Map<string, number>>();
   for (const row of rows) {
@@ -122,7 +126,8 @@ export async function readSnapshot(
     if (!fields) values.set(row.id, (fields = new Map()));
     fields.set(row.field, Number(row.value));
   }
-  return { watermark: Number(rows[0]?.w ?? 0), values };
+  const watermarks = new Map(Object.entries(rows[0]?.w ?? {}).map(([d, w]) => [Number(d), Number(w)]));
+  return { watermark: watermarks.get(0) ?? 0, watermarks, values };
 }
 
 /** An entity whose cache entry must be deleted (see `counter_stale_cache`). */
@@ -141,9 +146,9 @@ export async function readStaleMarks(db: Database): Promise<StaleMark[]> {
   return row?.stale ?? [];
 }
 
-/** The flush watermark: the highest batch number applied. */
-export async function readWatermark(db: Database): Promise<number> {
-  const [row] = await query<{ w: string }>(db, "SELECT coalesce(max(batch), 0)::text AS w FROM counter_flush_batches", []);
+/** The flush watermark of one Redis database: the highest of its batch numbers applied. */
+export async function readWatermark(db: Database, database = 0): Promise<number> {
+  const [row] = await query<{ w: string }>(db, "SELECT coalesce(max(batch), 0)::text AS w FROM counter_flush_batches WHERE database = $1", [database]);
   return Number(row?.w ?? 0);
 }
 

@@ -1,4 +1,5 @@
 import { RUN_FIELDS } from "../admin/keys";
+import { settleEach } from "../lib/redis-topology";
 import type { CronTask } from "../scheduled";
 import { flushOnce, type FlushReport } from "./flush";
 import { counterKeys } from "./keys";
@@ -47,14 +48,20 @@ export const reconcileSliceTask: CronTask = { name: "counters.reconcile-slice", 
 
 /**
  * Every minute: trims this hour's and the previous hour's trending buckets to their top posts and
- * sets their TTL (the increment path only ZINCRBYs, to stay at +1 billed command).
+ * sets their TTL (the increment path only ZINCRBYs, to stay at +1 billed command) — on every
+ * database, since each keeps the buckets of its own posts.
  */
 export const trimTrendingTask: CronTask = {
   name: "counters.trending-trim",
   async run(services) {
     const hour = hourOf(Date.now());
     const keys = [counterKeys.trendingBucket(hour), counterKeys.trendingBucket(hour - 1)];
-    await services.redis.createScript(TRIM_TRENDING).exec(keys, [String(TRENDING_BUCKET_TOP), String(TRENDING_BUCKET_TTL_SECONDS)]);
-    return { buckets: keys.length };
+    const all = Array.from({ length: services.databases }, (_, i) => [i, i] as [number, number]);
+    const settled = await settleEach(all, (index) =>
+      services.redisAt(index).createScript(TRIM_TRENDING).exec(keys, [String(TRENDING_BUCKET_TOP), String(TRENDING_BUCKET_TTL_SECONDS)]),
+    );
+    const failed = [...settled.values()].find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    return { buckets: keys.length * all.length };
   },
 };

@@ -43,7 +43,7 @@ const NEWEST_POSTS = (n: string, before: string, authors = AUTHORS) => `
 
 export type PostRow = { id: string; author_id: string; text: string | null; created_at: string | null };
 export type FlagRow = { post_id: string; kind: "l" | "v" };
-/** The counters of some posts with the flush watermark, read in one snapshot (what `completeSnapshot` takes). */
+/** The counters of some posts with Redis database 0's flush watermark, read in one snapshot (what `completeSnapshot` takes; at N > 1 it completes only posts of database 0 from it). */
 export type CounterSnapshot = { watermark: number; values: Map<string, Map<string, number>> };
 
 /**
@@ -69,7 +69,7 @@ export async function readTimelineBuild(db: Database, userId: string, cap: numbe
                 WHERE user_id = $1 AND post_id >= (SELECT m FROM floor) ORDER BY post_id DESC LIMIT $4)
      UNION ALL SELECT 'c', c.entity_id::text, c.field, c.value::text, NULL FROM counters c
                 WHERE c.entity = 'post' AND c.entity_id IN (SELECT id FROM ranked WHERE rn <= $3)
-     UNION ALL SELECT 'w', coalesce(max(batch), 0)::text, NULL, NULL, NULL FROM counter_flush_batches
+     UNION ALL SELECT 'w', coalesce(max(batch), 0)::text, NULL, NULL, NULL FROM counter_flush_batches WHERE database = 0
      UNION ALL (SELECT 'b', f.followee_id::text, NULL, NULL, NULL
                 FROM (SELECT followee_id FROM follows WHERE follower_id = $1 ORDER BY created_at DESC LIMIT ${MAX_FOLLOWEES}) f
                 JOIN feed_big_accounts b ON b.author_id = f.followee_id AND b.state IN ('to-big', 'big'))`,

@@ -1,3 +1,4 @@
+import { databaseOf } from "./redis-topology";
 import { createScriptBatch, type ScriptRunner } from "./script-batch";
 import type { Services } from "./services";
 
@@ -21,9 +22,14 @@ export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T 
 
 /**
  * What a subscriber may use while reacting to an event: the invocation's services, except that
- * Redis is scripts only — every subscriber's scripts for one event go out as one pipeline.
+ * Redis is scripts only — every subscriber's scripts for one event go out as one pipeline per
+ * database they touch (one in all at N = 1; at N > 1 the pipelines go out in parallel).
  */
-export type EventServices = Omit<Services, "redis"> & { readonly redis: ScriptRunner };
+export type EventServices = Omit<Services, "redis" | "redisAt" | "redisFor"> & {
+  readonly redis: ScriptRunner;
+  redisAt(index: number): ScriptRunner;
+  redisFor(ownerId: string): ScriptRunner;
+};
 
 /**
  * Handlers a capability registers, keyed by event type. What a handler resolves to is its report,
@@ -52,9 +58,19 @@ export interface EventBus {
 export function createEventBus(subscribers: readonly Subscriber[]): EventBus {
   return {
     async emit(event, services) {
-      const batch = createScriptBatch(() => services.redis);
-      // The invocation's services with Redis narrowed to the batch; `db` and the rest stay lazy.
-      const scoped = Object.create(services, { redis: { value: batch } }) as EventServices;
+      // One batch per database, made on first use; each sends its scripts as one pipeline.
+      const batches = new Map<number, ScriptRunner>();
+      const redisAt = (index: number) => {
+        let batch = batches.get(index);
+        if (!batch) batches.set(index, (batch = createScriptBatch(() => services.redisAt(index))));
+        return batch;
+      };
+      // The invocation's services with Redis narrowed to the batches; `db` and the rest stay lazy.
+      const scoped = Object.create(services, {
+        redis: { get: () => redisAt(0) },
+        redisAt: { value: redisAt },
+        redisFor: { value: (ownerId: string) => redisAt(databaseOf(ownerId, services.databases)) },
+      }) as EventServices;
       const reports = new Map<string, unknown>();
       const runs = subscribers.flatMap((subscriber) => {
         const handler = subscriber.on[event.type] as ((e: DomainEvent, s: EventServices) => Promise<unknown>) | undefined;

@@ -1,15 +1,27 @@
 import type { Env } from "../env";
 import { openDatabase, type Database } from "./db";
 import type { EventBus } from "./events";
-import { redisFor, type Redis } from "./redis";
+import { redisAt, type Redis } from "./redis";
+import { databaseOf, topologyOf } from "./redis-topology";
 
 /**
  * What domain code may use during one invocation. `db` is opened on first use, so requests served
- * from Redis never open a Postgres connection; `redis` is the isolate's shared client (`redisFor`).
+ * from Redis never open a Postgres connection; the Redis clients are the isolate's shared ones
+ * (`redis.ts`).
  */
 export interface Services {
   readonly env: Env;
+  /**
+   * Database 0 — the only one at N = 1. Capabilities not split by owner yet keep every key here
+   * at N > 1 too, so they work unchanged.
+   */
   readonly redis: Redis;
+  /** N, the number of Redis databases (`redis-topology.ts`); a TopologyError when the setting is wrong. */
+  readonly databases: number;
+  /** The client of database `index` (0 ≤ index < databases). */
+  redisAt(index: number): Redis;
+  /** The client of the database holding `ownerId`'s keys (a user or entity id). */
+  redisFor(ownerId: string): Redis;
   readonly db: Database;
   readonly events: EventBus;
   /** Background work that must finish after the response (Workers `waitUntil`). */
@@ -30,9 +42,14 @@ export function createServices(
   const services: Services = {
     env,
     get redis() {
-      redis ??= redisFor(env);
+      redis ??= redisAt(env, 0);
       return redis;
     },
+    get databases() {
+      return topologyOf(env).n;
+    },
+    redisAt: (index) => (index === 0 ? services.redis : redisAt(env, index)),
+    redisFor: (ownerId) => services.redisAt(databaseOf(ownerId, services.databases)),
     events,
     get db() {
       opened ??= openDatabase(env);

@@ -21,7 +21,7 @@ afterAll(() => close());
 /** Domain dependencies over the test stack that record the billed commands of each script call. */
 function billedRunner() {
   const { redis, billed } = countBilledCommands(services.redis);
-  return { deps: { redis, db: services.db }, billed };
+  return { deps: { redisAt: () => redis, databases: 1, db: services.db }, billed };
 }
 
 const ids = (n: number) => Array.from({ length: n }, () => newId());

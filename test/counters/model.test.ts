@@ -3,6 +3,10 @@
  * flushes, flushes killed after each step, and cache expiry/eviction (DEL of cache keys), with
  * every read checked against an in-memory model after every step. Domain functions are called
  * directly (the same code the routes and the cron run) so a flush can be stopped between steps.
+ *
+ * It runs at N = 1 (the Worker's own bindings) and at N = 3 (the test stack's three Redis
+ * databases, `test/support/databases.ts`), where the entities are spread over all three databases,
+ * each with its own pending hash, batches and watermark.
  */
 import { describe, expect, it } from "vitest";
 import { completeSnapshot, incrementCounters, readCounters } from "../../src/counters/counters";
@@ -10,8 +14,9 @@ import { flushAll, flushOnce, type FlushStep } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
 import { type CounterEntity, fieldsOf } from "../../src/counters/registry";
 import { queryRows, readSnapshot } from "../../src/counters/store";
+import { groupByDatabase } from "../../src/lib/redis-topology";
 import type { Services } from "../../src/lib/services";
-import { newId } from "../support/api";
+import { databasesEnv, newIdOn, stackDatabases } from "../support/databases";
 import { servicesFor } from "./support";
 import { prng } from "../support/prng";
 
@@ -20,9 +25,22 @@ const MODEL_FIELDS: Record<CounterEntity, string[]> = { user: ["comments", "coin
 
 const STEPS: FlushStep[] = ["invalidate", "cut", "commit", "drop"];
 
+/** Deletes cache entries, each on its entity's database (as a cache expiry or eviction there). */
+async function dropCaches(services: Services, entity: CounterEntity, victims: readonly string[]) {
+  for (const [index, list] of groupByDatabase(victims, (id) => id, services.databases)) {
+    await services.redisAt(index).del(...list.map((id) => counterKeys.cache(entity, id)));
+  }
+}
+
 async function runSeed(seed: number, steps: number, services: Services) {
   const rnd = prng(seed);
-  const ids: Record<CounterEntity, string[]> = { user: [newId(), newId(), newId()], post: [newId(), newId()], group: [newId()] };
+  const n = services.databases;
+  // Spread over the databases: users on 0, 1, 2; posts on two of them; the group on a third.
+  const ids: Record<CounterEntity, string[]> = {
+    user: [newIdOn(0, n), newIdOn(1, n), newIdOn(2, n)],
+    post: [newIdOn(seed, n), newIdOn(seed + 1, n)],
+    group: [newIdOn(seed + 2, n)],
+  };
   const entities = Object.keys(ids) as CounterEntity[];
   const model = new Map<string, number>(); // entity:id:field → true (unclamped) value
   const value = (e: CounterEntity, id: string, f: string) => model.get(`${e}:${id}:${f}`) ?? 0;
@@ -67,12 +85,12 @@ async function runSeed(seed: number, steps: number, services: Services) {
     } else if (roll < 0.82) {
       const entity = rnd.pick(entities);
       const victims = rnd.next() < 0.5 ? [rnd.pick(ids[entity])] : ids[entity];
-      await services.redis.del(...victims.map((id) => counterKeys.cache(entity, id)));
+      await dropCaches(services, entity, victims);
       what = `expire ${entity} ${victims.map((v) => v.slice(-4)).join(",")}`;
     } else if (roll < 0.92) {
       // A flush racing cache misses and an increment: the warm must not lose or double a batch.
       const entity = rnd.pick(entities);
-      await services.redis.del(...ids[entity].map((id) => counterKeys.cache(entity, id)));
+      await dropCaches(services, entity, ids[entity]);
       const deltas = randomDeltas();
       await Promise.all([flushOnce(services), readCounters(services, entity, ids[entity]), incrementCounters(services, deltas), flushOnce(services)]);
       applyToModel(deltas);
@@ -81,8 +99,8 @@ async function runSeed(seed: number, steps: number, services: Services) {
       // The warm's worst case, made deterministic: its Postgres snapshot is taken, then a batch above
       // that watermark is applied and dropped before its script runs. It must refuse, caching nothing.
       const entity = rnd.pick(entities);
-      await services.redis.del(...ids[entity].map((id) => counterKeys.cache(entity, id)));
-      const snapshot = await readSnapshot(services.db, entity, ids[entity]);
+      await dropCaches(services, entity, ids[entity]);
+      const snapshot = await readSnapshot(services.db, entity, ids[entity], [...groupByDatabase(ids[entity], (id) => id, n).keys()]);
       const deltas = randomDeltas().map((d) => ({ ...d, entity, id: rnd.pick(ids[entity]), field: MODEL_FIELDS[entity][0]! }));
       await incrementCounters(services, deltas);
       applyToModel(deltas);
@@ -93,7 +111,7 @@ async function runSeed(seed: number, steps: number, services: Services) {
     } else if (roll < 0.98) {
       // Redis lost the batch sequence (a restart without persistence loses it with everything else):
       // the next cut continues from Postgres' watermark instead of reusing applied batch numbers.
-      await services.redis.del(counterKeys.batchSeq());
+      await services.redisAt(n === 1 ? 0 : rnd.int(0, n - 1)).del(counterKeys.batchSeq());
       const deltas = randomDeltas();
       await incrementCounters(services, deltas);
       applyToModel(deltas);
@@ -135,5 +153,19 @@ describe("counters under random interleavings (model-based)", () => {
         await close();
       }
     }, 60_000);
+  }
+});
+
+describe.skipIf(stackDatabases().length < 3)("counters over three Redis databases under random interleavings (model-based)", () => {
+  for (const seed of [1, 2, 3, 4, 5, 6]) {
+    it(`seed ${seed}: every read equals the model after every step, and Postgres does after a full flush`, async () => {
+      const { services, close } = servicesFor(databasesEnv(stackDatabases().slice(0, 3)));
+      try {
+        expect(services.databases).toBe(3);
+        await runSeed(seed, 60, services);
+      } finally {
+        await close();
+      }
+    }, 90_000);
   }
 });

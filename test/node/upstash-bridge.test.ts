@@ -207,3 +207,38 @@ describe.skipIf(!hasRedisServerBinary())("when the Redis behind it restarts", ()
     }
   });
 });
+
+describe("a command budget (--max-commands-per-second)", () => {
+  it("refuses what does not fit in the current second as Upstash does, runs nothing of it, and serves again the next second", async () => {
+    const limited = await startUpstashBridge({ redisUrl: inject("redisUrl"), token: "budget", maxCommandsPerSecond: 5 });
+    const client = new Redis({ url: limited.url, token: "budget", enableAutoPipelining: false });
+    const k = key("budget");
+    try {
+      // Start at the beginning of a second, so the whole test fits in one window.
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+      const p = client.pipeline();
+      for (let i = 0; i < 4; i++) p.incr(k);
+      expect(await p.exec()).toEqual([1, 2, 3, 4]); // 4 of 5
+      const over = client.pipeline();
+      over.incr(k).incr(k);
+      await expect(over.exec()).rejects.toThrow(/^ERR max requests limit exceeded\. Limit: 5, Usage: 4\./);
+      const res = await fetch(limited.url, { method: "POST", headers: { authorization: "Bearer budget" }, body: JSON.stringify(["INCR", k]) });
+      expect(res.status).toBe(200); // the 5th command still fits
+      const refused = await fetch(limited.url, { method: "POST", headers: { authorization: "Bearer budget" }, body: JSON.stringify(["INCR", k]) });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toMatch(/^ERR max requests limit exceeded\. Limit: 5, Usage: 5\. See https:\/\/upstash\.com\//);
+      expect(limited.rateLimited).toBe(2);
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+      expect(await client.get(k)).toBe(5); // nothing of the refused requests ran
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("is off by default", async () => {
+    const p = redis.pipeline();
+    for (let i = 0; i < 50; i++) p.incr(key("nobudget"));
+    expect((await p.exec()).length).toBe(50);
+    expect(bridge.rateLimited).toBe(0);
+  });
+});

@@ -54,15 +54,22 @@ export function bridgeStats(): Promise<BridgeStats> {
   return call("GET", "/bridge/stats");
 }
 
+/** Counts of what reached Redis database `index`'s own bridge (shared by every test using it). */
+export function databaseStats(index: number): Promise<BridgeStats> {
+  return call("GET", `/databases/${index}/stats`);
+}
+
 export async function resetBridgeStats(): Promise<void> {
   await call("POST", "/bridge/stats/reset");
 }
 
-export async function createChaos(): Promise<Chaos> {
-  const { id, restUrl, restToken, wsProxy } = await call<{ id: string; restUrl: string; restToken: string; wsProxy: string }>(
-    "POST",
-    "/chaos",
-  );
+/**
+ * A chaos pair; `database` puts its bridge in front of that Redis database of the stack (default
+ * 0), `maxCommandsPerSecond` gives the bridge a command budget (answered as Upstash answers it).
+ */
+export async function createChaos(database = 0, options: { maxCommandsPerSecond?: number } = {}): Promise<Chaos> {
+  const body = database === 0 && options.maxCommandsPerSecond === undefined ? undefined : { database, ...options };
+  const { id, restUrl, restToken, wsProxy } = await call<{ id: string; restUrl: string; restToken: string; wsProxy: string }>("POST", "/chaos", body);
   return {
     restUrl,
     restToken,
