@@ -34,7 +34,7 @@ const ATTEMPTS = 5;
 /** Temp dirs the test stack creates (scripts/stack): removed after a stalled run is stopped. */
 const STACK_TEMP_PREFIXES = ["ce-pg-", "ce-redis-", "ce-worker-"];
 
-type Outcome = { code: number; stalled: boolean };
+type Outcome = { code: number; stalled: boolean; pid: number };
 
 function runVitest(args: string[], env: NodeJS.ProcessEnv, progressFile: string): Promise<Outcome> {
   return new Promise((resolve) => {
@@ -72,9 +72,22 @@ function runVitest(args: string[], env: NodeJS.ProcessEnv, progressFile: string)
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);
       if (stalled) killGroup(child.pid!, "SIGKILL"); // whatever is left of the group
-      resolve({ code: code ?? (signal ? 1 : 0), stalled });
+      resolve({ code: code ?? (signal ? 1 : 0), stalled, pid: child.pid! });
     });
   });
+}
+
+/** Resolves once no process of the group `pid` is left, or after `ms`. */
+async function groupGone(pid: number, ms: number) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      return; // ESRCH: none left
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals) {
@@ -127,7 +140,7 @@ async function main() {
       const env = { ...process.env, TEST_PROGRESS_FILE: progressFile, TEST_SKIP_FILES: finished.map((f) => f.file).join("\n") };
       // A stall after the last file leaves nothing to run: that is a pass, not "no test files".
       const resumed = finished.length > 0 ? ["--passWithNoTests"] : [];
-      const { code, stalled } = await runVitest([...args, ...reporters, ...resumed], env, progressFile);
+      const { code, stalled, pid } = await runVitest([...args, ...reporters, ...resumed], env, progressFile);
       const gap = longestStartGap(readProgress(progressFile));
       if (gap !== null) console.error(`[test] longest wait for the next file to start: ${(gap / 1000).toFixed(1)} s (a stall is declared at ${STALL_GAP_SECONDS} s)`);
       if (!stalled) {
@@ -136,7 +149,7 @@ async function main() {
         return;
       }
       finished.push(...finishedFiles(readProgress(progressFile)));
-      await new Promise((r) => setTimeout(r, 11_000)); // the group's SIGKILL grace
+      await groupGone(pid, 11_000); // it was sent SIGKILL: its processes go within moments
       removeStackTempDirs(started - 1_000);
       if (attempt < ATTEMPTS) {
         console.error(`[test] the test pool stalled (cloudflare/workers-sdk#15498); ${finished.length} of the files are done, running the rest (attempt ${attempt + 1} of ${ATTEMPTS})\n`);
