@@ -6,7 +6,7 @@ import { queryRows } from "../../src/counters/store";
 import type { Env } from "../../src/env";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import type { FeedMessage } from "../../src/feed/messages";
-import { eventually, feed, fileServices, follow, redis } from "../feed/support";
+import { eventually, feed, fileServices, redis } from "../feed/support";
 import { api, type ApiResponse, newId, show } from "../support/api";
 
 const services = fileServices();
@@ -41,9 +41,14 @@ describe("dead letters: a poisoned fan-out page", () => {
   it("ends in the dead letters, is listed, replayed once (its followers get the post), and replayed again (nothing doubles)", async () => {
     const author = newId();
     const followers = [newId(), newId()];
+    // Followers with a timeline and the follow intent, as a follow leaves them, written directly: a
+    // real follow also queues a sync that backfills the author's newest posts, and a late one would
+    // bring the poisoned post in behind the dead letter's back.
+    await queryRows(services.db, `INSERT INTO follows (follower_id, followee_id) SELECT unnest($1::bigint[]), $2`, [followers, author]);
     for (const f of followers) {
-      await follow(f, author);
-      await feed(f); // their timelines exist, so a fan-out writes into them
+      await redis.zadd(feedKeys.timeline(f), { score: 0, member: "0" });
+      await redis.expire(feedKeys.timeline(f), 600);
+      await redis.set(feedKeys.intent(f, author), "1", { ex: 600 });
     }
     // A post in Postgres whose fan-out message the test sends itself, poisoned: its cache key holds
     // the wrong type, so every delivery fails (WRONGTYPE) until an operator repairs it.
