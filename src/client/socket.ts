@@ -124,6 +124,8 @@ export function openChannel<Message>(options: ChannelOptions<Message>) {
     /** Drops the socket now and reconnects (after backoff and jitter), e.g. when the app returns to the foreground. */
     reconnect: () => socket.reconnect(),
     close() {
+      // Idempotent: a subscriber that closes on a status change must not recurse through onStatus.
+      if (closed) return;
       closed = true;
       clearInterval(pinger);
       socket.close(1000, "client closed");

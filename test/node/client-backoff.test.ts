@@ -58,3 +58,23 @@ describe("socket helper reconnects", () => {
     expect(late.slice(0, 4)).toEqual([199, 299, 499, 899]);
   });
 });
+
+describe("socket helper close()", () => {
+  it("is idempotent, so a subscriber may close on any status change without recursing", async () => {
+    class SilentSocket extends EventTarget {
+      readyState = 0;
+      binaryType = "blob";
+      send() {}
+      close() {}
+    }
+    const room = connectLiveRoom({ baseUrl: "http://127.0.0.1:9", token: () => "jwt", roomId: "r", WebSocket: SilentSocket as unknown as WebSocketClass });
+    const statuses: string[] = [];
+    room.subscribe((state) => {
+      statuses.push(state.status);
+      room.close();
+    });
+    room.close();
+    room.close();
+    expect(statuses).toEqual(["closed"]);
+  });
+});
