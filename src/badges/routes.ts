@@ -7,8 +7,7 @@ import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pag
 import { rateLimit } from "../lib/rate-limit";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
-import { liveBadgeRoutes } from "./live-routes";
-import { pushing, pushingTally, pushStamp } from "./push";
+import { liveBadgeRoutes, pushChanged, pushing, pushingTally, pushStamp } from "./live";
 import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
 import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
 import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
@@ -261,7 +260,7 @@ const streamRoutes = newRouter()
       const { kind, id } = c.req.valid("param");
       const body = c.req.valid("json");
       const added = await addStreamItem(c.var.services.redis, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap });
-      c.var.services.waitUntil(pushStreamItem(c.var.services, kind, id));
+      c.var.services.waitUntil(pushStreamItem(c.var.services, kind, id, (users) => pushChanged(c.var.services.env, users)));
       return c.json(added, 200);
     },
   )

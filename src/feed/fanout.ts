@@ -2,7 +2,6 @@ import { isRedisCommandError } from "../lib/errors";
 import { commandFailure } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
-import { pushChanged, pushPosted } from "../badges/push";
 import { DELIVER_PAGE } from "./deliver.lua";
 import { SYNC_FOLLOW } from "./follow.lua";
 import { feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
@@ -43,7 +42,7 @@ async function followerPage(services: Pick<Services, "db">, authorId: string, af
  * fan-out is 100 small retriable messages, delivered in parallel). Sync: the followee's newest posts from Postgres, one Redis call that acts
  * on the latest follow intent. Throws on failure: the queue retries, then dead-letters.
  */
-export async function deliver(services: Pick<Services, "db" | "redis" | "env" | "waitUntil">, message: FeedMessage): Promise<Delivery> {
+export async function deliver(services: Services, message: FeedMessage): Promise<Delivery> {
   const cap = timelineCap(services.env);
   if (message.kind === "fanout") {
     const { page, next } = await followerPage(services, message.authorId, message.after);
@@ -60,21 +59,23 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env" | 
             ],
             [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
           );
-    // Live badges of this page's followers, through the hubs holding them (one call per shard, no
-    // second walk of the followers): a new post is one more `authors`; where it was new to the
-    // timeline the hubs re-read `feed` for their online followers (a post older than the last
-    // read does not count); a removal moves both back, which the hubs read for their online followers. Followers
-    // who unfollowed since the page was read (negated positions) hear nothing.
+    // The page announces whom the post reached (live badges push from it; one call per hub shard,
+    // no second walk of the followers): `add` names the followers still following and whether the
+    // post was new to their timeline; `remove` names the page's followers. Followers who unfollowed
+    // since the page was read (negated positions) are not named.
     if (page.length > 0) {
       const followers = page.map((f) => f.follower_id);
+      let reached: { userId: string; landed: boolean }[];
       if (message.op === "add") {
         const at = (i: number) => followers[Math.abs(i) - 1]!;
         const inFeed = new Set(landed.filter((i) => Number(i) > 0).map((i) => at(Number(i))));
         const gone = new Set(landed.filter((i) => Number(i) < 0).map((i) => at(Number(i))));
-        services.waitUntil(pushPosted(services.env, followers.filter((u) => !gone.has(u)).map((userId) => ({ userId, feed: inFeed.has(userId) }))));
+        reached = followers.filter((u) => !gone.has(u)).map((userId) => ({ userId, landed: inFeed.has(userId) }));
       } else {
-        services.waitUntil(pushChanged(services.env, followers));
+        reached = followers.map((userId) => ({ userId, landed: false }));
       }
+      const event = { type: "feed.delivered", op: message.op, postId: message.postId, authorId: message.authorId, followers: reached, at: Date.now() } as const;
+      services.waitUntil(services.events.emit(event, services));
     }
     // The first page, once delivered, enqueues all the others (a failed send retries this
     // idempotent page and sends them again; a duplicate page changes nothing).

@@ -1,4 +1,3 @@
-import { pushChanged } from "../badges/push";
 import { isRedisOutage } from "../lib/redis-failures";
 import { createScriptBatch } from "../lib/script-batch";
 import type { Services } from "../lib/services";
@@ -28,8 +27,8 @@ return 1
  * A read of the home timeline's first page sees everything new: the `feed` badge starts again
  * from zero. The reset rides the page's own round trip: `read` gets services whose scripts,
  * started in the same turn as the reset, go out in one pipeline with it (the reset first, so it
- * marks the timeline the page serves). Live sockets hear of it only when the marker moved (a read
- * of `feed` alone). Redis down: the page degrades on its own and the badge is left as it was.
+ * marks the timeline the page serves). The read is announced (`feed.first-page-read`) only when the
+ * marker moved: live sockets then read `feed` alone. Redis down: the page degrades on its own and the badge is left as it was.
  */
 export async function readingFirstPage<T>(services: Services, userId: string, read: (services: Services) => Promise<T>): Promise<T> {
   const batch = createScriptBatch(() => services.redis);
@@ -39,7 +38,7 @@ export async function readingFirstPage<T>(services: Services, userId: string, re
     .exec([feedKeys.timeline(userId), feedKeys.seen(userId)], [String(TIMELINE_TTL_SECONDS)])
     .then(
       (moved) => {
-        if (Number(moved) > 0) services.waitUntil(pushChanged(services.env, [userId], ["feed"]));
+        if (Number(moved) > 0) services.waitUntil(services.events.emit({ type: "feed.first-page-read", userId, at: Date.now() }, services));
       },
       (err: unknown) => {
         if (!isRedisOutage(err)) throw err;

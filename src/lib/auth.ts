@@ -4,14 +4,10 @@ import { ApiError } from "./errors";
 import { isId } from "./ids";
 import type { AppEnv } from "./context";
 
-export const ROLES = ["user", "service", "admin"] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Caller, type Role } from "./caller";
 
-/** The authenticated caller: `sub` of the token and its role. */
-export interface Caller {
-  userId: string;
-  role: Role;
-}
+// In a module of their own so the request context can name the caller without importing this one.
+export { ROLES, type Caller, type Role };
 
 /**
  * Requires `Authorization: Bearer <JWT>` signed HS256 with `JWT_SECRET`, with an `exp` claim and a

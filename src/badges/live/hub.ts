@@ -1,9 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../env";
-import { createEventBus } from "../lib/events";
-import { createServices } from "../lib/services";
-import { getBadges, type Badges } from "./badges";
-import { capped } from "./shared";
+import type { Env } from "../../env";
+import { createEventBus } from "../../lib/events";
+import { createServices } from "../../lib/services";
+import { getBadges, type Badges } from "../badges";
+import { capped } from "../shared";
 import {
   CLOSE_MESSAGE_TOO_BIG,
   CLOSE_TOKEN_EXPIRED,
@@ -18,7 +18,7 @@ import {
   type HubStamp,
   type PostedTo,
   type TallyChange,
-} from "./live-protocol";
+} from "./protocol";
 import { changedKinds, oneMore, readCheapKinds, readFeedUnseenMany, valuesOf, type BadgeValues, type CheapKind } from "./values";
 
 /** Users whose last tally time is remembered (the oldest is forgotten first). */

@@ -1,6 +1,6 @@
-import type { Env } from "../env";
-import type { Services } from "../lib/services";
-import { HUB_HEADERS, type HubStamp, type PostedTo, type TallyChange } from "./live-protocol";
+import type { Env } from "../../env";
+import type { Services } from "../../lib/services";
+import { HUB_HEADERS, type HubStamp, type PostedTo, type TallyChange } from "./protocol";
 import type { CheapKind } from "./values";
 
 /**

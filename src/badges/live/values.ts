@@ -1,9 +1,9 @@
-import type { Badges } from "./badges";
-import { getDirectMessages } from "./dms";
-import { feedKeys } from "../feed/keys";
-import { GET_FEED_UNSEEN, GET_FEED_UNSEEN_MANY } from "./feed.lua";
-import { getNotifications } from "./notifications";
-import { capAll, capped, runScript, type Capped, type ScriptRedis } from "./shared";
+import type { Badges } from "../badges";
+import { getDirectMessages } from "../dms";
+import { feedKeys } from "../../feed/keys";
+import { GET_FEED_UNSEEN, GET_FEED_UNSEEN_MANY } from "../feed.lua";
+import { getNotifications } from "../notifications";
+import { capAll, capped, runScript, type Capped, type ScriptRedis } from "../shared";
 
 /**
  * What a live socket tracks: every badge kind of `GET /v1/me/badges`, in the same shapes, without
