@@ -1,7 +1,7 @@
 import type { Subscriber } from "../lib/events";
 import { followAuthor, publishPost, unfollowAuthor, unpublishPost, warmAuthorSeen } from "./authors";
 import { addNotifications } from "./notifications";
-import { pushChanged, pushPosted } from "./live";
+import { pushBigPost, pushChanged, pushPosted } from "./live";
 
 /**
  * Relation changes that move badges: a follow bumps the followee's `follow` notifications and
@@ -46,9 +46,18 @@ export const badgesSubscriber: Subscriber = {
       if (e.op === "add") s.waitUntil(pushPosted(s.env, e.followers.map((f) => ({ userId: f.userId, feed: f.landed }))));
       else s.waitUntil(pushChanged(s.env, e.followers.map((f) => f.userId)));
     },
-    // The marker moved: `feed` alone is read, for the user's sockets.
+    // The marker moved (or the timeline was built): `feed` alone is read, for the user's sockets
+    // (the same read tells the hub which big accounts they follow).
     "feed.first-page-read": async (e, s) => {
       s.waitUntil(pushChanged(s.env, [e.userId], ["feed"]));
+    },
+    // A big account's post or delete: one call per hub shard, whatever its follower count.
+    "feed.big-posted": async (e, s) => {
+      s.waitUntil(pushBigPost(s.env, { op: e.op, authorId: e.authorId, postId: e.postId }));
+    },
+    // A follow's sync or a transition page moved these users' timelines or pulled sets: a full read.
+    "feed.timelines-changed": async (e, s) => {
+      s.waitUntil(pushChanged(s.env, e.userIds));
     },
   },
 };

@@ -2,7 +2,7 @@ import { isRedisCommandError } from "../lib/errors";
 import { commandFailure } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
-import { DELIVER_PAGE } from "./deliver.lua";
+import { DELIVER_PAGE, POST_IS_LIVE } from "./deliver.lua";
 import { SYNC_FOLLOW } from "./follow.lua";
 import { feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
 import { FANOUT_PAGE_SIZE, type FeedMessage, MAX_FANOUT_PAGES, SEND_BATCH_LIMIT } from "./messages";
@@ -14,6 +14,7 @@ import { timelineCap } from "./timeline";
 export type Delivery =
   | { kind: "fanout"; followers: number; touched: number; next: boolean }
   | { kind: "sync"; outcome: string }
+  | { kind: "big-post"; op: "add" | "remove"; announced: boolean }
   | { kind: "transition"; to: "big" | "normal"; followers: number; touched: number; next: boolean };
 
 async function script<T>(redis: ScriptRunner, source: string, keys: string[], args: (string | number)[]): Promise<T> {
@@ -90,6 +91,14 @@ export async function deliver(services: Services, message: FeedMessage): Promise
     }
     return { kind: "fanout", followers: page.length, touched: Number(touched), next: enqueued > 0 };
   }
+  if (message.kind === "big-post") {
+    // Its followers are never walked: the announcement carries the author, and live badges reach
+    // its online followers through one call per hub shard. A post deleted while this waited in the
+    // queue is not announced (its delete is).
+    const live = message.op === "remove" || Number(await script<number>(services.redis, POST_IS_LIVE, [feedKeys.post(message.postId)], [TOMBSTONE])) === 1;
+    if (live) await services.events.emit({ type: "feed.big-posted", op: message.op, postId: message.postId, authorId: message.authorId, at: Date.now() }, services);
+    return { kind: "big-post", op: message.op, announced: live };
+  }
   if (message.kind === "sync") {
     const posts = await readNewestPostIds(services.db, message.followeeId, FOLLOW_COPY);
     const pairs = posts.flatMap((p) => [timelineMember(p.id, message.followeeId), p.id]);
@@ -99,6 +108,10 @@ export async function deliver(services: Services, message: FeedMessage): Promise
       [feedKeys.timeline(message.followerId), feedKeys.intent(message.followerId, message.followeeId), feedKeys.bigFollows(message.followerId), feedKeys.bigStates()],
       [message.followeeId, cap, TIMELINE_TTL_SECONDS, ...pairs],
     );
+    // Posts copied in, or a big account pulled or dropped: the follower's `feed` badge and pulled set moved.
+    if (outcome === "added" || outcome === "pulled" || outcome === "removed") {
+      await services.events.emit({ type: "feed.timelines-changed", userIds: [message.followerId], at: Date.now() }, services);
+    }
     return { kind: "sync", outcome: String(outcome) };
   }
   if (message.kind === "transition") return transition(services, message, cap);
@@ -111,7 +124,7 @@ export async function deliver(services: Services, message: FeedMessage): Promise
  * page walks 1,000 followers, the last one ends it (Postgres, then Redis). Idempotent per page.
  */
 async function transition(
-  services: Pick<Services, "db" | "redis" | "env">,
+  services: Services,
   message: Extract<FeedMessage, { kind: "transition" }>,
   cap: number,
 ): Promise<Delivery> {
@@ -134,6 +147,8 @@ async function transition(
           [feedKeys.outbox(authorId), ...page.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id), feedKeys.intent(f.follower_id, authorId)])],
           [op, authorId, cap, TIMELINE_TTL_SECONDS],
         );
+  // The page's followers pull the account now (or stopped pulling it): live hubs learn it by a read.
+  if (Number(touched) > 0) await services.events.emit({ type: "feed.timelines-changed", userIds: page.map((f) => f.follower_id), at: Date.now() }, services);
   if (next) {
     await services.env.FEED_QUEUE.send({ ...message, after: next });
   } else {

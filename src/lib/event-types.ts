@@ -15,11 +15,18 @@ export type FeedReach = { userId: string; landed: boolean };
  * What the feed announces (after the Redis write it reports):
  * - feed.delivered: one fan-out page of a post reached these followers (`add`: the ones still
  *   following; `remove`: the page's followers, whose timelines dropped the post);
- * - feed.first-page-read: a read of the user's first page moved the `feed` badge's marker.
+ * - feed.first-page-read: a read of the user's first page moved the `feed` badge's marker (or
+ *   built the timeline);
+ * - feed.big-posted: a big account posted (`add`; not announced when the post was deleted while
+ *   its message waited in the queue) or deleted a post (`remove`); its followers are never walked;
+ * - feed.timelines-changed: these users' timelines or pulled sets of big accounts changed other
+ *   than by a post (a follow's sync, a page of a big-account transition).
  */
 export type FeedEvent =
   | { type: "feed.delivered"; op: "add" | "remove"; postId: string; authorId: string; followers: FeedReach[]; at: number }
-  | { type: "feed.first-page-read"; userId: string; at: number };
+  | { type: "feed.first-page-read"; userId: string; at: number }
+  | { type: "feed.big-posted"; op: "add" | "remove"; postId: string; authorId: string; at: number }
+  | { type: "feed.timelines-changed"; userIds: string[]; at: number };
 
 export type RelationEvent =
   | { type: "follow.created"; followerId: string; followeeId: string; at: number }

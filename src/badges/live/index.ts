@@ -8,7 +8,7 @@
  */
 export { BadgeHub } from "./hub";
 export { liveBadgeRoutes } from "./routes";
-export { connectLive, hubOf, hubShardOf, hubShards, hubStub, pushChanged, pushing, pushingTally, pushPosted, pushStamp, DEFAULT_HUB_SHARDS, MAX_HUB_SHARDS } from "./push";
+export { connectLive, hubOf, hubShardOf, hubShards, hubStub, pushChanged, pushing, pushingTally, pushBigPost, pushPosted, pushStamp, DEFAULT_HUB_SHARDS, MAX_HUB_SHARDS } from "./push";
 export {
   CLOSE_MESSAGE_TOO_BIG,
   CLOSE_TOKEN_EXPIRED,
@@ -19,6 +19,7 @@ export {
   MAX_SOCKETS_PER_USER,
   PUSH_INTERVAL_MS,
   TALLY_ORDER_MS,
+  type BigPost,
   type HubStamp,
   type PostedTo,
   type TallyChange,
