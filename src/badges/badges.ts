@@ -32,7 +32,7 @@ export type Badges = {
   streams: { total: Capped; byStream: Record<string, Capped> };
   dms: Capped;
   inbox: { byType: Record<string, Capped>; total: Capped };
-  /** Posts that reached the home timeline since its first page was last read. */
+  /** Posts newer than the last first-page read of the home feed, as the merged page shows them (big accounts included). */
   feed: Capped;
 };
 

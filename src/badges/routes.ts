@@ -431,7 +431,7 @@ const BadgesSchema = z
     streams: z.object({ total: CappedSchema, byStream: CappedMap.describe("Streams with unread items; once the total passes `cap` the remaining streams are not counted") }),
     dms: CappedSchema,
     inbox: z.object({ byType: CappedMap, total: CappedSchema }),
-    feed: CappedSchema.describe("Posts that reached the home timeline since its first page (GET /v1/me/feed without cursor) was last read"),
+    feed: CappedSchema.describe("Posts newer than the last read of the home feed's first page (GET /v1/me/feed without cursor), as that page shows them: the timeline and the big accounts followed"),
   })
   .openapi("Badges");
 const homeRoutes = newRouter().openapi(

@@ -1,7 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { BadgeHub, CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hubOf, hubShardOf, hubShards, MAX_SOCKETS_PER_USER } from "../../src/badges/live";
+import { BadgeHub } from "../../src/badges/live/hub";
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hubOf, hubShardOf, hubShards, MAX_SOCKETS_PER_USER } from "../../src/badges/live";
 import { deliver } from "../../src/feed/fanout";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { servicesFor } from "../counters/support";

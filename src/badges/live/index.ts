@@ -5,8 +5,13 @@
  * Dependencies point one way: the live socket reads the badges read model (`getBadges`, the cheap
  * kinds' reads); the read model (kinds, keys, scripts) never imports the socket. Routes and the
  * badges subscriber, which wire writes to pushes, import both.
+ *
+ * The one exception is the `BadgeHub` class itself (`./hub`): the Worker's entry (`src/index.ts`)
+ * exports it for the runtime, as it does the live rooms' object, and nothing else loads it — it
+ * imports `cloudflare:workers`, which Node-side tools that load the app (the OpenAPI and client
+ * type generators) cannot. Here it is a type only.
  */
-export { BadgeHub } from "./hub";
+export type { BadgeHub } from "./hub";
 export { liveBadgeRoutes } from "./routes";
 export { connectLive, hubOf, hubShardOf, hubShards, hubStub, pushChanged, pushing, pushingTally, pushBigPost, pushPosted, pushStamp, DEFAULT_HUB_SHARDS, MAX_HUB_SHARDS } from "./push";
 export {
