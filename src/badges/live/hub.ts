@@ -56,8 +56,9 @@ const noEvents = createEventBus([]);
  *
  * Values come from two places. A targeted change (`changed`) reads the user's badges once — the
  * same function `GET /v1/me/badges` runs — and only if the user is online here. A shard-wide change
- * (`stamp`, `posted`) moves each online user's known value in place, reading nothing (but `feed`,
- * which `posted` reads for the online followers the post reached, one request per call). Either way
+ * (`stamp`, `posted`, `bigPosted`) moves each online user's known value in place, reading nothing
+ * (but `feed`, which `posted` reads for the online followers the post reached, one request per
+ * call; a big account's followers are found by author in `big_follows`, which the reads keep). Either way
  * each socket is sent the kinds that differ from what it last got, at once after a quiet second,
  * then at most once per PUSH_INTERVAL_MS (the alarm sends what waited).
  */
@@ -66,7 +67,7 @@ export class BadgeHub extends DurableObject<Env> {
   private reading = new Map<string, ReadLoop>();
   /** Client messages this object handled since it woke (tests: a `ping` must not add one). */
   private handled = 0;
-  /** Calls from the Worker (`changed`, `stamp`, `posted`, `tallied`) since it woke, for the benchmark's count. */
+  /** Calls from the Worker (`changed`, `stamp`, `posted`, `bigPosted`, `tallied`) since it woke, for the benchmark's count. */
   private calls = 0;
   /** When each user's last tally change was set (two close together may arrive out of order). */
   private talliedAt = new Map<string, number>();
