@@ -4,7 +4,7 @@ import type { FeedMessage } from "./feed/messages";
 import { createQueueHandler } from "./feed/queue";
 import { createScheduledHandler } from "./scheduled";
 
-export { BadgeHub } from "./badges/hub";
+export { BadgeHub } from "./badges/live/hub";
 export { LiveRoom } from "./live/room";
 
 const app = newApp();

@@ -8,10 +8,14 @@
  *      p50/p99 against the same badges computed in Postgres (`/v1/bench/naive-badges`), side by
  *      side; Redis round trips per call (bridge requests) and billed commands per call
  *      (`INFO commandstats` deltas: EVALSHA + every command the script runs);
- *   3. Redis bytes per user for the markers (`MEMORY USAGE` of the per-user marker keys).
+ *   3. Redis bytes per user for the markers (`MEMORY USAGE` of the per-user marker keys);
+ *   4. the billed commands of `GET /v1/me/badges?cap=99` for readers following 0, 10 and 200 big
+ *      accounts, each of which posted once since the reader's last first-page read (5 posts of
+ *      normal accounts are new on the timeline too): the `feed` badge merges their outboxes.
  */
 import { performance } from "node:perf_hooks";
 import { badgeKeys, BUILT, STREAM_META, streamName, USER_TTL_SECONDS } from "../../src/badges/keys.js";
+import { feedKeys, TIMELINE_TTL_SECONDS } from "../../src/feed/keys.js";
 import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWithClients } from "./harness.js";
 
 const NAIVE_USERS = 100_000;
@@ -28,6 +32,11 @@ const SAMPLE_CALLS = 20;
 const ME = "7000000000001";
 const LIGHT = "7000000000002";
 const author = (i: number) => String(8_000_000_000_000 + i);
+const bigAccount = (j: number) => String(8_500_000_000_000 + j);
+const bigReader = (k: number) => String(7_100_000_000_000 + k);
+/** Readers' big follows measured, and the marker their last first-page read left (a post id). */
+const BIG_FOLLOWS = [0, 10, 200];
+const MARKER = 1_000_000;
 const stream = (j: number) => ({ kind: "chat", id: String(9_000_000_000_000 + j) });
 
 async function main() {
@@ -166,9 +175,47 @@ async function main() {
       { scenario: "marker bytes/user", design: "50 authors, 10 streams, 3 dots", bytes: lightBytes.total, note: lightBytes.parts },
     );
 
+    // ── 4. Readers following 0, 10 and 200 big accounts ─────────────────────
+    // Every big account has 20 posts older than the marker and 1 newer (its outbox, its activity);
+    // each reader's timeline has 50 posts older than the marker and 5 newer.
+    const seedBig = redis.pipeline();
+    for (let j = 0; j < Math.max(...BIG_FOLLOWS); j++) {
+      const ob: (string | number)[] = [];
+      for (let m = 0; m < 20; m++) ob.push(800_000 + j * 20 + m, `${800_000 + j * 20 + m}:${bigAccount(j)}`);
+      ob.push(MARKER + 500 + j, `${MARKER + 500 + j}:${bigAccount(j)}`);
+      seedBig.zadd(feedKeys.outbox(bigAccount(j)), ...ob);
+      seedBig.zadd(feedKeys.activity(), MARKER + 500 + j, bigAccount(j));
+      seedBig.hset(feedKeys.bigStates(), bigAccount(j), "big");
+    }
+    for (const k of BIG_FOLLOWS) {
+      const u = bigReader(k);
+      const tl: (string | number)[] = [0, BUILT];
+      for (let i = 0; i < 50; i++) tl.push(900_000 + k * 100 + i, `${900_000 + k * 100 + i}:${author(i)}`);
+      for (let i = 0; i < 5; i++) tl.push(MARKER + 100 + i, `${MARKER + 100 + i}:${author(i)}`);
+      seedBig.zadd(feedKeys.timeline(u), ...tl).expire(feedKeys.timeline(u), TIMELINE_TTL_SECONDS);
+      seedBig.set(feedKeys.seen(u), MARKER, "EX", TIMELINE_TTL_SECONDS);
+      if (k > 0) seedBig.sadd(feedKeys.bigFollows(u), ...Array.from({ length: k }, (_, j) => bigAccount(j))).expire(feedKeys.bigFollows(u), TIMELINE_TTL_SECONDS);
+    }
+    await seedBig.exec();
+    const bigBilled: Record<number, number> = {};
+    for (const k of BIG_FOLLOWS) {
+      const reader = await auth(bigReader(k));
+      const body = await call("GET", "/v1/me/badges?cap=99", reader); // builds the reader's caches
+      before = await redisCommandStats(bench.stack.redisUrl);
+      for (let i = 0; i < SAMPLE_CALLS; i++) await call("GET", "/v1/me/badges?cap=99", reader);
+      const b = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl));
+      bigBilled[k] = b.total / SAMPLE_CALLS;
+      rows.push({
+        scenario: `GET /v1/me/badges, reader following ${k} big accounts`,
+        design: "ours (1 EVALSHA)",
+        "billed cmds/call": bigBilled[k]!,
+        note: `feed ${JSON.stringify(body.feed)}; ${Object.entries(b.byCommand).map(([c, n]) => `${c}=${n / SAMPLE_CALLS}`).join(" ")}`,
+      });
+    }
+
     printTable(rows);
     console.log(
-      `RESULT broadcast_writes=${broadcastWrites} naive_broadcast_writes=${naiveWritesAt1M} badges_round_trips=${roundTrips} badges_billed_commands=${billedPerCall} badges_speedup=${speedup.toFixed(2)} badges_p99_ms=${ours.p99Ms.toFixed(1)} marker_bytes_per_user=${heavy.total}`,
+      `RESULT broadcast_writes=${broadcastWrites} naive_broadcast_writes=${naiveWritesAt1M} badges_round_trips=${roundTrips} badges_billed_commands=${billedPerCall} badges_speedup=${speedup.toFixed(2)} badges_p99_ms=${ours.p99Ms.toFixed(1)} marker_bytes_per_user=${heavy.total} badges_billed_commands_big0=${bigBilled[0]} badges_billed_commands_big10=${bigBilled[10]} badges_billed_commands_big200=${bigBilled[200]}`,
     );
   } finally {
     await close();

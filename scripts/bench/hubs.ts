@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { Env } from "../../src/env";
-import { hubShards, hubStub } from "../../src/badges/push";
+import { hubShards, hubStub } from "../../src/badges/live";
 
 /** Bench-only: every hub shard's stats summed (sockets, Worker calls received), to count object calls. */
 export const hubStatsRoutes = new Hono<{ Bindings: Env }>().get("/v1/bench/hubs", async (c) => {

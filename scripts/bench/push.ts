@@ -12,7 +12,11 @@
  *      object calls it made (hub stats, bench-only route) and its billed Redis commands;
  *   4. an author with 5,000 connected followers posts — time from the response until the last
  *      follower has both its `authors` and its `feed` push (through the queue's fan-out pages);
- *   5. the same 10,000 clients polling `GET /v1/me/badges` once in a 30 s window (every 30 s) —
+ *   5. a big account with 100,000 followers, 5,000 of them online, posts — time from the response
+ *      until the last online follower has both its `authors` and its `feed` push (the post's
+ *      announcement waits in the fan-out queue's window, then one call per hub shard), the object
+ *      calls and billed Redis commands of the announcement (the publish request's own are apart);
+ *   6. the same 10,000 clients polling `GET /v1/me/badges` once in a 30 s window (every 30 s) —
  *      billed commands, against what pushing cost over a window of the same length.
  * The client sockets live in this process (Node's `ws`); the file-descriptor limit must allow them
  * (`ulimit -n` ≥ 12,000 here; the script says so if not).
@@ -35,6 +39,11 @@ const OFFLINE_WRITES = 200;
 const SETTLE_MS = 11_000;
 const CONNECT_CONCURRENCY = 200;
 const AUTHOR = "6000000000001";
+/** A big account (≥ BIG_ACCOUNT_FOLLOWERS): pulled by readers, its posts announced to every hub shard. */
+const BIG = "6000000000002";
+const BIG_FOLLOWERS = 100_000;
+/** Its online followers: the last 5,000 sockets (the normal author's are the first 5,000). */
+const BIG_ONLINE = Math.min(5_000, SOCKETS);
 
 const userId = (i: number) => String(5_000_000_000_000 + i);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -93,16 +102,32 @@ async function main() {
     const { id: newest } = await call("POST", "/v1/broadcasts", admin, { title: "Welcome", body: "b" });
     await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1::bigint + i, $2::bigint FROM generate_series(0, $3 - 1) i`, [userId(0), AUTHOR, FOLLOWERS]);
     await redis.hset(badgeKeys.authorPublished(), AUTHOR, 0);
+    // The big account: 100,000 followers in Postgres (its online ones among them), big in Postgres
+    // and Redis, its flushed followers counter above the threshold (so the per-minute scan keeps it).
+    const bigFrom = SOCKETS - BIG_ONLINE;
+    await db.query(
+      `INSERT INTO follows (follower_id, followee_id) SELECT $1::bigint + i, $2::bigint FROM generate_series(0, $3 - 1) i
+       UNION ALL SELECT $4::bigint + i, $2::bigint FROM generate_series(0, $5 - 1) i`,
+      [userId(bigFrom), BIG, BIG_ONLINE, userId(SOCKETS + OFFLINE_WRITES), BIG_FOLLOWERS - BIG_ONLINE],
+    );
+    await db.query(`INSERT INTO feed_big_accounts (author_id, state) VALUES ($1, 'big') ON CONFLICT DO NOTHING`, [BIG]);
+    await db.query(
+      `INSERT INTO counters (entity, entity_id, field, value) VALUES ('user', $1, 'followers', $2) ON CONFLICT (entity, entity_id, field) DO UPDATE SET value = excluded.value`,
+      [BIG, BIG_FOLLOWERS],
+    );
+    await redis.hset(feedKeys.bigStates(), { [BIG]: "big" });
+    await redis.hset(badgeKeys.authorPublished(), BIG, 0);
     for (let from = 0; from < SOCKETS; from += 1000) {
       const p = redis.pipeline();
       for (let i = from; i < Math.min(SOCKETS, from + 1000); i++) {
         const u = userId(i);
-        p.hset(badgeKeys.authorSeen(u), BUILT, "all", ...(i < FOLLOWERS ? [AUTHOR, "0"] : []));
+        p.hset(badgeKeys.authorSeen(u), BUILT, "all", ...(i < FOLLOWERS ? [AUTHOR, "0"] : []), ...(i >= bigFrom ? [BIG, "0"] : []));
         p.hset(badgeKeys.streamAccess(u), BUILT, "1");
         p.hset(badgeKeys.inbox(u), BUILT, "1");
         p.hset(badgeKeys.markers(u), "bc", newest);
         for (const key of [badgeKeys.authorSeen(u), badgeKeys.streamAccess(u), badgeKeys.inbox(u), badgeKeys.markers(u)]) p.expire(key, USER_TTL_SECONDS);
-        if (i < FOLLOWERS) p.zadd(feedKeys.timeline(u), 0, "0").expire(feedKeys.timeline(u), TIMELINE_TTL_SECONDS);
+        if (i < FOLLOWERS || i >= bigFrom) p.zadd(feedKeys.timeline(u), 0, "0").expire(feedKeys.timeline(u), TIMELINE_TTL_SECONDS);
+        if (i >= bigFrom) p.sadd(feedKeys.bigFollows(u), BIG).expire(feedKeys.bigFollows(u), TIMELINE_TTL_SECONDS);
       }
       await p.exec();
     }
@@ -255,7 +280,47 @@ async function main() {
     await sleep(500);
     const postBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
 
-    // ── 5. The same clients polling once per 30 s window ──
+    // ── 5. A big account with 100,000 followers, 5,000 of them online, posts ──
+    // Its followers are never walked: the post's announcement leaves the fan-out queue after its
+    // window and calls every hub shard once; each hub moves authors and feed of the online
+    // followers it knows, reading nothing.
+    await sleep(SETTLE_MS);
+    const bigFollowers = clients.slice(SOCKETS - BIG_ONLINE);
+    let bigDone = 0;
+    let lastBigAt = 0;
+    const allBig = new Promise<void>((resolve) => {
+      for (const c of bigFollowers) {
+        const got = { authors: false, feed: false };
+        c.onChange = (changed, at) => {
+          if (changed.authors?.count === 1) got.authors = true;
+          if (changed.feed?.count === 1) got.feed = true;
+          if (got.authors && got.feed) {
+            c.onChange = undefined;
+            lastBigAt = at;
+            if (++bigDone === BIG_ONLINE) resolve();
+          }
+        };
+      }
+    });
+    const bigBefore = await redisCommandStats(bench.stack.redisUrl);
+    const bigCallsBefore = (await hubs()).calls;
+    await call("POST", "/v1/posts", await bench.token(BIG), { text: "hello, all 100,000 of you" });
+    const bigRespondedAt = performance.now();
+    // The publish request's own commands and its author's own push (every post makes one) land
+    // now; the announcement waits in the queue's window (1 s) and is measured from here.
+    await sleep(300);
+    const bigPublished = await redisCommandStats(bench.stack.redisUrl);
+    const bigCallsPublished = (await hubs()).calls;
+    await Promise.race([allBig, sleep(60_000)]);
+    const bigPostAllMs = bigDone === BIG_ONLINE ? lastBigAt - bigRespondedAt : Number.NaN;
+    await sleep(500);
+    const bigPublishBilled = billedCommandsBetween(bigBefore, bigPublished).total;
+    const bigPostBilled = billedCommandsBetween(bigPublished, await redisCommandStats(bench.stack.redisUrl)).total;
+    const bigCallsAfter = (await hubs()).calls;
+    const bigPostCalls = bigCallsAfter - bigCallsPublished;
+    for (const c of clients) c.onChange = undefined;
+
+    // ── 6. The same clients polling once per 30 s window ──
     const tokens = await Promise.all(clients.map((c) => bench.token(c.user)));
     before = await redisCommandStats(bench.stack.redisUrl);
     const poll = await runLoad({
@@ -277,10 +342,18 @@ async function main() {
       { scenario: "1,000 notifications at 50/s", sockets: SOCKETS, "p50 ms": percentile(latencies, 0.5), "p99 ms": percentile(latencies, 0.99), "billed cmds": notifyBilled, note: `writes ${writeBilled}/call (offline), push reads ${pushReadsBilled}; ${missing} pushes missing` },
       { scenario: "broadcast", sockets: SOCKETS, "ms to last": broadcastAllMs, "object calls": broadcastCalls, "billed cmds": broadcastBilled, note: `${reached} sockets reached` },
       { scenario: "author post, 5,000 online followers", sockets: FOLLOWERS, "ms to last": authorPostAllMs, "billed cmds": postBilled, note: `${done} followers got authors + feed` },
+      {
+        scenario: "big account post, 100,000 followers, 5,000 online",
+        sockets: BIG_ONLINE,
+        "ms to last": bigPostAllMs,
+        "object calls": bigPostCalls,
+        "billed cmds": bigPostBilled,
+        note: `${bigDone} followers got authors + feed; the publish request billed ${bigPublishBilled} and made ${bigCallsPublished - bigCallsBefore} object call (the author's own push)`,
+      },
       { scenario: "polling GET /v1/me/badges, 1 per client per 30 s", sockets: SOCKETS, "billed cmds": pollBilled, note: `${poll.errors} errors; push over the same window: ${pushWindowBilled}` },
     ]);
     console.log(
-      `RESULT push_sockets=${connected} idle_cpu_pct=${idleCpuPct.toFixed(2)} bytes_per_socket=${bytesPerSocket} notify_p50_ms=${percentile(latencies, 0.5).toFixed(1)} notify_p99_ms=${percentile(latencies, 0.99).toFixed(1)} broadcast_all_ms=${broadcastAllMs.toFixed(0)} broadcast_object_calls=${broadcastCalls} broadcast_billed_commands=${broadcastBilled} author_post_all_ms=${authorPostAllMs.toFixed(0)} poll_vs_push_commands=${ratio.toFixed(1)}`,
+      `RESULT push_sockets=${connected} idle_cpu_pct=${idleCpuPct.toFixed(2)} bytes_per_socket=${bytesPerSocket} notify_p50_ms=${percentile(latencies, 0.5).toFixed(1)} notify_p99_ms=${percentile(latencies, 0.99).toFixed(1)} broadcast_all_ms=${broadcastAllMs.toFixed(0)} broadcast_object_calls=${broadcastCalls} broadcast_billed_commands=${broadcastBilled} author_post_all_ms=${authorPostAllMs.toFixed(0)} poll_vs_push_commands=${ratio.toFixed(1)} big_post_all_ms=${bigPostAllMs.toFixed(0)} big_post_object_calls=${bigPostCalls} big_post_billed_commands=${bigPostBilled}`,
     );
   } finally {
     for (const c of clients) c.ws.terminate();

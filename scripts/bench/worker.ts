@@ -12,7 +12,7 @@ import { liveBaselineRoutes } from "./baselines/live";
 import { hubStatsRoutes } from "./hubs";
 
 export { BenchLiveRoom as LiveRoom } from "./live-room";
-export { BadgeHub } from "../../src/badges/hub";
+export { BadgeHub } from "../../src/badges/live/hub";
 
 const app = newApp();
 app.route("/", countersBaselineRoutes);

@@ -3,7 +3,7 @@ import { CUT_AT_FIELD } from "../counters/cut.lua";
 import { queryRows } from "../counters/store";
 import { counterKeys } from "../counters/keys";
 import { CRON_SCHEDULES, type CronJobName } from "../cron";
-import { hubShards, hubStub } from "../badges/push";
+import { hubShards, hubStub } from "../badges/live";
 import type { Services } from "../lib/services";
 import { RECENT_ROOM_HOURS } from "../live/audiences";
 import { DEAD_LETTER_SOURCES } from "./dead-letters";

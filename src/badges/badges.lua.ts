@@ -1,9 +1,10 @@
 import { AUTHORS_UNREAD_SNIPPET } from "./authors.lua";
 import { BROADCAST_UNREAD_SNIPPET } from "./broadcasts.lua";
-import { FEED_UNSEEN_SNIPPET } from "./feed.lua";
 import { INBOX_SNIPPET } from "./inbox.lua";
 import { REDDOTS_SNIPPET } from "./reddots.lua";
 import { STREAMS_UNREAD_SNIPPET } from "./streams.lua";
+import { FEED_UNSEEN_CAP } from "../feed/keys";
+import { FEED_UNSEEN_FUNCTION } from "../feed/unseen.lua";
 import { ACTIVE_RECORD_EVERY_MS } from "./keys";
 
 /**
@@ -11,14 +12,18 @@ import { ACTIVE_RECORD_EVERY_MS } from "./keys";
  * user's follows and streams: 14 for a known user (EVALSHA; HGETALL of the notifications, red-dot
  * channels and seen stamps, follow cache, stream access and inbox hashes; HMGET of the markers, of
  * the followed authors' published counts (up to 5,000 authors per HMGET) and of the streams' last
- * item times; ZCOUNT of the broadcast ids; HGET of the DM total; GET of the feed's read marker and
- * ZCOUNT of the timeline above it), 15 when some stream has news (an
+ * item times; ZCOUNT of the broadcast ids; HGET of the DM total; the feed's GET of its read marker,
+ * SMEMBERS of the big accounts followed and ZCOUNT of the timeline above the marker), 16 when some
+ * stream has news (an
  * HMGET of those streams' versions). A stream with news costs a ZCOUNT only when its items or the
  * user's access changed since its count was remembered (then one HSET remembers the new counts); the active-set ZADD + HSET happen on the
  * first call of a minute, the EXPIREs on the first call of a day. Counting stops once a total
  * passes \`cap\`. Missing caches are reported (\`*Missing\`) so the caller rebuilds them.
+ * A reader following big accounts with posts above the marker adds ZMSCORE, a ZRANGEBYSCORE of the
+ * timeline and one per such outbox, most recently active first, until the count passes \`cap\`
+ * (\`feed_unseen\` in the feed's \`unseen.lua.ts\`; at most MAX_PULLED_ACCOUNTS outboxes).
  */
-export const GET_BADGES = `
+export const GET_BADGES = `${FEED_UNSEEN_FUNCTION}
 local notifications = KEYS[1]  -- badge:n:{user}
 local markers = KEYS[2]        -- badge:m:{user}
 local bcIds = KEYS[3]          -- badge:bc:window
@@ -33,11 +38,16 @@ local inbox = KEYS[11]         -- badge:ib:{user}
 local active = KEYS[12]        -- badge:active
 local feedSeenKey = KEYS[13]   -- feed:seen:{user}
 local feedTimelineKey = KEYS[14] -- feed:tl:{user}
+local feedBigSetKey = KEYS[15] -- feed:bf:{user}
+local feedActivityKey = KEYS[16] -- feed:act
 local limit = tonumber(ARGV[1])  -- cap: totals stop counting once above it
 local userId = ARGV[2]
 local now = ARGV[3]              -- ms: the active-users set, the day of the TTL renewal
 local ttl = tonumber(ARGV[4])    -- per-user TTL (first-seen marker)
 local itemPrefix = ARGV[5]       -- key prefix of stream item sets
+local outboxPrefix = ARGV[6]     -- key prefix of big accounts' outboxes
+local maxPulled = tonumber(ARGV[7]) -- big accounts merged at most (the feed page's bound)
+local wantBigs = ARGV[8] == '1'  -- a live hub's snapshot: answer the big accounts followed too
 local wantList = false
 local lastReadId = false
 -- The marker hash answers the broadcast marker and when this user's TTLs and activity were last
@@ -56,7 +66,7 @@ ${AUTHORS_UNREAD_SNIPPET}
 ${STREAMS_UNREAD_SNIPPET}
 local dmTotal = tonumber(redis.call('HGET', dms, 'total') or '0')
 ${INBOX_SNIPPET}
-${FEED_UNSEEN_SNIPPET}
+local feedUnseen, feedBigs = feed_unseen({seen = feedSeenKey, tl = feedTimelineKey, bigset = feedBigSetKey, activity = feedActivityKey, outboxPrefix = outboxPrefix, maxPulled = maxPulled}, math.min(${FEED_UNSEEN_CAP}, limit + 1))
 -- The repair cron wants the recently active users, to the minute: a user is recorded in the
 -- active set on their first call of each minute (\`act\` = when), not on every call.
 -- Caches live 30 days after their last write; a user who only reads must not lose them (a
@@ -87,5 +97,6 @@ return cjson.encode({
   dms = { total = dmTotal },
   inbox = { missing = inboxMissing, byType = inboxBy, total = inboxTotal },
   feed = feedUnseen,
+  feedBigs = wantBigs and feedBigs or nil,
 })
 `;

@@ -7,7 +7,7 @@ import { inboxFromPostgres, warmInbox } from "./inbox";
 import { warmStreamAccess } from "./streams";
 import { capAll, capped, luaMap, runScript, type Capped } from "./shared";
 import type { Services } from "../lib/services";
-import { feedKeys } from "../feed/keys";
+import { feedKeys, maxPulledAccounts } from "../feed/keys";
 
 type Raw = {
   notifications: { byType: Record<string, number> | unknown[]; total: number };
@@ -18,6 +18,8 @@ type Raw = {
   dms: { total: number };
   inbox: { missing: boolean; byType: Record<string, number> | unknown[]; total: number };
   feed: number;
+  /** The big accounts the user follows (the feed's pulled set), when asked for. */
+  feedBigs?: string[] | Record<string, never>;
 };
 
 export type Badges = {
@@ -30,12 +32,12 @@ export type Badges = {
   streams: { total: Capped; byStream: Record<string, Capped> };
   dms: Capped;
   inbox: { byType: Record<string, Capped>; total: Capped };
-  /** Posts that reached the home timeline since its first page was last read. */
+  /** Posts newer than the last first-page read of the home feed, as the merged page shows them (big accounts included). */
   feed: Capped;
 };
 
 
-function runBadges(services: Services, userId: string, cap: number) {
+function runBadges(services: Services, userId: string, cap: number, wantBigs: boolean) {
   return runScript<Raw>(
     services.redis,
     GET_BADGES,
@@ -54,8 +56,10 @@ function runBadges(services: Services, userId: string, cap: number) {
       badgeKeys.activeUsers(),
       feedKeys.seen(userId),
       feedKeys.timeline(userId),
+      feedKeys.bigFollows(userId),
+      feedKeys.activity(),
     ],
-    [cap, userId, Date.now(), USER_TTL_SECONDS, badgeKeys.streamItems("")],
+    [cap, userId, Date.now(), USER_TTL_SECONDS, badgeKeys.streamItems(""), feedKeys.outboxPrefix(), maxPulledAccounts(services.env), wantBigs ? 1 : 0],
   );
 }
 
@@ -65,9 +69,23 @@ function runBadges(services: Services, userId: string, cap: number) {
  * `degraded` and Postgres-backed values (broadcasts, inbox) where Postgres answers, zeros otherwise.
  */
 export async function getBadges(services: Services, userId: string, cap: number): Promise<Badges> {
+  return (await getBadgesAndBigFollows(services, userId, cap, false)).badges;
+}
+
+/**
+ * `getBadges`, and the big accounts the user follows as the same read saw them (a live hub's
+ * snapshot: it moves `authors` and `feed` in place when one of them posts). `bigFollows` is null
+ * when not asked for or when Redis is down.
+ */
+export async function getBadgesAndBigFollows(
+  services: Services,
+  userId: string,
+  cap: number,
+  wantBigs = true,
+): Promise<{ badges: Badges; bigFollows: string[] | null }> {
   let raw: Raw;
   try {
-    raw = await runBadges(services, userId, cap);
+    raw = await runBadges(services, userId, cap, wantBigs);
     const rebuilds: Promise<unknown>[] = [];
     if (raw.broadcasts.missing) rebuilds.push(syncBroadcastIds(services));
     if (raw.authors.missing) rebuilds.push(warmAuthorSeen(services, userId));
@@ -75,14 +93,14 @@ export async function getBadges(services: Services, userId: string, cap: number)
     if (raw.inbox.missing) rebuilds.push(warmInbox(services, userId));
     if (rebuilds.length > 0) {
       await Promise.all(rebuilds);
-      raw = await runBadges(services, userId, cap);
+      raw = await runBadges(services, userId, cap, wantBigs);
     }
   } catch (err) {
     if (!isRedisOutage(err)) throw err;
-    return degradedBadges(services, userId, cap);
+    return { badges: await degradedBadges(services, userId, cap), bigFollows: null };
   }
   if (raw.broadcasts.firstSeen) services.waitUntil(persistFirstSeen(services, userId, raw.broadcasts.firstSeen).catch(() => undefined));
-  return {
+  const badges: Badges = {
     cap,
     degraded: false,
     notifications: { byType: capAll(luaMap(raw.notifications.byType), cap), total: capped(raw.notifications.total, cap) },
@@ -94,6 +112,9 @@ export async function getBadges(services: Services, userId: string, cap: number)
     inbox: { byType: capAll(luaMap(raw.inbox.byType), cap), total: capped(raw.inbox.total, cap) },
     feed: capped(raw.feed, cap),
   };
+  // cjson answers an empty Lua table as {}: no big accounts.
+  const bigFollows = wantBigs ? (Array.isArray(raw.feedBigs) ? raw.feedBigs.map(String) : []) : null;
+  return { badges, bigFollows };
 }
 
 async function degradedBadges(services: Services, userId: string, cap: number): Promise<Badges> {

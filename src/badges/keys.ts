@@ -6,12 +6,15 @@
  * nobody" (built, empty) is told apart from "the cache was lost" (key missing → rebuild).
  *
  * What `GET /v1/me/badges` bills (one EVALSHA, `GET_BADGES`), and why each read is there: a known
- * user costs 14 — EVALSHA; GET of the feed's read marker (`feedKeys.seen`) and ZCOUNT of the
- * timeline above it (the `feed` badge, by read diffusion: a fan-out writes nothing for it); HGETALL of `notifications`, `reddotChannels`, `reddotSeen`,
+ * user costs 15 — EVALSHA; GET of the feed's read marker (`feedKeys.seen`), SMEMBERS of the big
+ * accounts they follow (`feedKeys.bigFollows`) and ZCOUNT of the timeline above the marker (the
+ * `feed` badge, by read diffusion: a fan-out writes nothing for it; a reader with news from big
+ * accounts adds ZMSCORE, a ZRANGEBYSCORE of the timeline and one per outbox with news, until the
+ * count passes the cap: `feed_unseen` in `src/feed/unseen.lua.ts`); HGETALL of `notifications`, `reddotChannels`, `reddotSeen`,
  * `authorSeen`, `streamAccess`, `inbox`; HMGET of `markers` (broadcast marker, `ttlDay` and `act`
  * in one read), of `authorPublished` (≤ 5,000 followed authors per HMGET) and of `streamLastItem`
  * (last item time of every stream of the user); ZCOUNT of `broadcastIds` (its +inf sentinel makes
- * a lost set answer 0, so no EXISTS); HGET of the `dms` total — and 15 when any of their streams
+ * a lost set answer 0, so no EXISTS); HGET of the `dms` total — and 16 when any of their streams
  * has an item after their access: one more HMGET, of those streams' versions only (asking every
  * stream's version in the first HMGET would bill nothing more but doubles the fields Lua reads:
  * about a third of the streams' script time for 500 streams). Flat in the backlog, in follows

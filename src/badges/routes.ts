@@ -7,8 +7,7 @@ import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pag
 import { rateLimit } from "../lib/rate-limit";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
-import { liveBadgeRoutes } from "./live-routes";
-import { pushing, pushingTally, pushStamp } from "./push";
+import { liveBadgeRoutes, pushChanged, pushing, pushingTally, pushStamp } from "./live";
 import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
 import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
 import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
@@ -261,7 +260,7 @@ const streamRoutes = newRouter()
       const { kind, id } = c.req.valid("param");
       const body = c.req.valid("json");
       const added = await addStreamItem(c.var.services.redis, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap });
-      c.var.services.waitUntil(pushStreamItem(c.var.services, kind, id));
+      c.var.services.waitUntil(pushStreamItem(c.var.services, kind, id, (users) => pushChanged(c.var.services.env, users)));
       return c.json(added, 200);
     },
   )
@@ -432,7 +431,7 @@ const BadgesSchema = z
     streams: z.object({ total: CappedSchema, byStream: CappedMap.describe("Streams with unread items; once the total passes `cap` the remaining streams are not counted") }),
     dms: CappedSchema,
     inbox: z.object({ byType: CappedMap, total: CappedSchema }),
-    feed: CappedSchema.describe("Posts that reached the home timeline since its first page (GET /v1/me/feed without cursor) was last read"),
+    feed: CappedSchema.describe("Posts newer than the last read of the home feed's first page (GET /v1/me/feed without cursor), as that page shows them: the timeline and the big accounts followed"),
   })
   .openapi("Badges");
 const homeRoutes = newRouter().openapi(

@@ -2,7 +2,6 @@ import { z } from "@hono/zod-openapi";
 import { and, eq, sql } from "drizzle-orm";
 import type { Services } from "../lib/services";
 import { afterCommit } from "../lib/redis-failures";
-import { pushChanged } from "./push";
 import { badgeKeys, streamName, USER_TTL_SECONDS } from "./keys";
 import { streamMembers, userAccessLog } from "./schema";
 import { luaMap, runScript, type ScriptRedis } from "./shared";
@@ -117,15 +116,18 @@ export async function listStreamUnread(services: Services, userId: string, cap: 
  */
 export const MAX_PUSHED_MEMBERS = 10_000;
 
-/** A new item in a stream: the hubs of its members re-read the online ones. */
-export async function pushStreamItem(services: Services, kind: string, id: string) {
+/**
+ * A new item in a stream: hands its members (the first MAX_PUSHED_MEMBERS) to `push` — the live
+ * sockets' re-read of the online ones, passed in so the read model does not import the sockets.
+ */
+export async function pushStreamItem(services: Services, kind: string, id: string, push: (userIds: string[]) => Promise<void>) {
   try {
     const rows = await services.db
       .select({ userId: streamMembers.userId })
       .from(streamMembers)
       .where(and(eq(streamMembers.viewCode, kind), eq(streamMembers.viewId, id)))
       .limit(MAX_PUSHED_MEMBERS);
-    if (rows.length > 0) await pushChanged(services.env, rows.map((r) => String(r.userId)));
+    if (rows.length > 0) await push(rows.map((r) => String(r.userId)));
   } catch (err) {
     // Best effort, like every push: the next snapshot counts the item.
     console.error(JSON.stringify({ level: "warn", message: "stream item push failed", stream: streamName(kind, id), error: err instanceof Error ? err.message : String(err) }));

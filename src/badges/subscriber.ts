@@ -1,12 +1,14 @@
 import type { Subscriber } from "../lib/events";
 import { followAuthor, publishPost, unfollowAuthor, unpublishPost, warmAuthorSeen } from "./authors";
 import { addNotifications } from "./notifications";
-import { pushChanged } from "./push";
+import { pushBigPost, pushChanged, pushPosted } from "./live";
 
 /**
  * Relation changes that move badges: a follow bumps the followee's `follow` notifications and
  * starts the follower at the followee's current post count; posts move their author's count.
  * Live sockets of the users concerned are told once the event's scripts are in Redis.
+ * What the feed announces moves live sockets only (the badges read model reads the feed's keys at
+ * read time): a fan-out page's followers, a first-page read.
  */
 export const badgesSubscriber: Subscriber = {
   name: "badges",
@@ -26,7 +28,7 @@ export const badgesSubscriber: Subscriber = {
       await unfollowAuthor(s.redis, e.followerId, e.followeeId);
       s.waitUntil(pushChanged(s.env, [e.followerId]));
     },
-    // Followers hear of a post through the feed's fan-out pages (src/feed/fanout.ts); the author's
+    // Followers hear of a post through the feed's fan-out pages (`feed.delivered`); the author's
     // own `feed` badge moved in this event's pipeline (the feed's publish script put the post on
     // their timeline, which the badge counts).
     "post.created": async (e, s) => {
@@ -37,6 +39,25 @@ export const badgesSubscriber: Subscriber = {
       await unpublishPost(s.redis, e.authorId);
       // The post left the author's own timeline: their `feed` badge counts one fewer if it was new.
       s.waitUntil(pushChanged(s.env, [e.authorId], ["feed"]));
+    },
+    // One fan-out page: `add` moves each follower's `authors` in place and has their hub read `feed`
+    // where the post was new to the timeline; `remove` has the hubs read both.
+    "feed.delivered": async (e, s) => {
+      if (e.op === "add") s.waitUntil(pushPosted(s.env, e.followers.map((f) => ({ userId: f.userId, feed: f.landed }))));
+      else s.waitUntil(pushChanged(s.env, e.followers.map((f) => f.userId)));
+    },
+    // The marker moved (or the timeline was built): `feed` alone is read, for the user's sockets
+    // (the same read tells the hub which big accounts they follow).
+    "feed.first-page-read": async (e, s) => {
+      s.waitUntil(pushChanged(s.env, [e.userId], ["feed"]));
+    },
+    // A big account's post or delete: one call per hub shard, whatever its follower count.
+    "feed.big-posted": async (e, s) => {
+      s.waitUntil(pushBigPost(s.env, { op: e.op, authorId: e.authorId, postId: e.postId }));
+    },
+    // A follow's sync or a transition page moved these users' timelines or pulled sets: a full read.
+    "feed.timelines-changed": async (e, s) => {
+      s.waitUntil(pushChanged(s.env, e.userIds));
     },
   },
 };

@@ -50,3 +50,12 @@ for i = 2, n + 1 do
 end
 return answer
 `;
+
+/**
+ * Whether a big account's post is still live when its announcement leaves the queue: 0 once
+ * tombstoned (deleted within the queue's window: live badges never count it). Billed: EVALSHA + GET.
+ */
+export const POST_IS_LIVE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end -- feed:post:{id}, the tombstone
+return 1
+`;

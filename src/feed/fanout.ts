@@ -3,8 +3,7 @@ import { isRedisCommandError } from "../lib/errors";
 import { commandFailure } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
-import { pushChanged, pushPosted } from "../badges/push";
-import { DELIVER_PAGE } from "./deliver.lua";
+import { DELIVER_PAGE, POST_IS_LIVE } from "./deliver.lua";
 import { SYNC_FOLLOW } from "./follow.lua";
 import { feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
 import { FANOUT_PAGE_SIZE, type FeedMessage, MAX_FANOUT_PAGES, SEND_BATCH_LIMIT } from "./messages";
@@ -16,6 +15,7 @@ import { timelineCap } from "./timeline";
 export type Delivery =
   | { kind: "fanout"; followers: number; touched: number; next: boolean }
   | { kind: "sync"; outcome: string }
+  | { kind: "big-post"; op: "add" | "remove"; announced: boolean }
   | { kind: "transition"; to: "big" | "normal"; followers: number; touched: number; next: boolean };
 
 async function script<T>(redis: ScriptRunner, source: string, keys: string[], args: (string | number)[]): Promise<T> {
@@ -44,7 +44,7 @@ async function followerPage(services: Pick<Services, "db">, authorId: string, af
  * fan-out is 100 small retriable messages, delivered in parallel). Sync: the followee's newest posts from Postgres, one Redis call that acts
  * on the latest follow intent. Throws on failure: the queue retries, then dead-letters.
  */
-export async function deliver(services: Pick<Services, "db" | "redis" | "env" | "waitUntil">, message: FeedMessage): Promise<Delivery> {
+export async function deliver(services: Services, message: FeedMessage): Promise<Delivery> {
   const cap = timelineCap(services.env);
   if (message.kind === "fanout") {
     const { page, next } = await followerPage(services, message.authorId, message.after);
@@ -61,21 +61,23 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env" | 
             ],
             [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
           );
-    // Live badges of this page's followers, through the hubs holding them (one call per shard, no
-    // second walk of the followers): a new post is one more `authors`; where it was new to the
-    // timeline the hubs re-read `feed` for their online followers (a post older than the last
-    // read does not count); a removal moves both back, which the hubs read for their online followers. Followers
-    // who unfollowed since the page was read (negated positions) hear nothing.
+    // The page announces whom the post reached (live badges push from it; one call per hub shard,
+    // no second walk of the followers): `add` names the followers still following and whether the
+    // post was new to their timeline; `remove` names the page's followers. Followers who unfollowed
+    // since the page was read (negated positions) are not named.
     if (page.length > 0) {
       const followers = page.map((f) => f.follower_id);
+      let reached: { userId: string; landed: boolean }[];
       if (message.op === "add") {
         const at = (i: number) => followers[Math.abs(i) - 1]!;
         const inFeed = new Set(landed.filter((i) => Number(i) > 0).map((i) => at(Number(i))));
         const gone = new Set(landed.filter((i) => Number(i) < 0).map((i) => at(Number(i))));
-        services.waitUntil(pushPosted(services.env, followers.filter((u) => !gone.has(u)).map((userId) => ({ userId, feed: inFeed.has(userId) }))));
+        reached = followers.filter((u) => !gone.has(u)).map((userId) => ({ userId, landed: inFeed.has(userId) }));
       } else {
-        services.waitUntil(pushChanged(services.env, followers));
+        reached = followers.map((userId) => ({ userId, landed: false }));
       }
+      const event = { type: "feed.delivered", op: message.op, postId: message.postId, authorId: message.authorId, followers: reached, at: Date.now() } as const;
+      services.waitUntil(services.events.emit(event, services));
     }
     // The first page, once delivered, enqueues all the others (a failed send retries this
     // idempotent page and sends them again; a duplicate page changes nothing).
@@ -98,6 +100,14 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env" | 
     }
     return { kind: "fanout", followers: page.length, touched: Number(touched), next: enqueued > 0 };
   }
+  if (message.kind === "big-post") {
+    // Its followers are never walked: the announcement carries the author, and live badges reach
+    // its online followers through one call per hub shard. A post deleted while this waited in the
+    // queue is not announced (its delete is).
+    const live = message.op === "remove" || Number(await script<number>(services.redis, POST_IS_LIVE, [feedKeys.post(message.postId)], [TOMBSTONE])) === 1;
+    if (live) await services.events.emit({ type: "feed.big-posted", op: message.op, postId: message.postId, authorId: message.authorId, at: Date.now() }, services);
+    return { kind: "big-post", op: message.op, announced: live };
+  }
   if (message.kind === "sync") {
     const posts = await readNewestPostIds(services.db, message.followeeId, FOLLOW_COPY);
     const pairs = posts.flatMap((p) => [timelineMember(p.id, message.followeeId), p.id]);
@@ -107,6 +117,10 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env" | 
       [feedKeys.timeline(message.followerId), feedKeys.intent(message.followerId, message.followeeId), feedKeys.bigFollows(message.followerId), feedKeys.bigStates()],
       [message.followeeId, cap, TIMELINE_TTL_SECONDS, ...pairs],
     );
+    // Posts copied in, or a big account pulled or dropped: the follower's `feed` badge and pulled set moved.
+    if (outcome === "added" || outcome === "pulled" || outcome === "removed") {
+      await services.events.emit({ type: "feed.timelines-changed", userIds: [message.followerId], at: Date.now() }, services);
+    }
     return { kind: "sync", outcome: String(outcome) };
   }
   if (message.kind === "transition") return transition(services, message, cap);
@@ -119,7 +133,7 @@ export async function deliver(services: Pick<Services, "db" | "redis" | "env" | 
  * page walks 1,000 followers, the last one ends it (Postgres, then Redis). Idempotent per page.
  */
 async function transition(
-  services: Pick<Services, "db" | "redis" | "env">,
+  services: Services,
   message: Extract<FeedMessage, { kind: "transition" }>,
   cap: number,
 ): Promise<Delivery> {
@@ -142,6 +156,8 @@ async function transition(
           [feedKeys.outbox(authorId), ...page.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id), feedKeys.intent(f.follower_id, authorId)])],
           [op, authorId, cap, TIMELINE_TTL_SECONDS],
         );
+  // The page's followers pull the account now (or stopped pulling it): live hubs learn it by a read.
+  if (Number(touched) > 0) await services.events.emit({ type: "feed.timelines-changed", userIds: page.map((f) => f.follower_id), at: Date.now() }, services);
   if (next) {
     await services.env.FEED_QUEUE.send({ ...message, after: next });
   } else {

@@ -1,5 +1,6 @@
 import { ADD_POSTS } from "./chunks.lua";
 import { PAGE_FUNCTIONS, READ_CONFIG } from "./page.lua";
+import { MERGED_TOP_FUNCTION } from "./unseen.lua";
 
 /**
  * Writes a timeline built from Postgres — the normal followees' posts and the set of big accounts
@@ -8,11 +9,12 @@ import { PAGE_FUNCTIONS, READ_CONFIG } from "./page.lua";
  * build are already in the set; ZADD merges, so two racing builds add each post once. An empty
  * build leaves the `0` sentinel alone: the empty marker. The `feed` badge's marker (KEYS[6], after
  * the page keys), when missing — a first-page read found no timeline and dropped it — is set to
- * the built timeline's newest post: what a build copies in is not new (+ ZRANGE + SET).
+ * the merged page's newest post (the built timeline's or a pulled big account's: `merged_top`):
+ * what a build copies in, or pulls, is not new (+ ZRANGE + SMEMBERS (+ ZMSCORE) + SET).
  * ARGV: epoch, cap, emptyTtl, max, limit, the config (READ_CONFIG), then nbig, the big accounts,
  * then pairs (member, score).
  */
-export const INIT_TIMELINE = `${ADD_POSTS}${PAGE_FUNCTIONS}${READ_CONFIG}
+export const INIT_TIMELINE = `${ADD_POSTS}${PAGE_FUNCTIONS}${READ_CONFIG}${MERGED_TOP_FUNCTION}
 local seenEpoch = ARGV[1]
 local cap = tonumber(ARGV[2])
 local emptyTtl = ARGV[3]
@@ -40,7 +42,7 @@ if redis.call('ZCARD', cfg.tl) > 1 or nbig > 0 then
 else
   redis.call('EXPIRE', cfg.tl, emptyTtl)
 end
-local top = redis.call('ZRANGE', cfg.tl, -1, -1, 'WITHSCORES')[2]
+local top = merged_top(cfg.tl, cfg.bigset, cfg.activity)
 redis.call('SET', KEYS[6], top, 'EX', cfg.ttl, 'NX')
 return cjson.encode(serve_page(cfg, max, limit))
 `;

@@ -36,6 +36,11 @@ export const DEFAULT_BIG_ACCOUNT_FOLLOWERS = 10_000;
 export const BIG_ACCOUNT_EXIT_RATIO = 0.9;
 /** Big accounts merged into one page, the most recently active first (`MAX_PULLED_ACCOUNTS`). */
 export const DEFAULT_MAX_PULLED_ACCOUNTS = 200;
+/** Big accounts merged into one page (`MAX_PULLED_ACCOUNTS`, default 200); the `feed` badge merges as many. */
+export function maxPulledAccounts(env: { MAX_PULLED_ACCOUNTS?: string }): number {
+  const n = Number(env.MAX_PULLED_ACCOUNTS);
+  return Number.isInteger(n) && n >= 0 ? n : DEFAULT_MAX_PULLED_ACCOUNTS;
+}
 /** Newest posts an outbox keeps (a reader pulls a page at a time from it). */
 export const OUTBOX_CAP = 1000;
 /** An outbox left behind when its account became normal again expires after this. */

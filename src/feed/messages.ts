@@ -1,6 +1,6 @@
 /**
  * Messages of the feed's two queues (wrangler.toml): `feed-fanout` carries what readers wait for —
- * post fan-outs (publish and delete) and big-account transitions; `feed-follow-sync` carries follow
+ * post fan-outs (publish and delete), big accounts' posts to announce and big-account transitions; `feed-follow-sync` carries follow
  * syncs, a backfill that can wait, so a burst of follows never queues ahead of a post. Each message
  * is small (≤ 1 KB, far under the 128 KB limit) and idempotent: delivering it twice, or after a
  * later one, ends in the same timelines.
@@ -26,6 +26,12 @@ export type FeedMessage =
        */
       publishedAt?: number;
     }
+  /**
+   * A big account's post (`add`) or delete (`remove`), never fanned out: its consumer announces it
+   * (`feed.big-posted`) for live badges, unless an `add`'s post was deleted while the message
+   * waited in the queue (its batch window is the coalescing window: such a post never counts).
+   */
+  | { kind: "big-post"; op: "add" | "remove"; postId: string; authorId: string }
   /** Make a follower's timeline agree with the latest follow intent for one followee (`feed-follow-sync`). */
   | FollowSyncMessage
   /**

@@ -31,7 +31,8 @@ const flagging = (prefix: "l" | "v", on: boolean) => async (e: { userId: string;
  * The feed's reactions to relation changes. On the request path each is ONE script (joining the
  * event's single pipeline) plus, where followers are concerned, one queue message (`feed-fanout`
  * for posts; `feed-follow-sync` for follows):
- * - post.created: cache the post, put it on the author's own timeline; queue the fan-out.
+ * - post.created: cache the post, put it on the author's own timeline; queue the fan-out (a big
+ *   account's: queue its announcement).
  * - post.deleted: tombstone (hidden from every page at once), off the author's timeline and out of
  *   the stored trending lists; queue the removal.
  * - follow.created: record the intent; queue the sync that copies the followee's newest posts.
@@ -50,8 +51,10 @@ export const feedSubscriber: Subscriber = {
         [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId), feedKeys.activity()],
         [encodeCachedPost(e), POST_CACHE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.postId, timelineCap(s.env), OUTBOX_CAP, e.authorId],
       );
-      // A big account's followers pull its outbox: no fan-out (millions of writes) for its posts.
+      // A big account's followers pull its outbox: no fan-out (millions of writes) for its posts,
+      // one message that announces it (live badges) once its queue window has passed.
       if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null, publishedAt: Date.now() });
+      else await send(s, { kind: "big-post", op: "add", postId: e.postId, authorId: e.authorId });
     },
     "post.deleted": async (e, s) => {
       // Both scripts start now, so they share the event's one round trip.
@@ -65,6 +68,7 @@ export const feedSubscriber: Subscriber = {
         dropTrendingPosts(s.redis, [e.postId]),
       ]);
       if (state !== "big") await send(s, { kind: "fanout", op: "remove", postId: e.postId, authorId: e.authorId, after: null });
+      else await send(s, { kind: "big-post", op: "remove", postId: e.postId, authorId: e.authorId });
     },
     "follow.created": async (e, s) => {
       await script(s, MARK_FOLLOW, [feedKeys.intent(e.followerId, e.followeeId)], [INTENT_TTL_SECONDS]);

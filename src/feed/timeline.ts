@@ -11,7 +11,7 @@ import type { Services } from "../lib/services";
 import { FILL_CACHES } from "./fill.lua";
 import { INIT_TIMELINE } from "./init.lua";
 import {
-  DEFAULT_MAX_PULLED_ACCOUNTS,
+  maxPulledAccounts,
   DEFAULT_TIMELINE_CAP,
   RANKED_CANDIDATES,
   RANKED_SNAPSHOT_TTL_SECONDS,
@@ -46,11 +46,7 @@ export function timelineCap(env: { FEED_TIMELINE_CAP?: string }): number {
 export const encodeCachedPost = (p: { authorId: string; text: string; createdAt: string }) =>
   JSON.stringify([p.authorId, p.text, p.createdAt, Date.parse(p.createdAt)]);
 
-/** Big accounts merged into one page (`MAX_PULLED_ACCOUNTS`, default 200). */
-export function maxPulledAccounts(env: { MAX_PULLED_ACCOUNTS?: string }): number {
-  const n = Number(env.MAX_PULLED_ACCOUNTS);
-  return Number.isInteger(n) && n >= 0 ? n : DEFAULT_MAX_PULLED_ACCOUNTS;
-}
+export { maxPulledAccounts };
 
 /** What a page script answered, before hydration fills its misses. */
 type RawPage = {

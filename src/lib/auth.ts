@@ -6,14 +6,10 @@ import { isId } from "./ids";
 import { JWKS_ALGORITHMS, jwksFor, VERIFY_PARAMS, type JwksAlgorithm, type JwksKeyStore } from "./jwks";
 import type { AppEnv } from "./context";
 
-export const ROLES = ["user", "service", "admin"] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Caller, type Role } from "./caller";
 
-/** The authenticated caller: the token's user id and its role. */
-export interface Caller {
-  userId: string;
-  role: Role;
-}
+// In a module of their own so the request context can name the caller without importing this one.
+export { ROLES, type Caller, type Role };
 
 /** The settings token verification reads (the Worker's bindings). */
 export type AuthConfig = Pick<Env, "JWT_SECRET" | "JWT_JWKS_URL" | "JWT_ISSUER" | "JWT_AUDIENCE" | "JWT_USER_ID_CLAIM" | "JWT_ROLE_CLAIM">;

@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import type { Caller } from "./auth";
+import type { Caller } from "./caller";
 import type { Services } from "./services";
 
 /** Hono environment of the app: bindings plus typed per-request variables. */

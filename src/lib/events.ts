@@ -1,24 +1,12 @@
 import { databaseOf } from "./redis-topology";
 import { createScriptBatch, type ScriptRunner } from "./script-batch";
-import type { Services } from "./services";
+import type { DomainEvent, DomainEventType, EventOf } from "./event-types";
+import type { EventBus, Services } from "./services";
 
-/**
- * Domain events: every relation change emits one after its Postgres commit. Capabilities
- * (counters, badges, feeds) subscribe here instead of being called from the routes, so the
- * routes never change when a new capability plugs in.
- */
-export type DomainEvent =
-  | { type: "follow.created"; followerId: string; followeeId: string; at: number }
-  | { type: "follow.deleted"; followerId: string; followeeId: string; at: number }
-  | { type: "post.created"; postId: string; authorId: string; text: string; createdAt: string; at: number }
-  | { type: "post.deleted"; postId: string; authorId: string; at: number }
-  | { type: "like.created"; userId: string; postId: string; authorId: string; at: number }
-  | { type: "like.deleted"; userId: string; postId: string; authorId: string; at: number }
-  | { type: "favorite.created"; userId: string; postId: string; authorId: string; at: number }
-  | { type: "favorite.deleted"; userId: string; postId: string; authorId: string; at: number };
-
-export type DomainEventType = DomainEvent["type"];
-export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
+// The event types live in a module of their own and the bus's interface with the services it is
+// handed, so neither of those imports this one (no import cycle).
+export type { DomainEvent, DomainEventType, EventOf, FeedEvent, FeedReach, RelationEvent } from "./event-types";
+export type { EventBus, EventReports } from "./services";
 
 /**
  * What a subscriber may use while reacting to an event: the invocation's services, except that
@@ -40,20 +28,6 @@ export type Subscriber = {
   name: string;
   on: { [T in DomainEventType]?: (event: EventOf<T>, services: EventServices) => Promise<unknown> };
 };
-
-/** Each subscriber's report for one event, by subscriber name; absent when it failed or has no handler. */
-export type EventReports = ReadonlyMap<string, unknown>;
-
-export interface EventBus {
-  /**
-   * Runs every subscriber of the event concurrently and waits for them, so a response is sent only
-   * after its side effects are recorded. The scripts the subscribers start before their first
-   * other I/O share ONE Redis round trip (one Upstash pipeline): a follow moves counters, badges
-   * and the feed for the price of one request. A failing subscriber is logged and does not fail the
-   * request: the relation is already committed, and the daily reconcile repairs derived state.
-   */
-  emit(event: DomainEvent, services: Services): Promise<EventReports>;
-}
 
 export function createEventBus(subscribers: readonly Subscriber[]): EventBus {
   return {

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { openDatabase, type Database } from "./db";
-import type { EventBus } from "./events";
+import type { DomainEvent } from "./event-types";
 import { redisAt, type Redis } from "./redis";
 import { databaseOf, topologyOf } from "./redis-topology";
 
@@ -58,4 +58,18 @@ export function createServices(
     waitUntil: (promise) => ctx.waitUntil(promise),
   };
   return { services, close: async () => opened?.close() };
+}
+
+/** Each subscriber's report for one event, by subscriber name; absent when it failed or has no handler. */
+export type EventReports = ReadonlyMap<string, unknown>;
+
+export interface EventBus {
+  /**
+   * Runs every subscriber of the event concurrently and waits for them, so a response is sent only
+   * after its side effects are recorded. The scripts the subscribers start before their first
+   * other I/O share ONE Redis round trip (one Upstash pipeline): a follow moves counters, badges
+   * and the feed for the price of one request. A failing subscriber is logged and does not fail the
+   * request: the relation is already committed, and the daily reconcile repairs derived state.
+   */
+  emit(event: DomainEvent, services: Services): Promise<EventReports>;
 }

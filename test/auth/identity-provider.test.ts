@@ -6,7 +6,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
-import { CLOSE_TOKEN_EXPIRED } from "../../src/badges/live-protocol";
+import { CLOSE_TOKEN_EXPIRED } from "../../src/badges/live";
 import { api, newId, show, tokenFor } from "../support/api";
 import { eventually } from "../support/eventually";
 import { b64url, claims, generateSigningKey, hmacToken, jwksEndpoint, signToken, unsignedToken, type ProviderAlg, type SigningKey } from "../support/jwks";

@@ -171,7 +171,7 @@ describe("badges.repair and the remembered stream counts", () => {
     expect(await redis.hexists(badgeKeys.streamAccess(me), `${STREAM_META}chat/${chat}`)).toBe(1);
     const { redis: counted, billed } = countBilledCommands(services.redis);
     const after = await getBadges({ ...services, redis: counted as Services["redis"] }, me, 99);
-    expect(billed).toEqual([15]);
+    expect(billed).toEqual([16]);
     expect(after).toEqual(before);
   });
 });
@@ -208,11 +208,11 @@ describe("what one GET /v1/me/badges bills", () => {
     return { body, billed };
   };
 
-  it("bills 15 for a known user with stream news: EVALSHA, one read per hash, ZCOUNT of the broadcast ids, HMGET of the versions, GET + ZCOUNT of the feed", async () => {
+  it("bills 16 for a known user with stream news: EVALSHA, one read per hash, ZCOUNT of the broadcast ids, HMGET of the versions, GET + SMEMBERS + ZCOUNT of the feed", async () => {
     const { me } = await busyUser();
     const first = (await badges(me)).body; // builds the caches, records the user, renews the TTLs, counts the stream
     const { body, billed } = await billedBadges(me);
-    expect(billed).toEqual([15]);
+    expect(billed).toEqual([16]);
     expect(body).toEqual(first);
   });
 
@@ -221,10 +221,10 @@ describe("what one GET /v1/me/badges bills", () => {
     await badges(me);
     await api("POST", `/v1/streams/chat/${chat}/items`, { as: service, body: { at: Date.now() + 120_000 } });
     const changed = await billedBadges(me);
-    expect(changed.billed).toEqual([17]);
+    expect(changed.billed).toEqual([18]);
     expect(changed.body.streams.byStream[`chat/${chat}`]).toEqual({ count: 5, capped: false });
     const again = await billedBadges(me);
-    expect(again.billed).toEqual([15]);
+    expect(again.billed).toEqual([16]);
     expect(again.body).toEqual(changed.body);
   });
 
@@ -234,7 +234,7 @@ describe("what one GET /v1/me/badges bills", () => {
     await badges(me);
     for (let i = 0; i < 2; i++) {
       const { body, billed } = await billedBadges(me);
-      expect(billed).toEqual([16]);
+      expect(billed).toEqual([17]);
       expect(body.streams.byStream[`chat/${chat}`]).toEqual({ count: 4, capped: false });
     }
   });
@@ -244,10 +244,10 @@ describe("what one GET /v1/me/badges bills", () => {
     await badges(me);
     const recorded = await redis.zscore(badgeKeys.activeUsers(), me);
     expect(recorded).not.toBeNull();
-    expect((await billedBadges(me)).billed).toEqual([15]);
+    expect((await billedBadges(me)).billed).toEqual([16]);
     expect(await redis.zscore(badgeKeys.activeUsers(), me), "a call within the minute records nothing").toBe(recorded);
     await redis.hset(badgeKeys.markers(me), { act: Number(recorded) - ACTIVE_RECORD_EVERY_MS });
-    expect((await billedBadges(me)).billed).toEqual([17]);
+    expect((await billedBadges(me)).billed).toEqual([18]);
     expect(Number(await redis.zscore(badgeKeys.activeUsers(), me))).toBeGreaterThan(Number(recorded));
   });
 });

@@ -1,9 +1,13 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { expect } from "vitest";
+import { queryRows } from "../../src/counters/store";
+import { feedKeys } from "../../src/feed/keys";
+import { feedBigAccountsTask } from "../../src/feed/tasks";
+import { servicesFor } from "../counters/support";
 import { api, show, tokenFor } from "../support/api";
 import { eventually } from "../support/eventually";
 import type { Env } from "../../src/env";
-import { hubOf } from "../../src/badges/push";
+import { hubOf } from "../../src/badges/live";
 import { closeSockets, trackSocket } from "../support/sockets";
 
 /** One device's socket and the badges it holds: the snapshot, then every `changed` merged in. */
@@ -87,4 +91,33 @@ export async function settled(device: LiveDevice, userId: string, cap?: number) 
     (same) => same,
   );
   return { got: device.state, expected };
+}
+
+/**
+ * Makes `authors` big accounts, as test/feed/big.test.ts does: a flushed followers counter far above
+ * anything other test files use (10⁹), the per-minute scan at a threshold of 9·10⁸ (a low
+ * BIG_ACCOUNT_FOLLOWERS instead of following an author ten thousand times), then waits for the
+ * transitions to end (their pages put the authors in their followers' pulled sets).
+ */
+export async function makeBig(authors: string[]) {
+  const { services, close } = servicesFor({ BIG_ACCOUNT_FOLLOWERS: "900000000" });
+  try {
+    await queryRows(
+      services.db,
+      `INSERT INTO counters (entity, entity_id, field, value) SELECT 'user', unnest($1::bigint[]), 'followers', 1000000000
+       ON CONFLICT (entity, entity_id, field) DO UPDATE SET value = excluded.value`,
+      [authors],
+    );
+    for (let runs = 0; runs < 10; runs++) if (((await feedBigAccountsTask.run(services)) as { transitions: number }).transitions === 0) break;
+    await eventually(
+      async () => {
+        const states = (await services.redis.hmget<Record<string, string | null>>(feedKeys.bigStates(), ...authors)) ?? {};
+        return authors.map((a) => states[a] ?? null);
+      },
+      (states) => states.every((s) => s === "big"),
+      30_000,
+    );
+  } finally {
+    await close();
+  }
 }

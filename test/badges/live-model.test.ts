@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { NOTIFICATION_TYPES } from "../../src/badges/notifications";
 import { api, newId, show } from "../support/api";
 import { prng } from "../support/prng";
-import { canonical, closeLive, openLive, settled, type LiveDevice } from "./live-helpers";
+import { canonical, closeLive, makeBig, openLive, settled, type LiveDevice } from "./live-helpers";
 
 afterEach(closeLive);
 
@@ -20,10 +20,13 @@ async function ok(method: string, path: string, as: { userId: string; role?: "us
 }
 
 describe("live badges: model", () => {
-  it(`every device ends with what GET /v1/me/badges answers, after random events of every kind (seed ${SEED})`, async () => {
+  it(`every device ends with what GET /v1/me/badges answers, after random events of every kind, big accounts' posts included (seed ${SEED})`, async () => {
     const rnd = prng(SEED);
     const users = Array.from({ length: USERS }, () => newId());
-    const authors = [newId(), newId()];
+    // The first author stays normal (fanned out); the other two become big (pulled, announced to
+    // every hub shard): their posts reach the sockets only through the hubs' big-follow index.
+    const authors = [newId(), newId(), newId()];
+    const bigs = authors.slice(1);
     const streams = [newId(), newId()];
     const channels = [`m-${newId()}`, `m-${newId()}`];
     const peers = [newId(), newId()];
@@ -33,6 +36,13 @@ describe("live badges: model", () => {
       for (const s of streams) if (rnd.next() < 0.7) await ok("PUT", `/v1/streams/chat/${s}/members/${u}`, service);
       await ok("GET", "/v1/me/feed", { userId: u }); // a timeline that exists: posts are pushed to it
     }
+    await makeBig(bigs);
+    const following = new Set(users.flatMap((u) => authors.map((a) => `${u}>${a}`)));
+    const posts: { id: string; author: string }[] = [];
+    const publish = async (author: string) => {
+      const { id } = (await ok("POST", "/v1/posts", { userId: author }, { text: "p" })) as { id: string };
+      posts.push({ id, author });
+    };
     // Two or three devices per user; one of the first user's asks for cap=3, so caps are crossed.
     const devices: { user: string; cap?: number; d: LiveDevice }[] = [];
     for (const [i, u] of users.entries()) {
@@ -55,8 +65,26 @@ describe("live badges: model", () => {
       (u) => ok("POST", "/v1/me/broadcasts/read", { userId: u }),
       () => ok("PUT", `/v1/reddots/${rnd.pick(channels)}`, admin),
       (u) => ok("POST", `/v1/me/reddots/${rnd.pick(channels)}/seen`, { userId: u }),
-      () => ok("POST", "/v1/posts", { userId: rnd.pick(authors) }, { text: "p" }),
-      (u) => ok("POST", `/v1/me/authors/${rnd.pick(authors)}/seen`, { userId: u }),
+      () => publish(rnd.pick(authors)),
+      () => publish(rnd.pick(bigs)),
+      () => publish(rnd.pick(bigs)),
+      async () => {
+        if (posts.length === 0) return;
+        const [p] = posts.splice(rnd.int(0, posts.length - 1), 1);
+        await ok("DELETE", `/v1/posts/${p!.id}`, { userId: p!.author });
+      },
+      async (u) => {
+        // A follow or unfollow of a big account: the hub learns it from the pushes it gets.
+        const a = rnd.pick(bigs);
+        const key = `${u}>${a}`;
+        await ok(following.has(key) ? "DELETE" : "PUT", `/v1/me/following/${a}`, { userId: u });
+        if (following.has(key)) following.delete(key);
+        else following.add(key);
+      },
+      (u) => {
+        const followed = authors.filter((a) => following.has(`${u}>${a}`));
+        return followed.length > 0 ? ok("POST", `/v1/me/authors/${rnd.pick(followed)}/seen`, { userId: u }) : Promise.resolve();
+      },
       (u) => ok("GET", "/v1/me/feed", { userId: u }),
     ];
     for (let round = 0; round < ROUNDS; round++) {

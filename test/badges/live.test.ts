@@ -1,15 +1,15 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { BadgeHub } from "../../src/badges/hub";
-import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_SOCKETS_PER_USER } from "../../src/badges/live-protocol";
-import { hubOf, hubShardOf, hubShards } from "../../src/badges/push";
+import { BadgeHub } from "../../src/badges/live/hub";
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hubOf, hubShardOf, hubShards, MAX_SOCKETS_PER_USER } from "../../src/badges/live";
 import { deliver } from "../../src/feed/fanout";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { servicesFor } from "../counters/support";
 import { api, newId, show, tokenFor } from "../support/api";
 import { createChaos } from "../support/stack";
-import { badgesOf, canonical, closeLive, openLive, settled, until, type LiveDevice } from "./live-helpers";
+import { countBilledCommands } from "../support/billed";
+import { badgesOf, canonical, closeLive, makeBig, openLive, settled, until, type LiveDevice } from "./live-helpers";
 
 const liveEnv = env as unknown as Env;
 const service = { userId: "1", role: "service" as const };
@@ -284,6 +284,94 @@ describe("the feed badge", () => {
         hub.freshReadMs = 10_000;
       });
     }
+  });
+});
+
+describe("a big account's post", () => {
+  /** Worker calls received by every hub shard since they woke. */
+  const hubCalls = async () => {
+    let calls = 0;
+    for (let shard = 0; shard < hubShards(liveEnv); shard++) {
+      calls += await runInDurableObject(liveEnv.BADGE_HUBS.get(liveEnv.BADGE_HUBS.idFromName(`hub-${shard}`)), async (h: BadgeHub) => (await h.stats()).calls);
+    }
+    return calls;
+  };
+
+  it("moves authors and feed in place on its followers' sockets: one call per hub shard, nothing read; a delete has them read", async () => {
+    const [star, fan] = [newId(), newId()];
+    await ok("PUT", `/v1/me/following/${star}`, { userId: fan });
+    await ok("GET", "/v1/me/feed", { userId: fan }); // a timeline: the big account is pulled into it
+    await makeBig([star]);
+    const d = await device(fan);
+    expect(d.state!.feed).toEqual({ count: 0, capped: false });
+    const hub = hubOf(liveEnv, fan);
+    const chaos = await createChaos();
+    try {
+      // The fan's hub reads through a private bridge that counts requests; no read is "fresh",
+      // so a count moves in place.
+      await runInDurableObject(hub, (h: BadgeHub) => {
+        h.servicesEnv = chaos.bindings;
+        h.freshReadMs = 0;
+      });
+      await settled(d, fan);
+      await new Promise((r) => setTimeout(r, 300)); // pushes of the setup (follow, transition) are in
+      const [callsBefore, readsBefore] = [await hubCalls(), (await chaos.stats()).requests];
+      const { id } = (await ok("POST", "/v1/posts", { userId: star }, { text: "big" })) as { id: string };
+      await until(() => d.state!.feed.count, (n) => n === 1);
+      expect(d.state!.authors).toEqual({ count: 1, capped: false });
+      expect((await chaos.stats()).requests - readsBefore, "the hub read nothing").toBe(0);
+      // One call per shard, plus the author's own badges (their own post, as every post pushes).
+      expect((await hubCalls()) - callsBefore, "one call per shard").toBe(hubShards(liveEnv) + 1);
+      const { got, expected } = await settled(d, fan);
+      expect(got).toEqual(expected);
+
+      // A delete: the hubs read the followers (a post counted or not, seen or not).
+      await ok("DELETE", `/v1/posts/${id}`, { userId: star });
+      await until(() => d.state!.feed.count, (n) => n === 0);
+      expect(d.state!.authors).toEqual({ count: 0, capped: false });
+      expect(canonical(d.state)).toBe(canonical(await badgesOf(fan)));
+
+      // The post's announcement had it waited in the queue past the delete: not announced, no hub
+      // called, and its check bills EVALSHA + GET.
+      await new Promise((r) => setTimeout(r, 300));
+      const calls = await hubCalls();
+      const { services, close } = servicesFor();
+      try {
+        const { redis: counted, billed } = countBilledCommands(services.redis);
+        const report = await deliver({ ...services, redis: counted as typeof services.redis }, { kind: "big-post", op: "add", postId: id, authorId: star });
+        expect(report).toEqual({ kind: "big-post", op: "add", announced: false });
+        expect(billed).toEqual([2]);
+      } finally {
+        await close();
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await hubCalls()).toBe(calls);
+      expect(d.state!.feed).toEqual({ count: 0, capped: false });
+    } finally {
+      await runInDurableObject(hub, (h: BadgeHub) => {
+        h.servicesEnv = {};
+        h.freshReadMs = 10_000;
+      });
+      await chaos.close();
+    }
+  });
+
+  it("counts in the feed badge of a poll, up to the cap, and a first-page read resets it", async () => {
+    const [star, other, fan] = [newId(), newId(), newId()];
+    for (const a of [star, other]) await ok("PUT", `/v1/me/following/${a}`, { userId: fan });
+    await ok("GET", "/v1/me/feed", { userId: fan });
+    await makeBig([star, other]);
+    for (let i = 0; i < 3; i++) await ok("POST", "/v1/posts", { userId: star }, { text: `s${i}` });
+    await ok("POST", "/v1/posts", { userId: other }, { text: "o" });
+    expect((await badgesOf(fan)).feed).toEqual({ count: 4, capped: false });
+    expect((await badgesOf(fan, 3)).feed).toEqual({ count: 3, capped: true });
+    await ok("GET", "/v1/me/feed?limit=1", { userId: fan });
+    expect((await badgesOf(fan)).feed, "the merged first page was read").toEqual({ count: 0, capped: false });
+    await ok("POST", "/v1/posts", { userId: other }, { text: "o2" });
+    expect((await badgesOf(fan)).feed).toEqual({ count: 1, capped: false });
+    // Unfollowing the account drops its posts from the count at once.
+    await ok("DELETE", `/v1/me/following/${other}`, { userId: fan });
+    expect((await badgesOf(fan)).feed).toEqual({ count: 0, capped: false });
   });
 });
 

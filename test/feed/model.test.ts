@@ -12,6 +12,9 @@
  * Around every transition step: no reader loses a post of that author.
  * Once the queue is drained: every user's whole timeline equals the model — followees' and own live
  * posts, newest first. (The model stays under the cap; the cap has its own test in feed.test.ts.)
+ * The `feed` badge, at every read step and at the end: the number of posts above the reader's
+ * marker on the merged page (the walk: timeline and big accounts' outboxes), capped at a random
+ * cap; after a first-page read (half the read steps), zero.
  */
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -23,6 +26,9 @@ import { queryRows } from "../../src/counters/store";
 import { feedKeys } from "../../src/feed/keys";
 import type { FeedMessage } from "../../src/feed/messages";
 import { readHomeFeed } from "../../src/feed/timeline";
+import { readingFirstPage } from "../../src/feed/unseen";
+import { getBadges } from "../../src/badges/badges";
+import { capped } from "../../src/badges/shared";
 import { createServices, type Services } from "../../src/lib/services";
 import { follow, unfollow } from "../../src/social/follows";
 import { createPost, deletePost } from "../../src/social/posts";
@@ -76,6 +82,24 @@ async function runSeed(seed: number, steps: number) {
       cursor = page.nextCursor;
     }
     throw new Error("runaway pagination");
+  }
+
+  /**
+   * The `feed` badge equals the posts above the marker on the merged page (what the walk shows),
+   * capped; a first-page read (the route's `readingFirstPage`) then resets it to zero.
+   */
+  async function checkFeedBadge(user: string) {
+    const ids = await walk(user);
+    const marker = Number((await redis.get(feedKeys.seen(user))) ?? 0);
+    const cap = rnd.pick([2, 5, 99]);
+    const context = `seed ${seed}, user ${user}, cap ${cap}, marker ${marker}, page ${ids.join(",")}, log:\n${log.slice(-25).join("\n")}`;
+    const above = ids.filter((id) => Number(id) > marker).length;
+    expect((await getBadges(services, user, cap)).feed, `feed badge: ${context}`).toEqual(capped(above, cap));
+    if (rnd.next() < 0.5) {
+      log.push(`first page ${user}`);
+      await readingFirstPage(services, user, (s) => readHomeFeed(s, user, { limit: rnd.int(1, 12) }));
+      expect((await getBadges(services, user, cap)).feed, `feed badge after a first-page read: ${context}`).toEqual(capped(0, cap));
+    }
   }
 
   /**
@@ -179,7 +203,7 @@ async function runSeed(seed: number, steps: number) {
       } else {
         const user = rnd.pick(users);
         log.push(`read ${user}`);
-        await walk(user);
+        await checkFeedBadge(user);
       }
     }
     while (held.length > 0) await deliverOne();
@@ -193,6 +217,7 @@ async function runSeed(seed: number, steps: number) {
     while (held.length > 0) await deliverOne();
     for (const user of users) {
       expect(await walk(user), `seed ${seed}, user ${user}, log:\n${log.slice(-25).join("\n")}`).toEqual(expected(user));
+      await checkFeedBadge(user);
     }
   } finally {
     await close();
@@ -201,7 +226,7 @@ async function runSeed(seed: number, steps: number) {
 
 describe("home timeline model", () => {
   for (const seed of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]) {
-    it(`seed ${seed}: every read shows no deleted post, no unfollowed account, no duplicate and every item as the model draws it; drained, every timeline equals the model`, async () => {
+    it(`seed ${seed}: every read shows no deleted post, no unfollowed account, no duplicate and every item as the model draws it; drained, every timeline equals the model; the feed badge is the posts above the marker on the merged page`, async () => {
       await runSeed(seed, 150);
     });
   }

@@ -1,6 +1,6 @@
-import type { Env } from "../env";
-import type { Services } from "../lib/services";
-import { HUB_HEADERS, type HubStamp, type PostedTo, type TallyChange } from "./live-protocol";
+import type { Env } from "../../env";
+import type { Services } from "../../lib/services";
+import { HUB_HEADERS, type BigPost, type HubStamp, type PostedTo, type TallyChange } from "./protocol";
 import type { CheapKind } from "./values";
 
 /**
@@ -81,6 +81,14 @@ export function pushStamp(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, sta
 export function pushPosted(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, followers: PostedTo[]): Promise<void> {
   const groups = byShard(env, followers, (f) => f.userId);
   return bestEffort("posted", [...groups].map(([shard, page]) => hubStub(env, shard).posted(page)));
+}
+
+/**
+ * A big account's post or delete: one call per shard, whatever its follower count (its followers
+ * are never walked); each hub finds its online followers among what it knows they follow.
+ */
+export function pushBigPost(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, post: BigPost): Promise<void> {
+  return bestEffort("big post", Array.from({ length: hubShards(env) }, (_, shard) => hubStub(env, shard).bigPosted(post)));
 }
 
 /** Hands a WebSocket upgrade to the caller's hub (the token was verified by the Worker). */

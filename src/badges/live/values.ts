@@ -1,9 +1,9 @@
-import type { Badges } from "./badges";
-import { getDirectMessages } from "./dms";
-import { feedKeys } from "../feed/keys";
-import { GET_FEED_UNSEEN, GET_FEED_UNSEEN_MANY } from "./feed.lua";
-import { getNotifications } from "./notifications";
-import { capAll, capped, runScript, type Capped, type ScriptRedis } from "./shared";
+import type { Badges } from "../badges";
+import { getDirectMessages } from "../dms";
+import { FEED_UNSEEN_CAP, feedKeys } from "../../feed/keys";
+import { GET_FEED_UNSEEN, GET_FEED_UNSEEN_MANY } from "../../feed/unseen.lua";
+import { getNotifications } from "../notifications";
+import { capAll, capped, runScript, type Capped, type ScriptRedis } from "../shared";
 
 /**
  * What a live socket tracks: every badge kind of `GET /v1/me/badges`, in the same shapes, without
@@ -45,15 +45,24 @@ export function oneMore(value: Capped, cap: number): Capped {
 
 /**
  * Kinds a push may read on their own: a tally is one small hash, read by one script of two billed
- * commands; `feed` is the marker and a ZCOUNT of the timeline above it, three. The whole badges
- * script bills 14–15 (`keys.ts`). The same reads the badges script makes, so the values are the
+ * commands; `feed` is the marker, the big accounts followed and a ZCOUNT of the timeline above the
+ * marker, four (more when a followed big account posted since: `feed_unseen`). The whole badges
+ * script bills 15–16 (`keys.ts`). The same reads the badges script makes, so the values are the
  * ones a poll would answer.
  */
 export const CHEAP_KINDS = ["notifications", "dms", "feed"] as const satisfies readonly BadgeKind[];
 export type CheapKind = (typeof CHEAP_KINDS)[number];
 
-export async function readCheapKinds(redis: ScriptRedis, userId: string, cap: number, kinds: CheapKind[]): Promise<Partial<BadgeValues>> {
+/** The cheap kinds' values; with `feed`, also the big accounts the user follows (`bigFollows`), which the same read saw. */
+export async function readCheapKinds(
+  redis: ScriptRedis,
+  userId: string,
+  cap: number,
+  kinds: CheapKind[],
+  maxPulled: number,
+): Promise<{ values: Partial<BadgeValues>; bigFollows: string[] | null }> {
   const values: Partial<BadgeValues> = {};
+  let bigFollows: string[] | null = null;
   await Promise.all(
     kinds.map(async (kind) => {
       if (kind === "notifications") {
@@ -62,16 +71,21 @@ export async function readCheapKinds(redis: ScriptRedis, userId: string, cap: nu
       } else if (kind === "dms") {
         values.dms = capped((await getDirectMessages(redis, userId)).total, cap);
       } else {
-        values.feed = capped(Number(await runScript<number>(redis, GET_FEED_UNSEEN, [feedKeys.seen(userId), feedKeys.timeline(userId)], [])), cap);
+        const [count, bigs] = await runScript<[number, string[]]>(redis, GET_FEED_UNSEEN, feedUnseenKeys(userId), feedUnseenArgs(maxPulled));
+        values.feed = capped(Number(count), cap);
+        bigFollows = (bigs ?? []).map(String);
       }
     }),
   );
-  return values;
+  return { values, bigFollows };
 }
 
+const feedUnseenKeys = (userId: string) => [feedKeys.seen(userId), feedKeys.timeline(userId), feedKeys.bigFollows(userId), feedKeys.activity()];
+const feedUnseenArgs = (maxPulled: number) => [feedKeys.outboxPrefix(), maxPulled, FEED_UNSEEN_CAP];
+
 /** The `feed` badge of each of `userIds` (uncapped: each socket's cap applies), in one request. */
-export async function readFeedUnseenMany(redis: ScriptRedis, userIds: string[]): Promise<number[]> {
-  const keys = userIds.flatMap((u) => [feedKeys.seen(u), feedKeys.timeline(u)]);
-  const counts = await runScript<number[]>(redis, GET_FEED_UNSEEN_MANY, keys, []);
+export async function readFeedUnseenMany(redis: ScriptRedis, userIds: string[], maxPulled: number): Promise<number[]> {
+  const keys = [feedKeys.activity(), ...userIds.flatMap((u) => [feedKeys.seen(u), feedKeys.timeline(u), feedKeys.bigFollows(u)])];
+  const counts = await runScript<number[]>(redis, GET_FEED_UNSEEN_MANY, keys, feedUnseenArgs(maxPulled));
   return counts.map(Number);
 }

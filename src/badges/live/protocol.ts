@@ -39,3 +39,5 @@ export type TallyChange = { kind: Exclude<CheapKind, "feed">; key?: string; coun
 /** One follower of a fan-out page: their `authors` badge is one more; `feed`: the post was new to their timeline (the hub reads their `feed` badge). */
 export type PostedTo = { userId: string; feed: boolean };
 
+/** A big account's post (`add`) or its delete (`remove`): one call per shard, like a broadcast. */
+export type BigPost = { op: "add" | "remove"; authorId: string; postId: string };

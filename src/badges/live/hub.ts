@@ -1,9 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../env";
-import { createEventBus } from "../lib/events";
-import { createServices } from "../lib/services";
-import { getBadges, type Badges } from "./badges";
-import { capped } from "./shared";
+import type { Env } from "../../env";
+import { createEventBus } from "../../lib/events";
+import { createServices } from "../../lib/services";
+import { maxPulledAccounts } from "../../feed/keys";
+import { getBadgesAndBigFollows, type Badges } from "../badges";
+import { capped } from "../shared";
 import {
   CLOSE_MESSAGE_TOO_BIG,
   CLOSE_TOKEN_EXPIRED,
@@ -15,10 +16,11 @@ import {
   MAX_SOCKETS_PER_USER,
   PUSH_INTERVAL_MS,
   TALLY_ORDER_MS,
+  type BigPost,
   type HubStamp,
   type PostedTo,
   type TallyChange,
-} from "./live-protocol";
+} from "./protocol";
 import { changedKinds, oneMore, readCheapKinds, readFeedUnseenMany, valuesOf, type BadgeValues, type CheapKind } from "./values";
 
 /** Users whose last tally time is remembered (the oldest is forgotten first). */
@@ -39,6 +41,10 @@ const SCHEMA = [
   `CREATE INDEX IF NOT EXISTS sockets_user ON sockets (user_id)`,
   // One row per online (user, cap): the latest values known, which sockets converge to.
   `CREATE TABLE IF NOT EXISTS state (user_id TEXT NOT NULL, cap INTEGER NOT NULL, current TEXT NOT NULL, read_at INTEGER NOT NULL, PRIMARY KEY (user_id, cap)) WITHOUT ROWID`,
+  // The big accounts each online user follows (the feed's pulled set, as their last read saw it):
+  // a big account's post finds its online followers here, by author, with nothing read.
+  `CREATE TABLE IF NOT EXISTS big_follows (author_id TEXT NOT NULL, user_id TEXT NOT NULL, PRIMARY KEY (author_id, user_id)) WITHOUT ROWID`,
+  `CREATE INDEX IF NOT EXISTS big_follows_user ON big_follows (user_id)`,
 ];
 
 const noEvents = createEventBus([]);
@@ -50,8 +56,9 @@ const noEvents = createEventBus([]);
  *
  * Values come from two places. A targeted change (`changed`) reads the user's badges once — the
  * same function `GET /v1/me/badges` runs — and only if the user is online here. A shard-wide change
- * (`stamp`, `posted`) moves each online user's known value in place, reading nothing (but `feed`,
- * which `posted` reads for the online followers the post reached, one request per call). Either way
+ * (`stamp`, `posted`, `bigPosted`) moves each online user's known value in place, reading nothing
+ * (but `feed`, which `posted` reads for the online followers the post reached, one request per
+ * call; a big account's followers are found by author in `big_follows`, which the reads keep). Either way
  * each socket is sent the kinds that differ from what it last got, at once after a quiet second,
  * then at most once per PUSH_INTERVAL_MS (the alarm sends what waited).
  */
@@ -60,7 +67,7 @@ export class BadgeHub extends DurableObject<Env> {
   private reading = new Map<string, ReadLoop>();
   /** Client messages this object handled since it woke (tests: a `ping` must not add one). */
   private handled = 0;
-  /** Calls from the Worker (`changed`, `stamp`, `posted`, `tallied`) since it woke, for the benchmark's count. */
+  /** Calls from the Worker (`changed`, `stamp`, `posted`, `bigPosted`, `tallied`) since it woke, for the benchmark's count. */
   private calls = 0;
   /** When each user's last tally change was set (two close together may arrive out of order). */
   private talliedAt = new Map<string, number>();
@@ -141,7 +148,10 @@ export class BadgeHub extends DurableObject<Env> {
   private forget(connId: string, userId: string) {
     this.sql.exec(`DELETE FROM sockets WHERE conn_id = ?`, connId);
     const left = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE user_id = ?`, userId).one().n;
-    if (left === 0) this.sql.exec(`DELETE FROM state WHERE user_id = ?`, userId);
+    if (left === 0) {
+      this.sql.exec(`DELETE FROM state WHERE user_id = ?`, userId);
+      this.sql.exec(`DELETE FROM big_follows WHERE user_id = ?`, userId);
+    }
   }
 
   // ---------------------------------------------------------------- changes
@@ -221,6 +231,50 @@ export class BadgeHub extends DurableObject<Env> {
     }
     await this.refreshFeeds(feedReads);
     return online;
+  }
+
+  /**
+   * A big account's post (or its delete), sent to every shard: its followers were never walked.
+   * The online ones are found here, by author, among the big accounts each user's last read saw
+   * them follow. A post moves `authors` and `feed` one up in place, nothing read; a reader who
+   * follows more big accounts than a page merges (MAX_PULLED_ACCOUNTS) has `feed` read instead (the
+   * post may push another account's out of the merge). A delete has them read (a post already
+   * counted or not, seen or not: only a read knows). Offline followers cost nothing.
+   */
+  async bigPosted(post: BigPost): Promise<number> {
+    this.calls++;
+    const users = this.sql
+      .exec<{ user_id: string }>(`SELECT b.user_id FROM big_follows b WHERE b.author_id = ? AND EXISTS (SELECT 1 FROM state s WHERE s.user_id = b.user_id)`, post.authorId)
+      .toArray()
+      .map((r) => r.user_id);
+    if (post.op === "remove") {
+      await Promise.all(users.map((u) => this.refresh(u)));
+      return users.length;
+    }
+    const maxPulled = this.maxPulled();
+    const reads: string[] = [];
+    for (const userId of users) {
+      const follows = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM big_follows WHERE user_id = ?`, userId).one().n;
+      const exact = follows <= maxPulled;
+      this.bump(userId, (values, cap) => {
+        values.authors = oneMore(values.authors, cap);
+        if (exact) values.feed = oneMore(values.feed, cap);
+      });
+      if (!exact) reads.push(userId);
+    }
+    await this.refreshFeeds(reads);
+    return users.length;
+  }
+
+  /** Replaces what is known of the big accounts `userId` follows (a read's answer). */
+  private learnBigFollows(userId: string, authors: string[] | null) {
+    if (!authors) return;
+    this.sql.exec(`DELETE FROM big_follows WHERE user_id = ?`, userId);
+    for (const authorId of new Set(authors)) this.sql.exec(`INSERT INTO big_follows (author_id, user_id) VALUES (?, ?)`, authorId, userId);
+  }
+
+  private maxPulled() {
+    return maxPulledAccounts({ ...this.env, ...this.servicesEnv });
   }
 
   /** Sockets and users here; client messages handled and Worker calls received since the object woke. */
@@ -348,7 +402,7 @@ export class BadgeHub extends DurableObject<Env> {
           continue;
         }
       }
-      const badges = await this.readBadges(userId, cap);
+      const { badges, bigFollows } = await this.readBadges(userId, cap);
       const now = Date.now();
       if (badges.degraded) {
         // Nothing trustworthy to push: sockets still waiting for a snapshot get the degraded one
@@ -360,6 +414,7 @@ export class BadgeHub extends DurableObject<Env> {
         continue;
       }
       const values = valuesOf(badges);
+      this.learnBigFollows(userId, bigFollows);
       this.sql.exec(
         `INSERT INTO state (user_id, cap, current, read_at) VALUES (?, ?, ?, ?) ON CONFLICT (user_id, cap) DO UPDATE SET current = excluded.current, read_at = excluded.read_at`,
         userId,
@@ -373,11 +428,11 @@ export class BadgeHub extends DurableObject<Env> {
     }
   }
 
-  private async readBadges(userId: string, cap: number): Promise<Badges> {
+  private async readBadges(userId: string, cap: number): Promise<{ badges: Badges; bigFollows: string[] | null }> {
     const background: Promise<unknown>[] = [];
     const { services, close } = createServices({ ...this.env, ...this.servicesEnv }, { waitUntil: (p) => background.push(p) }, noEvents);
     try {
-      return await getBadges(services, userId, cap);
+      return await getBadgesAndBigFollows(services, userId, cap);
     } finally {
       // A Neon pool may not outlive its work: close it once the background writes settled.
       this.ctx.waitUntil(Promise.allSettled(background).then(close));
@@ -388,7 +443,9 @@ export class BadgeHub extends DurableObject<Env> {
   private async readCheap(userId: string, cap: number, kinds: CheapKind[]): Promise<Partial<BadgeValues> | null> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
-      return await readCheapKinds(services.redis, userId, cap, kinds);
+      const { values, bigFollows } = await readCheapKinds(services.redis, userId, cap, kinds, this.maxPulled());
+      this.learnBigFollows(userId, bigFollows);
+      return values;
     } catch {
       return null;
     }
@@ -398,7 +455,7 @@ export class BadgeHub extends DurableObject<Env> {
   private async readFeeds(userIds: string[]): Promise<number[] | null> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
-      return await readFeedUnseenMany(services.redis, userIds);
+      return await readFeedUnseenMany(services.redis, userIds, this.maxPulled());
     } catch {
       return null;
     }

@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { tokenExpiresAt, verifyCallerToken } from "../lib/auth";
-import { requireWebSocketUpgrade, SOCKET_PROTOCOL, socketToken } from "../lib/sockets";
-import { errorResponses, newRouter } from "../lib/openapi";
-import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_CLIENT_MESSAGE_BYTES, MAX_SOCKETS_PER_USER, PUSH_INTERVAL_MS } from "./live-protocol";
+import { tokenExpiresAt, verifyCallerToken } from "../../lib/auth";
+import { requireWebSocketUpgrade, SOCKET_PROTOCOL, socketToken } from "../../lib/sockets";
+import { errorResponses, newRouter } from "../../lib/openapi";
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, MAX_CLIENT_MESSAGE_BYTES, MAX_SOCKETS_PER_USER, PUSH_INTERVAL_MS } from "./protocol";
 import { connectLive } from "./push";
-import { CapQuery } from "./shared";
+import { CapQuery } from "../shared";
 
 export const liveBadgeRoutes = newRouter().openapi(
   createRoute({

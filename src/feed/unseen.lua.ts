@@ -1,0 +1,106 @@
+/**
+ * The `feed` badge's Lua, owned by the feed (its keys, its merge) and used by the badges' scripts:
+ * the badges read model imports this module, the feed imports nothing of the badges.
+ *
+ * The badge counts the posts newer than the reader's marker (`feedKeys.seen`: the merged first
+ * page's newest post id when it was last read) as the merged home page shows them: on the
+ * reader's timeline or in the outboxes of the big accounts they follow (`feedKeys.bigFollows`),
+ * at most `maxPulled` of them, the most recently active first (`feedKeys.activity`), as the page
+ * merges them. Members are unique across sources (a post pushed before its author became big is in
+ * both). No marker: every post counts (the timeline's sentinels sit at score 0, below every post);
+ * no timeline: 0.
+ */
+
+/**
+ * Defines `feed_unseen(k, limit)`; `k` = {seen, tl, bigset, activity, outboxPrefix, maxPulled}.
+ * Returns the count (stopping at `limit`) and the reader's big accounts (the set's members).
+ * Billed: GET + SMEMBERS + ZCOUNT for a reader following no big account (or none with a post above
+ * the marker: + ZMSCORE); else GET + SMEMBERS + ZMSCORE + ZRANGEBYSCORE of the timeline + one
+ * ZRANGEBYSCORE per outbox with news, most recently active first, until `limit` is reached
+ * (+ EXISTS when the timeline has nothing above the marker).
+ */
+export const FEED_UNSEEN_FUNCTION = `
+local function feed_unseen(k, limit)
+  local marker = redis.call('GET', k.seen) or '0'
+  local bigs = redis.call('SMEMBERS', k.bigset)
+  local news = {}
+  if #bigs > 0 then
+    local acts = redis.call('ZMSCORE', k.activity, unpack(bigs))
+    local order = {}
+    for i = 1, #bigs do
+      if acts[i] then order[#order + 1] = {bigs[i], tonumber(acts[i])} end
+    end
+    table.sort(order, function(a, b) return a[2] > b[2] end)
+    local m = tonumber(marker)
+    for i = 1, math.min(#order, k.maxPulled) do
+      if order[i][2] <= m then break end
+      news[#news + 1] = order[i][1]
+    end
+  end
+  if #news == 0 then
+    return math.min(limit, redis.call('ZCOUNT', k.tl, '(' .. marker, '+inf')), bigs
+  end
+  local rows = redis.call('ZRANGEBYSCORE', k.tl, '(' .. marker, '+inf', 'LIMIT', 0, limit)
+  if #rows == 0 and redis.call('EXISTS', k.tl) == 0 then return 0, bigs end
+  local seen, n = {}, 0
+  for _, member in ipairs(rows) do
+    seen[member] = true
+    n = n + 1
+  end
+  for _, author in ipairs(news) do
+    if n >= limit then break end
+    for _, member in ipairs(redis.call('ZRANGEBYSCORE', k.outboxPrefix .. author, '(' .. marker, '+inf', 'LIMIT', 0, limit)) do
+      if not seen[member] then
+        seen[member] = true
+        n = n + 1
+      end
+    end
+  end
+  return math.min(n, limit), bigs
+end
+`;
+
+/**
+ * Defines `merged_top(tl, bigset, activity)`: the newest post id (as Redis prints the score) of the
+ * merged page — the timeline's top or a followed big account's newest post, whichever is newer —
+ * or nil when the timeline does not exist. What a first-page read (and a build) sets the marker to.
+ * Billed: ZRANGE + SMEMBERS (+ ZMSCORE).
+ */
+export const MERGED_TOP_FUNCTION = `
+local function merged_top(tl, bigset, activity)
+  local top = redis.call('ZRANGE', tl, -1, -1, 'WITHSCORES')[2]
+  if not top then return nil end
+  local bigs = redis.call('SMEMBERS', bigset)
+  if #bigs > 0 then
+    for _, score in ipairs(redis.call('ZMSCORE', activity, unpack(bigs))) do
+      if score and tonumber(score) > tonumber(top) then top = score end
+    end
+  end
+  return top
+end
+`;
+
+/**
+ * The `feed` badge alone, for a live push, with the reader's big accounts (the hub keeps them to
+ * move the badge in place when one of them posts). KEYS: feed:seen:{user}, feed:tl:{user},
+ * feed:bf:{user}, feed:act. ARGV: outbox key prefix, maxPulled, limit. Returns {count, bigs}.
+ * Billed: EVALSHA + feed_unseen's.
+ */
+export const GET_FEED_UNSEEN = `${FEED_UNSEEN_FUNCTION}
+local count, bigs = feed_unseen({seen = KEYS[1], tl = KEYS[2], bigset = KEYS[3], activity = KEYS[4], outboxPrefix = ARGV[1], maxPulled = tonumber(ARGV[2])}, tonumber(ARGV[3]))
+return {count, bigs}
+`;
+
+/**
+ * The `feed` badge of many users in one request: a fan-out page reaches many online followers of
+ * one hub, and a request each would queue behind the Workers' few simultaneous connections.
+ * KEYS: feed:act, then per user feed:seen:{user}, feed:tl:{user}, feed:bf:{user}. ARGV as
+ * GET_FEED_UNSEEN. Returns the counts in user order. Billed: EVALSHA + feed_unseen's per user.
+ */
+export const GET_FEED_UNSEEN_MANY = `${FEED_UNSEEN_FUNCTION}
+local counts = {}
+for i = 2, #KEYS, 3 do
+  counts[#counts + 1] = feed_unseen({seen = KEYS[i], tl = KEYS[i + 1], bigset = KEYS[i + 2], activity = KEYS[1], outboxPrefix = ARGV[1], maxPulled = tonumber(ARGV[2])}, tonumber(ARGV[3]))
+end
+return counts
+`;

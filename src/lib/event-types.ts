@@ -1,0 +1,42 @@
+/**
+ * Domain events: every relation change emits one after its Postgres commit. Capabilities
+ * (counters, badges, feeds) subscribe here instead of being called from the routes, so the
+ * routes never change when a new capability plugs in. A capability also announces here what it
+ * did that others react to (the feed: a post reached these followers, a first page was read), so
+ * the one that reacts (live badges) depends on the event, not on the feed's code, and the feed
+ * depends on no subscriber.
+ */
+export type DomainEvent = RelationEvent | FeedEvent;
+
+/** A follower a fan-out page reached: `landed` when the post was new to their timeline. */
+export type FeedReach = { userId: string; landed: boolean };
+
+/**
+ * What the feed announces (after the Redis write it reports):
+ * - feed.delivered: one fan-out page of a post reached these followers (`add`: the ones still
+ *   following; `remove`: the page's followers, whose timelines dropped the post);
+ * - feed.first-page-read: a read of the user's first page moved the `feed` badge's marker (or
+ *   built the timeline);
+ * - feed.big-posted: a big account posted (`add`; not announced when the post was deleted while
+ *   its message waited in the queue) or deleted a post (`remove`); its followers are never walked;
+ * - feed.timelines-changed: these users' timelines or pulled sets of big accounts changed other
+ *   than by a post (a follow's sync, a page of a big-account transition).
+ */
+export type FeedEvent =
+  | { type: "feed.delivered"; op: "add" | "remove"; postId: string; authorId: string; followers: FeedReach[]; at: number }
+  | { type: "feed.first-page-read"; userId: string; at: number }
+  | { type: "feed.big-posted"; op: "add" | "remove"; postId: string; authorId: string; at: number }
+  | { type: "feed.timelines-changed"; userIds: string[]; at: number };
+
+export type RelationEvent =
+  | { type: "follow.created"; followerId: string; followeeId: string; at: number }
+  | { type: "follow.deleted"; followerId: string; followeeId: string; at: number }
+  | { type: "post.created"; postId: string; authorId: string; text: string; createdAt: string; at: number }
+  | { type: "post.deleted"; postId: string; authorId: string; at: number }
+  | { type: "like.created"; userId: string; postId: string; authorId: string; at: number }
+  | { type: "like.deleted"; userId: string; postId: string; authorId: string; at: number }
+  | { type: "favorite.created"; userId: string; postId: string; authorId: string; at: number }
+  | { type: "favorite.deleted"; userId: string; postId: string; authorId: string; at: number };
+
+export type DomainEventType = DomainEvent["type"];
+export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

@@ -1,0 +1,121 @@
+/**
+ * The shape of `src/` as its imports draw it: no module reaches itself through its imports (type
+ * imports included: a cycle of types still ties the modules' reasons to change together), the feed
+ * imports nothing of the badges, and the live badge socket is entered through its index only.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(__dirname, "../../src");
+
+/** Every `.ts` file under `dir`, as paths relative to `root`. */
+function sources(root: string, dir = root): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(root, path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [relative(root, path)] : [];
+  });
+}
+
+/**
+ * Relative imports and re-exports of each file, resolved to files under `root` (`x` → `x.ts` or
+ * `x/index.ts`). With `runtime`, only what is loaded at run time (no `import type` / `export type`).
+ */
+export function importGraph(root: string, { runtime = false } = {}): Map<string, string[]> {
+  const files = new Set(sources(root));
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(join(root, file), "utf8");
+    const targets = new Set<string>();
+    for (const match of text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+"(\.{1,2}\/[^"]+)"/gms)) {
+      if (runtime && /^\s*(?:import|export)\s+type\b/.test(match[0])) continue;
+      const base = join(dirname(file), match[1]!.replace(/\.js$/, ""));
+      const target = [`${base}.ts`, join(base, "index.ts")].find((candidate) => files.has(candidate));
+      if (target) targets.add(target);
+    }
+    graph.set(file, [...targets].sort());
+  }
+  return graph;
+}
+
+/** Every cycle's modules (strongly connected components with more than one file, or a self-import). */
+export function cycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    order.set(node, index);
+    low.set(node, index++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!order.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, order.get(next)!));
+    }
+    if (low.get(node) === order.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!order.has(node)) visit(node);
+  return found;
+}
+
+describe("src/ imports", () => {
+  const graph = importGraph(SRC);
+
+  it("finds a cycle when there is one (the check can fail)", () => {
+    const tangled = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts"]],
+      ["c.ts", ["a.ts"]],
+      ["d.ts", ["a.ts"]],
+    ]);
+    expect(cycles(tangled)).toEqual([["a.ts", "b.ts", "c.ts"]]);
+    expect(graph.get("app.ts")?.length, "the walk reads real imports").toBeGreaterThan(5);
+  });
+
+  it("have no cycle anywhere", () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it("keep the feed free of the badges: the feed announces events, the badges subscribe", () => {
+    const fromFeed = [...graph].flatMap(([file, targets]) => (file.startsWith("feed/") ? targets.filter((t) => t.startsWith("badges/")).map((t) => `${file} → ${t}`) : []));
+    expect(fromFeed).toEqual([]);
+  });
+
+  it("enter the live badge socket through its index only (the Worker's entry exports the object class from its file)", () => {
+    const inside = (file: string) => file.startsWith("badges/live/");
+    const around = [...graph].flatMap(([file, targets]) =>
+      inside(file) ? [] : targets.filter((t) => inside(t) && t !== "badges/live/index.ts").map((t) => `${file} → ${t}`),
+    );
+    expect(around).toEqual(["index.ts → badges/live/hub.ts"]);
+    // Only the Worker's entry loads a module that imports the Workers runtime (`cloudflare:workers`):
+    // the app (routes, OpenAPI document) must load in Node for the generators.
+    const loaded = importGraph(SRC, { runtime: true });
+    const runtimeOnly = new Set([...loaded.keys()].filter((file) => /from "cloudflare:workers"/.test(readFileSync(join(SRC, file), "utf8"))));
+    const reached = new Set<string>();
+    const reach = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const next of loaded.get(file) ?? []) reach(next);
+    };
+    reach("app.ts");
+    expect([...runtimeOnly].filter((file) => reached.has(file))).toEqual([]);
+    // The read model never imports the socket: only the wiring (routes, subscriber) does.
+    const readModel = [...graph].filter(([file]) => file.startsWith("badges/") && !inside(file) && !["badges/routes.ts", "badges/subscriber.ts"].includes(file));
+    expect(readModel.flatMap(([file, targets]) => targets.filter(inside).map((t) => `${file} → ${t}`))).toEqual([]);
+  });
+});
