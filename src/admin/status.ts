@@ -145,8 +145,10 @@ export async function readStatus(services: Pick<Services, "redisAt" | "databases
   const perDatabase = databases.map(({ dependency, figures }) => ({ index: dependency.index, ok: dependency.ok, ...counterFigures(figures, now) }));
   const answered = perDatabase.filter((d) => d.pendingFields !== null);
   const sum = (pick: (d: (typeof answered)[number]) => number | null) => (answered.length ? answered.reduce((total, d) => total + (pick(d) ?? 0), 0) : null);
-  // The worst lag: the oldest unapplied batch of any database (the console's thresholds read it).
-  const worst = answered.reduce<(typeof answered)[number] | undefined>((w, d) => (w === undefined || (d.flushLagMs ?? 0) > (w.flushLagMs ?? 0) ? d : w), undefined);
+  // The worst lag: the oldest unapplied batch of any database (the console's thresholds read it);
+  // on equal lags, a database with a batch waiting before one without.
+  const rank = (d: (typeof answered)[number]) => (d.flushLagMs ?? 0) * 2 + (d.oldestUnappliedBatch ? 1 : 0);
+  const worst = answered.reduce<(typeof answered)[number] | undefined>((w, d) => (w === undefined || rank(d) > rank(w) ? d : w), undefined);
   const r = databases.find((d) => d.dependency.index === 0)?.figures;
   const runs = pairs(r?.[5]);
   const run = <T>(field: string) => parse<T>(runs[field]);
