@@ -67,7 +67,7 @@ export const ADMIN_APP_JS = String.raw`(function () {
     });
     cards.push({
       id: "dependencies", title: "Dependencies", reasons: depReasons,
-      rows: s.dependencies.redis.map(function (r) { return ["Redis " + r.name, (r.ok ? "up, " : "DOWN, ") + r.latencyMs + " ms"]; })
+      rows: s.dependencies.redis.map(function (r) { return ["Redis " + r.name, (r.ok ? "up, " : "DOWN, ") + r.latencyMs + " ms" + (!r.ok && r.error ? " — " + r.error : "")]; })
         .concat([["Postgres", (s.dependencies.postgres.ok ? "up, " : "DOWN, ") + s.dependencies.postgres.latencyMs + " ms"]]),
       charts: []
     });
@@ -80,16 +80,28 @@ export const ADMIN_APP_JS = String.raw`(function () {
     if (c.lastFlush && c.lastFlush.ageMs > T.lastFlushRedMs) cr.push({ level: "red", text: "no flush for 3 min" });
     if (!c.lastFlush) cr.push({ level: "amber", text: "no flush recorded yet" });
     if (c.pendingFields !== null && c.pendingFields > T.pendingAmber) cr.push({ level: "amber", text: "many pending fields" });
+    // Several Redis databases: each has its own pending hash, batches and flush lag, shown on its own row.
+    var dbs = c.databases || [];
+    var names = {};
+    s.dependencies.redis.forEach(function (r) { names[r.index] = r.name; });
+    dbs.forEach(function (d) {
+      var name = names[d.index] || "db" + d.index;
+      if (!d.ok) cr.push({ level: "red", text: "Redis " + name + " not answering: its pending deltas and batches are unknown" });
+    });
+    var dbRows = dbs.length > 1 ? dbs.map(function (d) {
+      var name = names[d.index] || "db" + d.index;
+      return ["Redis " + name, d.ok ? show(d.pendingFields) + " pending, " + show(d.unappliedBatches) + " batches, lag " + seconds(d.flushLagMs) : "DOWN"];
+    }) : [];
     cards.push({
       id: "counters", title: "Counters", reasons: cr,
       rows: [
-        ["Pending fields", show(c.pendingFields)],
+        ["Pending fields" + (dbs.length > 1 ? " (all databases)" : ""), show(c.pendingFields)],
         ["Unapplied batches", show(c.unappliedBatches)],
-        ["Flush lag", seconds(c.flushLagMs)],
+        ["Flush lag" + (dbs.length > 1 ? " (worst)" : ""), seconds(c.flushLagMs) + (dbs.length > 1 && c.oldestUnappliedBatch ? " on " + (names[c.oldestUnappliedBatch.database] || "db" + c.oldestUnappliedBatch.database) : "")],
         ["Last flush", c.lastFlush ? ago(c.lastFlush.at, now) + ", " + c.lastFlush.outcome + ", " + show(c.lastFlush.durationMs, " ms") + ", " + show(c.lastFlush.deltas) + " deltas, " + show(c.lastFlush.statements) + " statements" : "never"],
         ["Reconcile", c.reconcile.running ? "running at " + c.reconcile.position.entity + " > " + c.reconcile.position.after + ", " + show(c.reconcile.correctedSoFar) + " corrected" : "idle"],
         ["Last pass", c.reconcile.lastPass ? show(c.reconcile.lastPass.corrected) + " corrected, " + ago(c.reconcile.lastPass.finishedAt, now) : "—"]
-      ],
+      ].concat(dbRows),
       charts: ["flushLag", "pending"]
     });
 

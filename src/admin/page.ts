@@ -18,8 +18,8 @@ export const ADMIN_CONTENT_SECURITY_POLICY =
 
 /** Thresholds as the page states them (the script's `T` holds the same numbers). */
 const THRESHOLDS = [
-  ["red", "a database (Redis or Postgres) does not answer"],
-  ["red", "flush lag (age of the oldest unapplied counter batch) over 2 minutes"],
+  ["red", "a database (Redis or Postgres) does not answer; each Redis database is listed and coloured on its own"],
+  ["red", "flush lag (age of the oldest unapplied counter batch) over 2 minutes, on any Redis database"],
   ["red", "the last flush failed, or none ran for 3 minutes"],
   ["red", "a cron job's last run failed"],
   ["red", "fan-out p99 (publish → last follower's timeline) over 60 s"],

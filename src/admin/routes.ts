@@ -11,11 +11,17 @@ const count = (description: string) => z.number().int().nullable().openapi({ des
 const when = (description: string) => z.string().nullable().openapi({ description, format: "date-time" });
 
 const DependencySchema = z.object({
-  name: z.string().openapi({ description: "`default` for the Redis database (one today; a deployment with several lists each), `postgres`" }),
+  name: z.string().openapi({ description: "`postgres`; for Redis `default` (the one database of a single-database deployment) or `db0` … `db{N-1}` (UPSTASH_REDIS_DATABASES, in its order)" }),
   ok: z.boolean().openapi({ description: "The probe and the status read both answered" }),
   latencyMs: z.number().int().openapi({ description: "Round trip of one cheap call: PING (Redis), SELECT 1 (Postgres)" }),
   error: z.string().optional(),
 });
+
+const RedisDependencySchema = DependencySchema.extend({
+  index: z.number().int().openapi({ description: "The database's index in the setting (0 … N − 1; database 0 also holds the operations keys)" }),
+});
+
+const OldestBatchSchema = z.object({ batch: z.string(), cutAt: when("Field `@cut` of the batch hash, written by the cut") });
 
 const QueueCounts = z.record(z.string(), z.number().int());
 
@@ -23,17 +29,30 @@ export const StatusSchema = z
   .object({
     at: z.string().openapi({ description: "When this answer was read (the Worker's clock)", format: "date-time" }),
     dependencies: z.object({
-      redis: z.array(DependencySchema).openapi({ description: "One entry per Redis database (Upstash REST): PING, timed" }),
+      redis: z
+        .array(RedisDependencySchema)
+        .openapi({ description: "One entry per Redis database (Upstash REST), in index order: PING, timed, then its status script; one down or past its command budget is `ok: false` and the others still show" }),
       postgres: DependencySchema.openapi({ description: "Postgres through the Neon driver: SELECT 1, timed" }),
     }),
     counters: z.object({
-      pendingFields: count("Counter fields with deltas since the last cut: HLEN of Redis `ctr:pending`"),
-      unappliedBatches: count("Cut batches not yet applied to Postgres: ZCARD of Redis `ctr:batches`"),
-      oldestUnappliedBatch: z
-        .object({ batch: z.string(), cutAt: when("Field `@cut` of the batch hash, written by the cut") })
+      pendingFields: count("Counter fields with deltas since the last cut: HLEN of Redis `ctr:pending`, summed over the databases that answered (null when none did)"),
+      unappliedBatches: count("Cut batches not yet applied to Postgres: ZCARD of Redis `ctr:batches`, summed over the databases that answered"),
+      oldestUnappliedBatch: OldestBatchSchema.extend({ database: z.number().int().openapi({ description: "The database it waits on" }) })
         .nullable()
-        .openapi({ description: "Lowest number in `ctr:batches` and when the flush cut it" }),
-      flushLagMs: ms("Age of the oldest unapplied batch (now − its `@cut`); 0 when none waits. The flush runs every minute: normal is 0 or under 60 000"),
+        .openapi({ description: "The unapplied batch with the worst lag over all databases: lowest number in its database's `ctr:batches`, and when the flush cut it" }),
+      flushLagMs: ms("The worst flush lag over the databases that answered: age of the oldest unapplied batch (now − its `@cut`); 0 when none waits. The flush runs every minute: normal is 0 or under 60 000"),
+      databases: z
+        .array(
+          z.object({
+            index: z.number().int(),
+            ok: z.boolean().openapi({ description: "Its PING and status script answered (as `dependencies.redis`); its figures are null otherwise" }),
+            pendingFields: count("HLEN of this database's `ctr:pending`"),
+            unappliedBatches: count("ZCARD of this database's `ctr:batches`"),
+            oldestUnappliedBatch: OldestBatchSchema.nullable().openapi({ description: "Lowest number in this database's `ctr:batches` and when its flush cut it" }),
+            flushLagMs: ms("Age of this database's oldest unapplied batch; 0 when none waits"),
+          }),
+        )
+        .openapi({ description: "The same figures per Redis database, in index order: each has its own pending hash, batch numbers and cut (one status script call each)" }),
       lastFlush: z
         .object({
           at: z.string(),
@@ -143,7 +162,7 @@ export const adminRoutes = newRouter()
       tags: ["Operations"],
       summary: "What the service is doing: dependencies, flush, fan-out, dead letters, sockets, live rooms, cron (role admin)",
       description:
-        "One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands (one script + PING), 2 Postgres statements and one call per badge hub shard.",
+        "One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands on database 0 (one script + PING) and 6 on each other database (its counter figures), 2 Postgres statements and one call per badge hub shard.",
       security: bearerAuth,
       middleware: [authenticate({ roles: ["admin"] })] as const,
       responses: {

@@ -4,6 +4,7 @@ import { queryRows } from "../counters/store";
 import { counterKeys } from "../counters/keys";
 import { CRON_SCHEDULES, type CronJobName } from "../cron";
 import { hubShards, hubStub } from "../badges/live";
+import { settleEach } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { RECENT_ROOM_HOURS } from "../live/audiences";
 import { DEAD_LETTER_SOURCES } from "./dead-letters";
@@ -13,6 +14,8 @@ import { READ_STATUS } from "./status.lua";
 
 /** A dependency answered (or not) one cheap call: PING for Redis, `SELECT 1` for Postgres. */
 export type Dependency = { name: string; ok: boolean; latencyMs: number; error?: string };
+/** A Redis database's entry: `index` in the setting (0 … N − 1). */
+export type RedisDependency = Dependency & { index: number };
 
 const PROBE_TIMEOUT_MS = 2_000;
 /** Hub shards asked at a time (each is one object call). */
@@ -52,7 +55,8 @@ function percentile(sorted: number[], p: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
-type RedisFigures = [number, number, string | number | false | null, string | number | false | null, unknown, unknown[], [string, unknown[]][]];
+/** What READ_STATUS answers: the counter figures of one database, and on database 0 the operations keys too. */
+type RedisFigures = [number, number, string | number | false | null, string | number | false | null, unknown?, unknown[]?, [string, unknown[]][]?];
 type PgFigures = { dead_letters: Record<string, number> | null; oldest_dead_letter: string | null; big_accounts: Record<string, number> | null; rooms_recent: number };
 
 /** Fields of a Redis hash answered as [field, value, …] (or an object, as the client may decode it). */
@@ -65,23 +69,64 @@ function pairs(raw: unknown): Record<string, unknown> {
   return (raw as Record<string, unknown>) ?? {};
 }
 
+/** One database's counter figures, null when it did not answer. */
+function counterFigures(r: RedisFigures | undefined, now: number) {
+  const cutAt = r && r[3] !== false && r[3] !== null ? Number(r[3]) : null;
+  return {
+    pendingFields: r ? Number(r[0]) : null,
+    unappliedBatches: r ? Number(r[1]) : null,
+    oldestUnappliedBatch: r && r[2] !== false && r[2] !== null ? { batch: String(r[2]), cutAt: cutAt === null ? null : new Date(cutAt).toISOString() } : null,
+    flushLagMs: r ? (cutAt === null ? 0 : Math.max(0, now - cutAt)) : null,
+  };
+}
+
 /**
- * The operations view, from state that exists or that background jobs record: ONE Redis script
- * call and a PING (at most 9 billed commands on the one database), two Postgres statements
- * (`SELECT 1` and one statement of subqueries), and one `stats()` call per badge hub shard.
+ * PING, then (when it answered) the status script, on database `index`. Database 0's call also
+ * reads the operations keys, which live there only. Never throws: a database down, past its
+ * command budget or refused by its marker check is `ok: false` with the error.
  */
-export async function readStatus(services: Pick<Services, "redis" | "db" | "env">) {
+async function readDatabase(services: Pick<Services, "redisAt">, index: number, n: number): Promise<{ dependency: RedisDependency; figures?: RedisFigures }> {
+  const name = n === 1 ? "default" : `db${index}`;
+  const ping = await timed(name, () => services.redisAt(index).ping());
+  if (!ping.dependency.ok) return { dependency: { ...ping.dependency, index } };
+  const keys = [counterKeys.pending(), counterKeys.unappliedBatches()];
+  if (index === 0) keys.push(counterKeys.reconcileCursor(), opsKeys.runs(), opsKeys.fanouts());
+  const read = await timed(name, () =>
+    services.redisAt(index).createScript<RedisFigures>(READ_STATUS).exec(keys, [counterKeys.batchPrefix(), CUT_AT_FIELD, String(FANOUT_SAMPLES)]),
+  );
+  return { dependency: { ...ping.dependency, index, ...(read.dependency.ok ? {} : { ok: false, error: read.dependency.error }) }, figures: read.value };
+}
+
+/** Every database of the setting, PING + script each, at most 6 at a time (Workers' outbound connections). */
+async function readDatabases(services: Pick<Services, "redisAt" | "databases">) {
+  let n: number;
+  try {
+    n = services.databases;
+  } catch (err) {
+    // A wrong setting (TopologyError): no database can be trusted; say why on database 0's entry.
+    const error = err instanceof Error ? err.message : String(err);
+    return [{ dependency: { name: "default", index: 0, ok: false, latencyMs: 0, error } as RedisDependency, figures: undefined }];
+  }
+  const all = Array.from({ length: n }, (_, i) => [i, i] as [number, number]);
+  const settled = await settleEach(all, (index) => readDatabase(services, index, n));
+  return all.map(([index]) => {
+    const outcome = settled.get(index)!;
+    if (outcome.status === "fulfilled") return outcome.value;
+    const error = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
+    return { dependency: { name: n === 1 ? "default" : `db${index}`, index, ok: false, latencyMs: 0, error } as RedisDependency, figures: undefined };
+  });
+}
+
+/**
+ * The operations view, from state that exists or that background jobs record: per Redis database
+ * ONE status script call and a PING (at most 9 billed commands on database 0, which also holds the
+ * operations keys, and 6 on each other database), run on up to 6 databases at a time; two Postgres
+ * statements (`SELECT 1` and one statement of subqueries); and one `stats()` call per badge hub shard.
+ */
+export async function readStatus(services: Pick<Services, "redisAt" | "databases" | "db" | "env">) {
   const now = Date.now();
-  const [redisPing, redisRead, pgPing, pgRead, hubs] = await Promise.all([
-    timed("default", () => services.redis.ping()),
-    timed("default", () =>
-      services.redis
-        .createScript<RedisFigures>(READ_STATUS)
-        .exec(
-          [counterKeys.pending(), counterKeys.unappliedBatches(), counterKeys.reconcileCursor(), opsKeys.runs(), opsKeys.fanouts()],
-          [counterKeys.batchPrefix(), CUT_AT_FIELD, String(FANOUT_SAMPLES)],
-        ),
-    ),
+  const [databases, pgPing, pgRead, hubs] = await Promise.all([
+    readDatabases(services),
     timed("postgres", () => services.db.execute(sql`select 1`)),
     timed("postgres", () =>
       queryRows<PgFigures>(
@@ -97,10 +142,16 @@ export async function readStatus(services: Pick<Services, "redis" | "db" | "env"
     readHubs(services),
   ]);
 
-  const r = redisRead.value;
+  const perDatabase = databases.map(({ dependency, figures }) => ({ index: dependency.index, ok: dependency.ok, ...counterFigures(figures, now) }));
+  const answered = perDatabase.filter((d) => d.pendingFields !== null);
+  const sum = (pick: (d: (typeof answered)[number]) => number | null) => (answered.length ? answered.reduce((total, d) => total + (pick(d) ?? 0), 0) : null);
+  // The worst lag: the oldest unapplied batch of any database (the console's thresholds read it);
+  // on equal lags, a database with a batch waiting before one without.
+  const rank = (d: (typeof answered)[number]) => (d.flushLagMs ?? 0) * 2 + (d.oldestUnappliedBatch ? 1 : 0);
+  const worst = answered.reduce<(typeof answered)[number] | undefined>((w, d) => (w === undefined || rank(d) > rank(w) ? d : w), undefined);
+  const r = databases.find((d) => d.dependency.index === 0)?.figures;
   const runs = pairs(r?.[5]);
   const run = <T>(field: string) => parse<T>(runs[field]);
-  const cutAt = r && r[3] !== false && r[3] !== null ? Number(r[3]) : null;
   const cursor = r ? parse<{ entity: string; after: string; startedAt?: string; corrected?: number }>(r[4]) : null;
   const flush = run<Record<string, unknown> & { at: string }>(RUN_FIELDS.flush);
   const samples = (r?.[6] ?? []).map(([id, fields]) => ({ at: Number(String(id).split("-")[0]), ms: Number(pairs(fields).ms) })).filter((s) => Number.isFinite(s.ms));
@@ -112,14 +163,15 @@ export async function readStatus(services: Pick<Services, "redis" | "db" | "env"
   return {
     at: new Date(now).toISOString(),
     dependencies: {
-      redis: [{ ...redisPing.dependency, ok: redisPing.dependency.ok && redisRead.dependency.ok, ...(redisRead.dependency.error && !redisPing.dependency.error ? { error: redisRead.dependency.error } : {}) }],
+      redis: databases.map((d) => d.dependency),
       postgres: { ...pgPing.dependency, ok: pgPing.dependency.ok && pgRead.dependency.ok, ...(pgRead.dependency.error && !pgPing.dependency.error ? { error: pgRead.dependency.error } : {}) },
     },
     counters: {
-      pendingFields: r ? Number(r[0]) : null,
-      unappliedBatches: r ? Number(r[1]) : null,
-      oldestUnappliedBatch: r && r[2] !== false && r[2] !== null ? { batch: String(r[2]), cutAt: cutAt === null ? null : new Date(cutAt).toISOString() } : null,
-      flushLagMs: r ? (cutAt === null ? 0 : Math.max(0, now - cutAt)) : null,
+      pendingFields: sum((d) => d.pendingFields),
+      unappliedBatches: sum((d) => d.unappliedBatches),
+      oldestUnappliedBatch: worst?.oldestUnappliedBatch ? { ...worst.oldestUnappliedBatch, database: worst.index } : null,
+      flushLagMs: worst ? worst.flushLagMs : null,
+      databases: perDatabase,
       lastFlush: flush ? { ...flush, ageMs: Math.max(0, now - Date.parse(flush.at)) } : null,
       reconcile: {
         running: cursor !== null,

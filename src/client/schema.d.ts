@@ -6746,7 +6746,7 @@ export interface paths {
         };
         /**
          * What the service is doing: dependencies, flush, fan-out, dead letters, sockets, live rooms, cron (role admin)
-         * @description One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands (one script + PING), 2 Postgres statements and one call per badge hub shard.
+         * @description One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands on database 0 (one script + PING) and 6 on each other database (its counter figures), 2 Postgres statements and one call per badge hub shard.
          */
         get: {
             parameters: {
@@ -6772,7 +6772,8 @@ export interface paths {
                          *             "name": "string",
                          *             "ok": false,
                          *             "latencyMs": 1,
-                         *             "error": "string"
+                         *             "error": "string",
+                         *             "index": 1
                          *           }
                          *         ],
                          *         "postgres": {
@@ -6787,9 +6788,23 @@ export interface paths {
                          *         "unappliedBatches": 1,
                          *         "oldestUnappliedBatch": {
                          *           "batch": "string",
-                         *           "cutAt": "2026-01-01T12:00:00.000Z"
+                         *           "cutAt": "2026-01-01T12:00:00.000Z",
+                         *           "database": 1
                          *         },
                          *         "flushLagMs": 1,
+                         *         "databases": [
+                         *           {
+                         *             "index": 1,
+                         *             "ok": false,
+                         *             "pendingFields": 1,
+                         *             "unappliedBatches": 1,
+                         *             "oldestUnappliedBatch": {
+                         *               "batch": "string",
+                         *               "cutAt": "2026-01-01T12:00:00.000Z"
+                         *             },
+                         *             "flushLagMs": 1
+                         *           }
+                         *         ],
                          *         "lastFlush": {
                          *           "at": "string",
                          *           "durationMs": 1,
@@ -7777,19 +7792,21 @@ export interface components {
              */
             at: string;
             dependencies: {
-                /** @description One entry per Redis database (Upstash REST): PING, timed */
+                /** @description One entry per Redis database (Upstash REST), in index order: PING, timed, then its status script; one down or past its command budget is `ok: false` and the others still show */
                 redis: {
-                    /** @description `default` for the Redis database (one today; a deployment with several lists each), `postgres` */
+                    /** @description `postgres`; for Redis `default` (the one database of a single-database deployment) or `db0` … `db{N-1}` (UPSTASH_REDIS_DATABASES, in its order) */
                     name: string;
                     /** @description The probe and the status read both answered */
                     ok: boolean;
                     /** @description Round trip of one cheap call: PING (Redis), SELECT 1 (Postgres) */
                     latencyMs: number;
                     error?: string;
+                    /** @description The database's index in the setting (0 … N − 1; database 0 also holds the operations keys) */
+                    index: number;
                 }[];
                 /** @description Postgres through the Neon driver: SELECT 1, timed */
                 postgres: {
-                    /** @description `default` for the Redis database (one today; a deployment with several lists each), `postgres` */
+                    /** @description `postgres`; for Redis `default` (the one database of a single-database deployment) or `db0` … `db{N-1}` (UPSTASH_REDIS_DATABASES, in its order) */
                     name: string;
                     /** @description The probe and the status read both answered */
                     ok: boolean;
@@ -7799,11 +7816,11 @@ export interface components {
                 };
             };
             counters: {
-                /** @description Counter fields with deltas since the last cut: HLEN of Redis `ctr:pending` */
+                /** @description Counter fields with deltas since the last cut: HLEN of Redis `ctr:pending`, summed over the databases that answered (null when none did) */
                 pendingFields: number | null;
-                /** @description Cut batches not yet applied to Postgres: ZCARD of Redis `ctr:batches` */
+                /** @description Cut batches not yet applied to Postgres: ZCARD of Redis `ctr:batches`, summed over the databases that answered */
                 unappliedBatches: number | null;
-                /** @description Lowest number in `ctr:batches` and when the flush cut it */
+                /** @description The unapplied batch with the worst lag over all databases: lowest number in its database's `ctr:batches`, and when the flush cut it */
                 oldestUnappliedBatch: {
                     batch: string;
                     /**
@@ -7811,9 +7828,32 @@ export interface components {
                      * @description Field `@cut` of the batch hash, written by the cut
                      */
                     cutAt: string | null;
+                    /** @description The database it waits on */
+                    database: number;
                 } | null;
-                /** @description Age of the oldest unapplied batch (now − its `@cut`); 0 when none waits. The flush runs every minute: normal is 0 or under 60 000 */
+                /** @description The worst flush lag over the databases that answered: age of the oldest unapplied batch (now − its `@cut`); 0 when none waits. The flush runs every minute: normal is 0 or under 60 000 */
                 flushLagMs: number | null;
+                /** @description The same figures per Redis database, in index order: each has its own pending hash, batch numbers and cut (one status script call each) */
+                databases: {
+                    index: number;
+                    /** @description Its PING and status script answered (as `dependencies.redis`); its figures are null otherwise */
+                    ok: boolean;
+                    /** @description HLEN of this database's `ctr:pending` */
+                    pendingFields: number | null;
+                    /** @description ZCARD of this database's `ctr:batches` */
+                    unappliedBatches: number | null;
+                    /** @description Lowest number in this database's `ctr:batches` and when its flush cut it */
+                    oldestUnappliedBatch: {
+                        batch: string;
+                        /**
+                         * Format: date-time
+                         * @description Field `@cut` of the batch hash, written by the cut
+                         */
+                        cutAt: string | null;
+                    } | null;
+                    /** @description Age of this database's oldest unapplied batch; 0 when none waits */
+                    flushLagMs: number | null;
+                }[];
                 /** @description The last flush run, recorded by the flush cron in Redis `ops:runs` field `counters:flush` (batches applied, deltas merged into them, Postgres statements, batches left) */
                 lastFlush: {
                     at: string;

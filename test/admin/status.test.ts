@@ -77,7 +77,7 @@ describe("GET /v1/admin/status", () => {
     // A batch waiting, so the HGET of its cut time runs too (the most the script runs).
     await incrementCounters(services, [{ entity: "post", id: newId(), field: "views", delta: 1 }]);
     await flushOnce(services, { stopAfter: "cut" });
-    await readStatus({ ...services, redis: spy });
+    await readStatus({ ...services, redisAt: () => spy });
     const total = billed.reduce((a, b) => a + b, 0) + pinged.length;
     expect(billed.length).toBe(1);
     expect(total).toBeLessThanOrEqual(25);

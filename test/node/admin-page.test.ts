@@ -73,6 +73,47 @@ describe("/admin page script", () => {
     expect(stated).toContain("a database (Redis or Postgres) does not answer");
   });
 
+  it("shows each Redis database's row in the Dependencies and Counters cards; one database down is red there, the others still shown", () => {
+    const { document, console } = page();
+    console.renderCards(document, document.getElementById("cards")!, clone());
+    const rows = (card: string) => Object.fromEntries([...document.querySelectorAll(`#card-${card} dt`)].map((dt) => [dt.textContent, dt.nextElementSibling!.textContent]));
+    expect(rows("dependencies")).toMatchObject({ "Redis db0": "up, 3 ms", "Redis db1": "up, 4 ms", "Redis db2": "up, 3 ms" });
+    expect(rows("counters")).toMatchObject({ "Pending fields (all databases)": "12", "Redis db0": "5 pending, 0 batches, lag 0.0 s", "Redis db2": "3 pending, 0 batches, lag 0.0 s" });
+
+    const down = clone();
+    down.dependencies.redis[1] = { name: "db1", index: 1, ok: false, latencyMs: 2000, error: "no answer within 2000 ms" };
+    down.counters.databases[1] = { index: 1, ok: false, pendingFields: null, unappliedBatches: null, oldestUnappliedBatch: null, flushLagMs: null };
+    down.counters.pendingFields = 8;
+    console.renderCards(document, document.getElementById("cards")!, down);
+    expect(levels(document)).toMatchObject({ "card-dependencies": "red", "card-counters": "red", "card-feed": "green" });
+    expect(rows("dependencies")).toMatchObject({ "Redis db0": "up, 3 ms", "Redis db1": "DOWN, 2000 ms — no answer within 2000 ms", "Redis db2": "up, 3 ms" });
+    expect(rows("counters")).toMatchObject({ "Redis db1": "DOWN", "Redis db2": "3 pending, 0 batches, lag 0.0 s", "Pending fields (all databases)": "8" });
+    expect(document.querySelector("#card-dependencies .reasons")!.textContent).toContain("db1 down");
+    expect(document.querySelector("#card-counters .reasons")!.textContent).toContain("Redis db1 not answering");
+
+    const lagging = clone();
+    lagging.counters.databases[2] = { ...lagging.counters.databases[2], unappliedBatches: 1, oldestUnappliedBatch: { batch: "40", cutAt: "2026-11-25T14:57:00.000Z" }, flushLagMs: 180_000 };
+    lagging.counters.oldestUnappliedBatch = { batch: "40", cutAt: "2026-11-25T14:57:00.000Z", database: 2 };
+    lagging.counters.flushLagMs = 180_000;
+    lagging.counters.unappliedBatches = 1;
+    console.renderCards(document, document.getElementById("cards")!, lagging);
+    expect(levels(document)).toMatchObject({ "card-dependencies": "green", "card-counters": "red" });
+    expect(rows("counters")).toMatchObject({ "Flush lag (worst)": "180.0 s on db2", "Redis db2": "3 pending, 1 batches, lag 180.0 s" });
+  });
+
+  it("at one database, shows no per-database rows (its figures are the totals)", () => {
+    const { document, console } = page();
+    const one = clone();
+    one.dependencies.redis = [{ name: "default", index: 0, ok: true, latencyMs: 3 }];
+    one.counters.databases = [{ index: 0, ok: true, pendingFields: 12, unappliedBatches: 0, oldestUnappliedBatch: null, flushLagMs: 0 }];
+    expect(StatusSchema.safeParse(one).error).toBeUndefined();
+    console.renderCards(document, document.getElementById("cards")!, one);
+    const counters = [...document.querySelectorAll("#card-counters dt")].map((dt) => dt.textContent);
+    expect(counters).toContain("Pending fields");
+    expect(counters.filter((t) => t!.startsWith("Redis"))).toEqual([]);
+    expect(levels(document)["card-counters"]).toBe("green");
+  });
+
   it("keeps 15 minutes of each figure and draws them as inline SVG lines", () => {
     const { document, console } = page();
     const history = {};
