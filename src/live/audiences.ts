@@ -2,12 +2,11 @@ import { RUN_FIELDS } from "../admin/keys";
 import { queryRows } from "../counters/store";
 import type { Services } from "../lib/services";
 import type { CronTask } from "../scheduled";
-import type { SessionDescriptor } from "./room";
 import { roomStub } from "./rooms";
 
 /**
  * Live rooms for the operations view, without listing or scanning objects: a session start writes
- * one row (`live_session_starts`), and the per-minute cron asks only the rooms started in the last
+ * one row (`live_session_starts`, `recordSessionStart` in ./rooms), and the per-minute cron asks only the rooms started in the last
  * 6 hours for their audience, keeping the largest in its run record.
  */
 
@@ -17,28 +16,6 @@ export const RECENT_ROOM_HOURS = 6;
 export const ROOMS_ASKED = 100;
 /** Largest audiences the status lists. */
 export const LARGEST_ROOMS = 10;
-/** Rows of rooms whose last session started longer ago than this are pruned. */
-const KEEP_DAYS = 7;
-
-/**
- * Records a session start: ONE statement (upsert of the room's row, pruning rows over a week old).
- * Best effort: a failure is logged and the session stands; the room is only missing from the
- * operators' count until its next session.
- */
-export async function recordSessionStart(services: Pick<Services, "db">, session: SessionDescriptor): Promise<void> {
-  try {
-    await queryRows(
-      services.db,
-      `WITH pruned AS (DELETE FROM live_session_starts WHERE started_at < now() - make_interval(days => $5))
-       INSERT INTO live_session_starts (room_id, session_id, host_id, started_at) VALUES ($1, $2, $3, to_timestamp($4 / 1000.0))
-       ON CONFLICT (room_id) DO UPDATE SET session_id = excluded.session_id, host_id = excluded.host_id, started_at = excluded.started_at`,
-      [session.roomId, session.sessionId, session.hostId, session.startedAt, KEEP_DAYS],
-    );
-  } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "live session start not recorded", roomId: session.roomId, error: err instanceof Error ? err.message : String(err) }));
-  }
-}
-
 export type RoomAudience = { roomId: string; viewers: number; onlineFans: number };
 export type LiveRoomsSnapshot = { asked: number; live: number; largest: RoomAudience[] };
 

@@ -2,12 +2,12 @@ import { and, eq, sql } from "drizzle-orm";
 import { cachedFollowState, warmAuthorSeen } from "../badges/authors";
 import type { Env } from "../env";
 import type { Caller } from "../lib/auth";
+import { queryRows } from "../counters/store";
 import { ApiError } from "../lib/errors";
 import { encodeCursor, decodeCursor } from "../lib/pagination";
 import { isRedisOutage } from "../lib/redis-failures";
 import type { Services } from "../lib/services";
 import { follows } from "../social/schema";
-import { recordSessionStart } from "./audiences";
 import type { FanLookup } from "./fan-lookups";
 import type { Counts, SessionDescriptor, SocketMode } from "./room";
 
@@ -300,4 +300,26 @@ export async function loyalFans(
   const count = parts.reduce((sum, p) => sum + p.count, 0);
   const page = mayList ? mergePage(parts.flatMap((p) => p.ids), query.limit, (userId) => ({ userId })) : { items: null, nextCursor: null };
   return { roomId, mode: query.mode, sessionIds, count, ...page };
+}
+
+/** Rows of rooms whose last session started longer ago than this are pruned. */
+const KEEP_DAYS = 7;
+
+/**
+ * Records a session start: ONE statement (upsert of the room's row, pruning rows over a week old).
+ * Best effort: a failure is logged and the session stands; the room is only missing from the
+ * operators' count until its next session.
+ */
+export async function recordSessionStart(services: Pick<Services, "db">, session: SessionDescriptor): Promise<void> {
+  try {
+    await queryRows(
+      services.db,
+      `WITH pruned AS (DELETE FROM live_session_starts WHERE started_at < now() - make_interval(days => $5))
+       INSERT INTO live_session_starts (room_id, session_id, host_id, started_at) VALUES ($1, $2, $3, to_timestamp($4 / 1000.0))
+       ON CONFLICT (room_id) DO UPDATE SET session_id = excluded.session_id, host_id = excluded.host_id, started_at = excluded.started_at`,
+      [session.roomId, session.sessionId, session.hostId, session.startedAt, KEEP_DAYS],
+    );
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", message: "live session start not recorded", roomId: session.roomId, error: err instanceof Error ? err.message : String(err) }));
+  }
 }
