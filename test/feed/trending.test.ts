@@ -186,47 +186,47 @@ describe("trending posts", () => {
   }
 
   for (const { n, services: over, env } of DEPLOYMENTS) {
-  it(`at N = ${n}: takes a deleted post out of every window when its delete returns: stored lists, last copies, a recompute under way, any isolate 2 s on`, async () => {
-    const author = newId();
-    // At N = 3, a post on another database than 0 (where the stored lists are).
-    let id = await post({ userId: author }, "taken down");
-    while (n > 1 && databaseOf(id, n) === 0) id = await post({ userId: author }, "taken down");
-    await move(id, { likes: 9_000_000 }, env);
-    for (const w of WINDOWS) expect(ids(await trending(w, 100, over)), w).toContain(id);
-    // A recompute of 1h is under way: it read its candidates (the post among them) before the delete.
-    let reached!: () => void;
-    const atStore = new Promise<void>((r) => (reached = r));
-    let release!: () => void;
-    const gated = countingServices({ source: STORE_TRENDING, reached: () => reached(), release: new Promise((r) => (release = r)) }, over);
-    await redis.del(counterKeys.trendingResult("1h"));
-    const underWay = readTrending(gated.services, "1h", 100, (clock += 3_000));
-    await atStore;
+    it(`at N = ${n}: takes a deleted post out of every window when its delete returns: stored lists, last copies, a recompute under way, any isolate 2 s on`, async () => {
+      const author = newId();
+      // At N = 3, a post on another database than 0 (where the stored lists are).
+      let id = await post({ userId: author }, "taken down");
+      while (n > 1 && databaseOf(id, n) === 0) id = await post({ userId: author }, "taken down");
+      await move(id, { likes: 9_000_000 }, env);
+      for (const w of WINDOWS) expect(ids(await trending(w, 100, over)), w).toContain(id);
+      // A recompute of 1h is under way: it read its candidates (the post among them) before the delete.
+      let reached!: () => void;
+      const atStore = new Promise<void>((r) => (reached = r));
+      let release!: () => void;
+      const gated = countingServices({ source: STORE_TRENDING, reached: () => reached(), release: new Promise((r) => (release = r)) }, over);
+      await redis.del(counterKeys.trendingResult("1h"));
+      const underWay = readTrending(gated.services, "1h", 100, (clock += 3_000));
+      await atStore;
 
-    const removed = await api("DELETE", `/v1/posts/${id}`, { as: { userId: author }, env });
-    expect(removed.status, show(removed)).toBe(200);
-    const deletedAt = clock;
-    release();
-    expect(ids(await underWay), "the recompute's own answer").not.toContain(id);
-    // Every window, read by an isolate whose copy predates the delete by 2 s (or a new isolate):
-    // from the fresh lists in Redis, not recomputed.
-    clock = deletedAt + 2_000;
-    const counting = countingServices(undefined, over);
-    for (const w of WINDOWS) expect(ids(await readTrending(counting.services, w, 100, clock)), w).not.toContain(id);
-    expect(counting.unions()).toBe(0);
-    // While another reader holds a recompute, readers get the last copies: without the post too.
-    for (const w of WINDOWS) {
-      await redis.del(counterKeys.trendingResult(w));
-      await redis.set(counterKeys.trendingLock(w), "another reader", { px: 10_000 });
-    }
-    clock += 2_000;
-    for (const w of WINDOWS) {
-      const list = await readTrending(counting.services, w, 100, clock);
-      expect(list.items.length, w).toBeGreaterThan(0);
-      expect(ids(list), w).not.toContain(id);
-    }
-    expect(counting.unions()).toBe(0);
-    await redis.del(...WINDOWS.map((w) => counterKeys.trendingLock(w)));
-  });
+      const removed = await api("DELETE", `/v1/posts/${id}`, { as: { userId: author }, env });
+      expect(removed.status, show(removed)).toBe(200);
+      const deletedAt = clock;
+      release();
+      expect(ids(await underWay), "the recompute's own answer").not.toContain(id);
+      // Every window, read by an isolate whose copy predates the delete by 2 s (or a new isolate):
+      // from the fresh lists in Redis, not recomputed.
+      clock = deletedAt + 2_000;
+      const counting = countingServices(undefined, over);
+      for (const w of WINDOWS) expect(ids(await readTrending(counting.services, w, 100, clock)), w).not.toContain(id);
+      expect(counting.unions()).toBe(0);
+      // While another reader holds a recompute, readers get the last copies: without the post too.
+      for (const w of WINDOWS) {
+        await redis.del(counterKeys.trendingResult(w));
+        await redis.set(counterKeys.trendingLock(w), "another reader", { px: 10_000 });
+      }
+      clock += 2_000;
+      for (const w of WINDOWS) {
+        const list = await readTrending(counting.services, w, 100, clock);
+        expect(list.items.length, w).toBeGreaterThan(0);
+        expect(ids(list), w).not.toContain(id);
+      }
+      expect(counting.unions()).toBe(0);
+      await redis.del(...WINDOWS.map((w) => counterKeys.trendingLock(w)));
+    });
   }
 
   it("keeps buckets bounded: the per-minute trim keeps the top posts and sets an 8-day TTL", async () => {
