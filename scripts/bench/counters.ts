@@ -26,7 +26,7 @@ import type { Redis as IORedis } from "ioredis";
 import { counterKeys } from "../../src/counters/keys.js";
 import { fieldsOf } from "../../src/counters/registry.js";
 import { CRON_SCHEDULES } from "../../src/cron.js";
-import { billedCommandsBetween, combineLoads, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, combineLoads, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 64;
 /** Screens reading the hot post at once in the edge-copy scenario. */
@@ -57,11 +57,11 @@ async function main() {
 
     const rows: Record<string, string | number>[] = [];
     const measured = async (name: string, run: () => Promise<LoadResult>) => {
-      const statsBefore = await redisCommandStats(bench.stack.redisUrl);
-      const bridgeBefore = bench.stack.bridge.stats.requests;
+      const statsBefore = await redisCommandStats(bench.stack);
+      const bridgeBefore = bridgeRequests(bench.stack);
       const result = await run();
-      const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
-      const bridge = bench.stack.bridge.stats.requests - bridgeBefore;
+      const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack));
+      const bridge = bridgeRequests(bench.stack) - bridgeBefore;
       const ok = result.requests - result.errors;
       rows.push({
         scenario: name,
@@ -130,10 +130,10 @@ async function main() {
     printTable(rows);
 
     // ── One cached 100-id read, alone: billed commands (INFO commandstats, as above) ──
-    const oneReadBefore = await redisCommandStats(bench.stack.redisUrl);
+    const oneReadBefore = await redisCommandStats(bench.stack);
     const oneRead = await fetch(`${bench.url}/v1/counters/post?ids=${ids}&fresh=true`); // the Redis read, not the edge copy
     if (oneRead.status !== 200) throw new Error(`cached read answered ${oneRead.status}`);
-    const batchRead = billedCommandsBetween(oneReadBefore, await redisCommandStats(bench.stack.redisUrl));
+    const batchRead = billedCommandsBetween(oneReadBefore, await redisCommandStats(bench.stack));
 
     // ── Memory per cached entity: the packed string against the earlier hash layout, same values ──
     const memory = await cacheMemory(redis, ids.split(","));
