@@ -23,7 +23,8 @@ import { api, newId, show } from "../support/api";
 import { countBilledCommands } from "../support/billed";
 import { databasesEnv, stackDatabases } from "../support/databases";
 import { prng } from "../support/prng";
-import { useChaos } from "../support/stack";
+import { createChaos, useChaos } from "../support/stack";
+import { servicesFor } from "../counters/support";
 import { post, redis, removePost, fileServices } from "./support";
 
 const services = fileServices();
@@ -228,6 +229,49 @@ describe("trending posts", () => {
       await redis.del(...WINDOWS.map((w) => counterKeys.trendingLock(w)));
     });
   }
+
+  it.skipIf(!three)("at N = 3: a database down mid-recompute leaves its posts out of that answer (degraded, not stored); others get the last copy; back, it is whole again", async () => {
+    const pairs = await Promise.all([0, 1, 2].map((i) => createChaos(i)));
+    const { services: chaotic, close } = servicesFor(databasesEnv(pairs.map((p) => ({ url: p.restUrl, token: p.restToken }))));
+    try {
+      const author = newId();
+      const on: Record<number, string> = {};
+      while (!on[1] || !on[2]) {
+        const id = await post({ userId: author }, "outage");
+        on[databaseOf(id, 3)] ??= id;
+      }
+      await move(on[1], { likes: 9_500_000 }, env3);
+      await move(on[2], { likes: 9_400_000 }, env3);
+      await redis.del(counterKeys.trendingLock("1h"));
+      const whole = await trending("1h", 100, chaotic);
+      expect(ids(whole)).toEqual(expect.arrayContaining([on[1], on[2]]));
+
+      await pairs[1]!.setRedisDown(true);
+      const partial = await trending("1h", 100, chaotic);
+      expect(partial.degraded).toBe(true);
+      expect(ids(partial)).toContain(on[2]);
+      expect(ids(partial)).not.toContain(on[1]);
+      // Not stored: no fresh copy, the last copy is still the whole one, and the lock waits out its life.
+      expect(await redis.exists(counterKeys.trendingResult("1h"))).toBe(0);
+      expect(await redis.hget(counterKeys.trendingLast("1h"), on[1])).not.toBeNull();
+      expect(await redis.exists(counterKeys.trendingLock("1h"))).toBe(1);
+      const meanwhile = await readTrending(chaotic, "1h", 100, (clock += 3_000));
+      expect(meanwhile.degraded).toBe(false);
+      expect(ids(meanwhile)).toEqual(expect.arrayContaining([on[1], on[2]]));
+
+      await pairs[1]!.setRedisDown(false);
+      await redis.del(counterKeys.trendingLock("1h"));
+      const back = await trending("1h", 100, chaotic);
+      expect(back.degraded).toBe(false);
+      expect(ids(back)).toEqual(expect.arrayContaining([on[1], on[2]]));
+    } finally {
+      for (const pair of pairs) {
+        await pair.setRedisDown(false);
+        await pair.close();
+      }
+      await close();
+    }
+  });
 
   it("keeps buckets bounded: the per-minute trim keeps the top posts and sets an 8-day TTL", async () => {
     const bucket = counterKeys.trendingBucket(hourOf(Date.now()));
