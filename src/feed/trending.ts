@@ -4,14 +4,14 @@ import { fieldsOf } from "../counters/registry";
 import { TRENDING_WINDOWS, type TrendingWindow, windowHours } from "../counters/trending";
 import { isoTimestamp } from "../db/columns";
 import { isRedisCommandError } from "../lib/errors";
+import { isRedisRateLimited } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
+import { settleEach } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
 import { feedKeys, TOMBSTONE } from "./keys";
 import { readPosts } from "./store";
 import { encodeCachedPost, type Post, type PostCounts, postCounts } from "./timeline";
-import { isRedisRateLimited } from "../lib/redis";
-import { settleEach } from "../lib/redis-topology";
 import { DROP_TRENDING_POSTS, READ_TRENDING, STORE_TRENDING, TRENDING_CANDIDATES } from "./trending.lua";
 
 export type TrendingItem = { post: Post; counts: PostCounts; score: number };
@@ -82,8 +82,7 @@ export async function readTrending(services: Services, window: TrendingWindow, l
         const merged = await mergeCandidates(services, window, hours, answer);
         items = await storeRecomputed(services, window, token, await computeItems(services, merged.candidates), merged.complete);
         if (!merged.complete) return { window, items: items.slice(0, limit), degraded: true };
-      }
-      else if (attempt >= WAIT_ATTEMPTS) return { window, items: [], degraded: true };
+      } else if (attempt >= WAIT_ATTEMPTS) return { window, items: [], degraded: true };
       // A recompute is under way and no list was ever stored: ask again shortly.
       else await new Promise((r) => setTimeout(r, WAIT_MS[Math.min(attempt, WAIT_MS.length - 1)]));
     }
@@ -144,14 +143,19 @@ async function mergeCandidates(services: Services, window: TrendingWindow, hours
   const args = [String(CANDIDATES), feedKeys.postPrefix(), counterKeys.cache("post", ""), ...POST_FIELDS];
   const others = Array.from({ length: n - 1 }, (_, i) => [i + 1, i + 1] as [number, number]);
   const settled = await settleEach(others, (index) => runScript<Candidates>(services.redisAt(index), TRENDING_CANDIDATES, keys, args));
+  const parts: Candidates[] = [first];
+  let complete = true;
+  for (const r of settled.values()) {
+    if (r.status === "fulfilled") parts.push(r.value);
+    else if (isRedisOutage(r.reason) || isRedisRateLimited(r.reason)) complete = false;
+    else throw r.reason;
+  }
   type Row = { id: string; score: string; post: string | false | undefined; counts: unknown };
   const rows: Row[] = [];
-  let complete = true;
-  for (const part of [first, ...[...settled.values()].map((r) => (r.status === "fulfilled" ? r.value : ((complete = false), {})))]) {
+  for (const part of parts) {
     const ids = Array.isArray(part.ids) ? part.ids.map(String) : [];
     ids.forEach((id, i) => rows.push({ id, score: String(part.scores?.[i] ?? 0), post: part.posts?.[i], counts: part.counts?.[i] }));
   }
-  for (const r of settled.values()) if (r.status === "rejected" && !isRedisOutage(r.reason) && !isRedisRateLimited(r.reason)) throw r.reason;
   rows.sort((a, b) => Number(b.score) - Number(a.score) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const top = rows.slice(0, CANDIDATES);
   return {
