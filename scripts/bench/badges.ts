@@ -16,7 +16,7 @@
 import { performance } from "node:perf_hooks";
 import { badgeKeys, BUILT, STREAM_META, streamName, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { feedKeys, TIMELINE_TTL_SECONDS } from "../../src/feed/keys.js";
-import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWithClients } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, printTable, redisCommandStats, resetBridgeStats, runLoad, startBenchWithClients } from "./harness.js";
 
 const NAIVE_USERS = 100_000;
 const TARGET_USERS = 1_000_000;
@@ -52,11 +52,11 @@ async function main() {
 
     // ── 1. Broadcast to 1,000,000 users ─────────────────────────────────────
     const admin = await auth("1", "admin");
-    let before = await redisCommandStats(bench.stack.redisUrl);
+    let before = await redisCommandStats(bench.stack);
     let started = performance.now();
     for (let i = 0; i < BROADCASTS; i++) await call("POST", "/v1/broadcasts", admin, { title: `Broadcast ${i}`, body: "Scheduled maintenance" });
     const oursMs = (performance.now() - started) / BROADCASTS;
-    const oursBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl));
+    const oursBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack));
     const broadcastWrites = oursBilled.total / BROADCASTS;
 
     started = performance.now();
@@ -133,11 +133,11 @@ async function main() {
     const naiveBody = await call("GET", "/v1/bench/naive-badges", me);
     if (process.env.BENCH_DEBUG) console.error(JSON.stringify({ first, naiveBody }));
 
-    bench.stack.bridge.resetStats();
-    before = await redisCommandStats(bench.stack.redisUrl);
+    resetBridgeStats(bench.stack);
+    before = await redisCommandStats(bench.stack);
     for (let i = 0; i < SAMPLE_CALLS; i++) await call("GET", "/v1/me/badges", me);
-    const billed = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl));
-    const roundTrips = bench.stack.bridge.stats.requests / SAMPLE_CALLS;
+    const billed = billedCommandsBetween(before, await redisCommandStats(bench.stack));
+    const roundTrips = bridgeRequests(bench.stack) / SAMPLE_CALLS;
     const billedPerCall = billed.total / SAMPLE_CALLS;
     const byCommand = Object.entries(billed.byCommand)
       .map(([c, n]) => `${c}=${n / SAMPLE_CALLS}`)

@@ -20,13 +20,19 @@
  *      ceiling of this Worker on this rig. `edge_vs_noio` is how close the edge copy comes to it,
  *      and whatever costs every request alike (a router in front of the Worker, middleware) shows
  *      in `noio_rps` while leaving the ratio alone.
+ *
+ * All of it runs twice in one run, on a fresh stack each: over one Redis database (N = 1) and over
+ * three (N = 3: entities split by slot, each database its own bridge; billed commands and bridge
+ * requests are summed over all of them). `--databases 1,3` is the default; `--databases 1` runs
+ * N = 1 alone. The RESULT line keeps N = 1's keys as they are and adds N = 3's with `_n3`.
  */
 import { performance } from "node:perf_hooks";
-import type { Redis as IORedis } from "ioredis";
+import { Redis as IORedis } from "ioredis";
 import { counterKeys } from "../../src/counters/keys.js";
+import { databaseOf } from "../../src/lib/redis-topology.js";
 import { fieldsOf } from "../../src/counters/registry.js";
 import { CRON_SCHEDULES } from "../../src/cron.js";
-import { billedCommandsBetween, combineLoads, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, combineLoads, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 64;
 /** Screens reading the hot post at once in the edge-copy scenario. */
@@ -39,8 +45,32 @@ const post = (i: number) => String(1 + (i % POSTS));
 /** A path no route serves: answered 404 by the app without any I/O. */
 const NO_IO_PATH = "/v1/no-such-route";
 
+/** `--databases 1,3` (the default): the N each pass runs at, in order. */
+function databasesOption(argv: string[]): number[] {
+  const at = argv.indexOf("--databases");
+  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--databases="))?.slice("--databases=".length);
+  const list = (raw ?? "1,3").split(",").map(Number);
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${raw}`);
+  return list;
+}
+
 async function main() {
-  const { bench, redis, db, close } = await startBenchWithClients();
+  const results: string[] = [];
+  for (const n of databasesOption(process.argv.slice(2))) {
+    console.log(`\n── N = ${n} Redis database${n === 1 ? "" : "s"} ──`);
+    const keys = await benchAt(n);
+    // N = 1's keys are the historical ones; other N get a suffix.
+    results.push(...Object.entries(keys).map(([key, value]) => `${key}${n === 1 ? "" : `_n${n}`}=${value}`));
+  }
+  console.log(`RESULT ${results.join(" ")}`);
+}
+
+/** One pass of every measure over a fresh stack of `databases` Redis databases; prints its tables, answers its RESULT keys. */
+async function benchAt(databases: number): Promise<Record<string, string>> {
+  const { bench, redis: redis0, db, close } = await startBenchWithClients({ redisDatabases: databases });
+  // A direct client per database (database 0's is the harness'); an entity's keys are on `databaseOf(id)`.
+  const clients = [redis0, ...bench.stack.databases.slice(1).map((d) => new IORedis(d.redisUrl))];
+  const redisOf = (id: string) => clients[databaseOf(id, databases)]!;
   const service = { Authorization: `Bearer ${await bench.token("900", "service")}` };
   try {
     // The naive design updates existing rows; give it every row it will touch.
@@ -57,11 +87,11 @@ async function main() {
 
     const rows: Record<string, string | number>[] = [];
     const measured = async (name: string, run: () => Promise<LoadResult>) => {
-      const statsBefore = await redisCommandStats(bench.stack.redisUrl);
-      const bridgeBefore = bench.stack.bridge.stats.requests;
+      const statsBefore = await redisCommandStats(bench.stack);
+      const bridgeBefore = bridgeRequests(bench.stack);
       const result = await run();
-      const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
-      const bridge = bench.stack.bridge.stats.requests - bridgeBefore;
+      const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack));
+      const bridge = bridgeRequests(bench.stack) - bridgeBefore;
       const ok = result.requests - result.errors;
       rows.push({
         scenario: name,
@@ -130,17 +160,18 @@ async function main() {
     printTable(rows);
 
     // ── One cached 100-id read, alone: billed commands (INFO commandstats, as above) ──
-    const oneReadBefore = await redisCommandStats(bench.stack.redisUrl);
+    const oneReadBefore = await redisCommandStats(bench.stack);
     const oneRead = await fetch(`${bench.url}/v1/counters/post?ids=${ids}&fresh=true`); // the Redis read, not the edge copy
     if (oneRead.status !== 200) throw new Error(`cached read answered ${oneRead.status}`);
-    const batchRead = billedCommandsBetween(oneReadBefore, await redisCommandStats(bench.stack.redisUrl));
+    const batchRead = billedCommandsBetween(oneReadBefore, await redisCommandStats(bench.stack));
 
     // ── Memory per cached entity: the packed string against the earlier hash layout, same values ──
-    const memory = await cacheMemory(redis, ids.split(","));
+    const memory = await cacheMemory(redisOf, ids.split(","));
 
     // ── Postgres statements for the flush of everything the load above buffered ──
     const increments = oursHot.ok + oursSpread.ok + 200;
-    const pendingKeys = await redis.hlen("ctr:pending");
+    let pendingKeys = 0;
+    for (const client of clients) pendingKeys += await client.hlen("ctr:pending");
     const xact = async () => {
       await new Promise((r) => setTimeout(r, 1_200)); // backends report stats at most once a second
       const { rows: r } = await db.query("SELECT xact_commit::text AS n FROM pg_stat_database WHERE datname = current_database()");
@@ -168,10 +199,11 @@ async function main() {
     const perThousand = Math.max(ownCount, statements) / (increments / 1000);
 
     // ── Flush throughput: 100,000 distinct pending keys ──
+    // Each key in the pending hash of its entity's database, as increments leave them.
     for (let from = 0; from < FLUSH_KEYS; from += 10_000) {
-      const args: string[] = [];
-      for (let i = from; i < from + 10_000; i++) args.push(`post:${100_000 + i}:views`, "1");
-      await redis.hset("ctr:pending", ...args);
+      const args = clients.map(() => [] as string[]);
+      for (let i = from; i < from + 10_000; i++) args[databaseOf(String(100_000 + i), databases)]!.push(`post:${100_000 + i}:views`, "1");
+      for (const [index, list] of args.entries()) if (list.length > 0) await clients[index]!.hset("ctr:pending", ...list);
     }
     const flushStarted = performance.now();
     await bench.scheduled(CRON_SCHEDULES.flush);
@@ -200,10 +232,24 @@ async function main() {
       { measure: "memory per cached post, hash ctr:v as before (bytes)", value: memory.hash },
     ]);
     const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
-    console.log(
-      `RESULT hot_speedup=${fmt(oursHot.result.rps / naiveHot.result.rps)} hot_p99_ratio=${fmt(naiveHot.result.p99Ms / oursHot.result.p99Ms)} incr_round_trips=${fmt(oursHot.roundTrips)} read_round_trips=${fmt(reads.roundTrips)} incr_billed_commands=${fmt(oursHot.billed)} pg_statements_per_1000=${fmt(perThousand)} flush_deltas_per_s=${Math.round(flushRate)} batch_read_billed_commands=${batchRead.total} edge_read_round_trips=${edgeReads.roundTrips.toFixed(4)} edge_read_speedup=${fmt(edgeReads.result.rps / redisReads.result.rps)} edge_read_p99_ratio=${fmt(redisReads.result.p99Ms / edgeReads.result.p99Ms)} edge_vs_cache_api_speedup=${fmt(edgeReads.result.rps / cacheApiReads.result.rps)} noio_rps=${Math.round(noIo.rps)} edge_vs_noio=${fmt(edgeReads.result.rps / noIo.rps)}`,
-    );
+    return {
+      hot_speedup: fmt(oursHot.result.rps / naiveHot.result.rps),
+      hot_p99_ratio: fmt(naiveHot.result.p99Ms / oursHot.result.p99Ms),
+      incr_round_trips: fmt(oursHot.roundTrips),
+      read_round_trips: fmt(reads.roundTrips),
+      incr_billed_commands: fmt(oursHot.billed),
+      pg_statements_per_1000: fmt(perThousand),
+      flush_deltas_per_s: String(Math.round(flushRate)),
+      batch_read_billed_commands: String(batchRead.total),
+      edge_read_round_trips: edgeReads.roundTrips.toFixed(4),
+      edge_read_speedup: fmt(edgeReads.result.rps / redisReads.result.rps),
+      edge_read_p99_ratio: fmt(redisReads.result.p99Ms / edgeReads.result.p99Ms),
+      edge_vs_cache_api_speedup: fmt(edgeReads.result.rps / cacheApiReads.result.rps),
+      noio_rps: String(Math.round(noIo.rps)),
+      edge_vs_noio: fmt(edgeReads.result.rps / noIo.rps),
+    };
   } finally {
+    for (const client of clients.slice(1)) client.disconnect();
     await close();
   }
 }
@@ -213,11 +259,12 @@ async function main() {
  * of the cached posts, and of the same values written as the earlier layout (a hash per entity,
  * `ctr:v:post:{id}` with one field per counter, TTL set), which is deleted again.
  */
-async function cacheMemory(redis: IORedis, ids: string[]): Promise<{ packed: number; hash: number }> {
+async function cacheMemory(redisOf: (id: string) => IORedis, ids: string[]): Promise<{ packed: number; hash: number }> {
   const fields = fieldsOf("post");
   let packed = 0;
   let hash = 0;
   for (const id of ids) {
+    const redis = redisOf(id);
     const value = await redis.get(counterKeys.cache("post", id));
     if (!value) throw new Error(`post ${id} is not cached`);
     packed += Number(await redis.call("MEMORY", "USAGE", counterKeys.cache("post", id)));

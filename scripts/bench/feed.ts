@@ -20,7 +20,7 @@
  *      syncs were still waiting then (posts and syncs have a queue each).
  */
 import { performance } from "node:perf_hooks";
-import { billedCommandsBetween, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 32;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 4_000);
@@ -86,13 +86,13 @@ async function main() {
     // ── 1. Warm pages: ours vs naive ──
     const rows: Record<string, string | number>[] = [];
     const measured = async (name: string, run: () => Promise<LoadResult>) => {
-      const statsBefore = await redisCommandStats(bench.stack.redisUrl);
-      const bridgeBefore = bench.stack.bridge.stats.requests;
+      const statsBefore = await redisCommandStats(bench.stack);
+      const bridgeBefore = bridgeRequests(bench.stack);
       const x0 = statementsSoFar();
       const result = await run();
       const statements = statementsSoFar() - x0;
-      const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
-      const bridge = bench.stack.bridge.stats.requests - bridgeBefore;
+      const billed = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack));
+      const bridge = bridgeRequests(bench.stack) - bridgeBefore;
       const ok = result.requests - result.errors;
       const m = { result, roundTrips: ok ? bridge / ok : 0, billed: ok ? billed.total / ok : 0, statements: ok ? statements / ok : 0, byCommand: billed.byCommand };
       rows.push({
@@ -141,13 +141,13 @@ async function main() {
     await fetch(`${bench.url}/v1/posts`, { method: "POST", headers: { Authorization: author, "content-type": "application/json" }, body: '{"text":"warm-up"}' });
     await new Promise((r) => setTimeout(r, 3_000)); // the warm-up fan-out drains
     fanoutLines.length = 0;
-    const statsBefore = await redisCommandStats(bench.stack.redisUrl);
-    const bridgeBefore = bench.stack.bridge.stats.requests;
+    const statsBefore = await redisCommandStats(bench.stack);
+    const bridgeBefore = bridgeRequests(bench.stack);
     const fanoutMs = await publishToAllActive("to ten thousand");
     const fanoutMessages = fanoutLines.length;
-    const fanoutBilled = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack.redisUrl));
+    const fanoutBilled = billedCommandsBetween(statsBefore, await redisCommandStats(bench.stack));
     const fanoutBilledTotal = fanoutBilled.total - (fanoutBilled.byCommand.zscore ?? 0) + 0; // the polls' ZSCOREs are ours, not the design's
-    const fanoutRoundTrips = bench.stack.bridge.stats.requests - bridgeBefore;
+    const fanoutRoundTrips = bridgeRequests(bench.stack) - bridgeBefore;
     const timelinesWithPost = active.length;
     const idleWithPost = (await Promise.all(Array.from({ length: 20 }, (_, i) => redis.exists(`feed:tl:${FAN_BASE + 2 * i + 1}`)))).filter(Boolean).length;
 
@@ -156,13 +156,13 @@ async function main() {
     await fetch(`${bench.url}/v1/me/following/1`, { method: "PUT", headers: { Authorization: follower } });
     await new Promise((r) => setTimeout(r, 2_500)); // its queued sync is delivered (max_batch_timeout 1 s)
     const consumed = fanoutLines.length + syncsDelivered;
-    const fb = bench.stack.bridge.stats.requests;
+    const fb = bridgeRequests(bench.stack);
     const fr = await fetch(`${bench.url}/v1/me/following/2`, { method: "PUT", headers: { Authorization: follower } });
     if (fr.status !== 200) throw new Error(`follow: ${fr.status}`);
     await new Promise((r) => setTimeout(r, 2_500));
     // The bridge also saw the queue consumer deliver this follow's sync (one script per delivery,
     // counted from the consumer's log lines): the request path's share is the rest.
-    const followRoundTrips = bench.stack.bridge.stats.requests - fb - (fanoutLines.length + syncsDelivered - consumed);
+    const followRoundTrips = bridgeRequests(bench.stack) - fb - (fanoutLines.length + syncsDelivered - consumed);
 
     // ── 5. Ranked page vs the chronological page (same readers, warm) ──
     await runLoad({ baseUrl: bench.url, concurrency: 8, total: READERS * 2, request: (i) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: auth(i) }) });
@@ -261,7 +261,7 @@ async function main() {
     };
     await publish(bigStar, "warm-up");
     await new Promise((r) => setTimeout(r, 500));
-    let s0 = await redisCommandStats(bench.stack.redisUrl);
+    let s0 = await redisCommandStats(bench.stack);
     let t = performance.now();
     const bigPost = await publish(bigStar, "to a million");
     const bigPublishMs = performance.now() - t;
@@ -275,8 +275,8 @@ async function main() {
       if (performance.now() - t > 30_000) throw new Error("the big account's post never reached the follower's page");
     }
     await new Promise((r) => setTimeout(r, 1_500));
-    s0 = await redisCommandStats(bench.stack.redisUrl);
-    const before = bench.stack.bridge.stats.requests;
+    s0 = await redisCommandStats(bench.stack);
+    const before = bridgeRequests(bench.stack);
     t = performance.now();
     const pushedPost = await publish(pusher, "to a hundred thousand");
     for (;;) {
@@ -288,9 +288,9 @@ async function main() {
     }
     const pushMs = performance.now() - t;
     await new Promise((r) => setTimeout(r, 500));
-    const pushBilled = billedCommandsBetween(s0, await redisCommandStats(bench.stack.redisUrl));
+    const pushBilled = billedCommandsBetween(s0, await redisCommandStats(bench.stack));
     const pushCommands = pushBilled.total - (pushBilled.byCommand.zscore ?? 0);
-    const pushRoundTrips = bench.stack.bridge.stats.requests - before;
+    const pushRoundTrips = bridgeRequests(bench.stack) - before;
 
     const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     console.log("");
@@ -308,14 +308,14 @@ async function main() {
     ]);
     // ── 8. Trending: commands the increment path adds, and reads of the list ──
     const service = { Authorization: `Bearer ${await bench.token("900", "service")}` };
-    const incrStats0 = await redisCommandStats(bench.stack.redisUrl);
+    const incrStats0 = await redisCommandStats(bench.stack);
     const incr = await runLoad({
       baseUrl: bench.url,
       concurrency: CONCURRENCY,
       total: 2_000,
       request: (i) => ({ method: "POST", path: `/v1/counters/post/${1 + ((i * 7919) % 5000)}`, headers: service, body: { deltas: { likes: 1 } } }),
     });
-    const incrBilled = billedCommandsBetween(incrStats0, await redisCommandStats(bench.stack.redisUrl));
+    const incrBilled = billedCommandsBetween(incrStats0, await redisCommandStats(bench.stack));
     const incrOk = incr.requests - incr.errors;
     const trendingPerIncrement = (incrBilled.byCommand.zincrby ?? 0) / incrOk;
     const trendingReads = await measured("trending list (24h)", () =>
@@ -329,14 +329,14 @@ async function main() {
       const window = "24h";
       await redis.del(`ctr:trend:f:${window}`, `ctr:trend:lock:${window}`, ...(keepLast ? [] : [`ctr:trend:l:${window}`]));
       await new Promise((r) => setTimeout(r, 2_100));
-      const s0 = await redisCommandStats(bench.stack.redisUrl);
+      const s0 = await redisCommandStats(bench.stack);
       const answers = await Promise.all(
         Array.from({ length: 50 }, async () => {
           const res = await fetch(`${bench.url}/v1/posts/trending?window=${window}&limit=20`);
           return { status: res.status, body: (await res.json()) as { items: unknown[]; degraded: boolean } };
         }),
       );
-      const billed = billedCommandsBetween(s0, await redisCommandStats(bench.stack.redisUrl));
+      const billed = billedCommandsBetween(s0, await redisCommandStats(bench.stack));
       return {
         zunionstores: billed.byCommand.zunionstore ?? 0,
         billed: billed.total,
@@ -349,10 +349,10 @@ async function main() {
     // The big publish's own billed commands, counted alone: its request (one pipeline: counters,
     // badges, feed) and no queue work — nothing is fanned out.
     const bigPublishCommands = await (async () => {
-      const q0 = await redisCommandStats(bench.stack.redisUrl);
+      const q0 = await redisCommandStats(bench.stack);
       await publish(bigStar, "counted alone");
       await new Promise((r) => setTimeout(r, 1_000));
-      return billedCommandsBetween(q0, await redisCommandStats(bench.stack.redisUrl)).total;
+      return billedCommandsBetween(q0, await redisCommandStats(bench.stack)).total;
     })();
     console.log("");
     printTable([

@@ -46,16 +46,19 @@ export async function startBenchWorker(
     log?: (line: string) => void;
     /** Each line the Worker writes to stdout (its JSON request and queue log lines). */
     onWorkerLog?: (line: string) => void;
+    /** Redis databases of the stack (default `BENCH_REDIS_DATABASES`, else 1). */
+    redisDatabases?: number;
   } = {},
 ): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
-  // BENCH_REDIS_DATABASES=N runs a bench over N Redis databases (each its own redis-server and
-  // bridge), BENCH_MAX_COMMANDS_PER_SECOND=C caps each (docs/scale.md). Billed-command figures
-  // read `stack.redisUrl`, database 0 only.
+  // BENCH_REDIS_DATABASES=N (or `redisDatabases`) runs a bench over N Redis databases (each its
+  // own redis-server and bridge), BENCH_MAX_COMMANDS_PER_SECOND=C caps each (docs/scale.md).
+  // Billed commands and requests are summed over every database (`redisCommandStats(stack)`,
+  // `bridgeRequests(stack)`), so a figure at N = 3 compares with N = 1.
   const stack = await startStack({
     mode: "test",
     log,
-    redisDatabases: Number(process.env.BENCH_REDIS_DATABASES ?? 1),
+    redisDatabases: options.redisDatabases ?? Number(process.env.BENCH_REDIS_DATABASES ?? 1),
     maxCommandsPerSecond: process.env.BENCH_MAX_COMMANDS_PER_SECOND ? Number(process.env.BENCH_MAX_COMMANDS_PER_SECOND) : undefined,
   });
   try {
@@ -404,10 +407,18 @@ export function percentile(sorted: number[], q: number): number {
 
 /**
  * Calls per Redis command since server start, from `INFO commandstats` — what Upstash bills
- * (every command, including those a script runs), counted by Redis itself.
+ * (every command, including those a script runs), counted by Redis itself. Given a stack, summed
+ * over all its databases (what an account of N databases is billed); given a URL, that one only.
  */
-export async function redisCommandStats(redisUrl: string): Promise<Map<string, number>> {
-  const redis = new IORedis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+export async function redisCommandStats(target: string | Pick<Stack, "databases">): Promise<Map<string, number>> {
+  if (typeof target !== "string") {
+    const calls = new Map<string, number>();
+    for (const one of await Promise.all(target.databases.map((d) => redisCommandStats(d.redisUrl)))) {
+      for (const [command, n] of one) calls.set(command, (calls.get(command) ?? 0) + n);
+    }
+    return calls;
+  }
+  const redis = new IORedis(target, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   try {
     const info = await redis.info("commandstats");
@@ -417,6 +428,19 @@ export async function redisCommandStats(redisUrl: string): Promise<Map<string, n
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * HTTP requests the stack's Upstash bridges received since their start (or last reset), summed over
+ * every database. Parallel requests to several databases count one each (they are one round).
+ */
+export function bridgeRequests(stack: Pick<Stack, "databases">): number {
+  return stack.databases.reduce((sum, d) => sum + d.bridge.stats.requests, 0);
+}
+
+/** Resets every database's bridge counters (`bridgeRequests` starts again from 0). */
+export function resetBridgeStats(stack: Pick<Stack, "databases">): void {
+  for (const d of stack.databases) d.bridge.resetStats();
 }
 
 /**

@@ -22,7 +22,7 @@
 import { Redis as IORedis } from "ioredis";
 import pg from "pg";
 import { badgeKeys, BUILT, USER_TTL_SECONDS } from "../../src/badges/keys.js";
-import { billedCommandsBetween, combineLoads, printTable, redisCommandStats, runLoad, startBenchWorker, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, combineLoads, printTable, redisCommandStats, runLoad, startBenchWorker, type LoadResult } from "./harness.js";
 
 const VIEWERS = 10_000;
 const FAN_EVERY = 10; // users with i % 10 < 3 follow the host
@@ -152,18 +152,18 @@ async function main() {
         cursors.set(key, i + 1);
         return i;
       };
-      const [rt0, st0, cmd0] = [bench.stack.bridge.stats.requests, bench.stack.proxy.stats.statements, await redisCommandStats(bench.stack.redisUrl)];
+      const [rt0, st0, cmd0] = [bridgeRequests(bench.stack), bench.stack.proxy.stats.statements, await redisCommandStats(bench.stack)];
       const result = await runLoad({
         baseUrl: bench.url,
         concurrency: CONCURRENCY,
         durationMs,
         request: () => ({ method: "POST", path, headers: { Authorization: users(next) } }),
       });
-      const commands = billedCommandsBetween(cmd0, await redisCommandStats(bench.stack.redisUrl)).total;
+      const commands = billedCommandsBetween(cmd0, await redisCommandStats(bench.stack)).total;
       const n = Math.max(1, result.requests);
       return {
         ...result,
-        roundTrips: (bench.stack.bridge.stats.requests - rt0) / n,
+        roundTrips: (bridgeRequests(bench.stack) - rt0) / n,
         commands: commands / n,
         statements: (bench.stack.proxy.stats.statements - st0) / n,
       };

@@ -133,9 +133,9 @@ async function main() {
     }
 
     // ── Offline write cost: what a notification bills when nobody is online ──
-    let before = await redisCommandStats(bench.stack.redisUrl);
+    let before = await redisCommandStats(bench.stack);
     for (let i = 0; i < OFFLINE_WRITES; i++) await call("POST", `/v1/users/${userId(SOCKETS + i)}/notifications`, service, { type: "reply", count: 1 });
-    const writeBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total / OFFLINE_WRITES;
+    const writeBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total / OFFLINE_WRITES;
 
     // ── 1. Connect and idle ──
     const pid = workerdPid();
@@ -178,7 +178,7 @@ async function main() {
     const rssAfter = rssBytes(pid);
     const bytesPerSocket = Math.round((rssAfter - rssBefore) / SOCKETS);
 
-    before = await redisCommandStats(bench.stack.redisUrl);
+    before = await redisCommandStats(bench.stack);
     const hubsBeforeIdle = await hubs();
     const ticksBefore = cpuTicks(pid);
     const idleStarted = performance.now();
@@ -198,12 +198,12 @@ async function main() {
     // Steady state: after the idle window (the snapshots' garbage has had time to be collected).
     const rssIdle = rssBytes(pid);
     const bytesPerSocketIdle = Math.round((rssIdle - rssBefore) / SOCKETS);
-    const idleBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+    const idleBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
     const hubsAfterIdle = await hubs();
     const pongs = clients.reduce((s, c) => s + c.pongs, 0);
 
     // ── 2. 1,000 targeted notifications at 50/s ──
-    before = await redisCommandStats(bench.stack.redisUrl);
+    before = await redisCommandStats(bench.stack);
     const latencies: number[] = [];
     let missing = 0;
     await Promise.all(
@@ -221,13 +221,13 @@ async function main() {
         client.onChange = undefined;
       }),
     );
-    const notifyBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+    const notifyBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
     const pushReadsBilled = notifyBilled - writeBilled * NOTIFICATIONS;
     latencies.sort((a, b) => a - b);
 
     // ── 3. One broadcast to every socket ──
     await sleep(SETTLE_MS);
-    before = await redisCommandStats(bench.stack.redisUrl);
+    before = await redisCommandStats(bench.stack);
     const callsBefore = (await hubs()).calls;
     const expected = new Map(clients.map((c) => [c.user, c.state.broadcasts.count + 1]));
     let reached = 0;
@@ -249,7 +249,7 @@ async function main() {
     await Promise.race([allReached, sleep(30_000)]);
     const broadcastAllMs = reached === SOCKETS ? lastAt - respondedAt : Number.NaN;
     await sleep(500);
-    const broadcastBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+    const broadcastBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
     const broadcastCalls = (await hubs()).calls - callsBefore;
     for (const c of clients) c.onChange = undefined;
 
@@ -272,13 +272,13 @@ async function main() {
         };
       }
     });
-    before = await redisCommandStats(bench.stack.redisUrl);
+    before = await redisCommandStats(bench.stack);
     await call("POST", "/v1/posts", await bench.token(AUTHOR), { text: "hello followers" });
     const postRespondedAt = performance.now();
     await Promise.race([allFollowers, sleep(60_000)]);
     const authorPostAllMs = done === FOLLOWERS ? lastFollowerAt - postRespondedAt : Number.NaN;
     await sleep(500);
-    const postBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+    const postBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
 
     // ── 5. A big account with 100,000 followers, 5,000 of them online, posts ──
     // Its followers are never walked: the post's announcement leaves the fan-out queue after its
@@ -322,7 +322,7 @@ async function main() {
 
     // ── 6. The same clients polling once per 30 s window ──
     const tokens = await Promise.all(clients.map((c) => bench.token(c.user)));
-    before = await redisCommandStats(bench.stack.redisUrl);
+    before = await redisCommandStats(bench.stack);
     const poll = await runLoad({
       baseUrl: bench.url,
       concurrency: 32,
@@ -330,7 +330,7 @@ async function main() {
       durationMs: 120_000,
       request: (i) => ({ path: "/v1/me/badges?cap=99", headers: { Authorization: `Bearer ${tokens[i]!}` } }),
     });
-    const pollBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl)).total;
+    const pollBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
     // Push over a window of the same length: what idle sockets cost, plus the reads of the window's
     // pushes (1,000 notifications; the writes themselves are the same in both designs).
     const pushWindowBilled = idleBilled + Math.max(0, pushReadsBilled);

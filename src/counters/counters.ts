@@ -152,7 +152,7 @@ function runIncrement(redis: ScriptRunner, list: readonly Group[], claim: Idempo
     for (const [field, delta] of g.fields) args.push(field, registered.indexOf(field) + 1, delta);
   }
   if (claim) keys.push(counterKeys.idempotency(claim.callerId, claim.key));
-  // Each database keeps the trending bucket of its own posts (merging them on read is not built yet).
+  // Each database keeps the trending bucket of its own posts (a read merges their top lists: src/feed/trending.ts).
   keys.push(counterKeys.trendingBucket(hour));
   return redis.createScript<unknown[]>(INCREMENT_COUNTERS).exec(keys, args.map(String));
 }

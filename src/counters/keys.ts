@@ -46,7 +46,8 @@ export const counterKeys = {
   /**
    * Sorted set post id → weighted engagement moved in one UTC hour (`trending.ts`), bumped by the
    * increment script. Trimmed to the top TRENDING_BUCKET_TOP by the per-minute cron (between two
-   * trims it holds at most a minute of distinct posts more); TTL 8 days, set by that cron.
+   * trims it holds at most a minute of distinct posts more); TTL 8 days, set by that cron. Per
+   * database at N > 1: each holds its own posts' scores (a read merges their top lists).
    */
   trendingBucket: (hour: number) => `ctr:trend:h:${hour}`,
   /**
@@ -75,7 +76,10 @@ export const counterKeys = {
    * minute by each delete; TTL 1 minute.
    */
   trendingGone: () => "ctr:trend:gone",
-  /** Sorted set: scratch of the union of a window's buckets, deleted by the script that makes it. */
+  /**
+   * Sorted set: scratch of the union of a window's buckets, deleted by the script that makes it (on
+   * each database whose buckets a recompute reads). The lists, lock and gone above are database 0's.
+   */
   trendingScratch: (window: string) => `ctr:trend:tmp:${window}`,
   /** String: fingerprint + "\n" + first answer of an idempotent increment. TTL 24 h. Key ≤ 64 chars. */
   idempotency: (callerId: string, key: string) => `ctr:idem:${callerId}:${key}`,

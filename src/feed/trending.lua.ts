@@ -21,12 +21,39 @@ end
 `;
 
 /**
- * The trending list of one window, one recompute per window at a time across every isolate:
+ * One database's candidates for a window: its hourly buckets merged (ZUNIONSTORE into a scratch
+ * key, deleted at once), its top `candidates` posts with a score above 0, each with its post cache
+ * entry and cached counters. A post's whole score is in the buckets of the database holding it, so
+ * these are exactly that database's top posts of the window. `top_candidates` answers the JSON the
+ * Worker merges: `{ids, scores, posts, counts}` (ids empty when there is nothing).
+ */
+const TOP_CANDIDATES = `
+local function top_candidates(scratch, buckets, candidates, postPrefix, counterPrefix, fields)
+  redis.call('ZUNIONSTORE', scratch, #buckets, unpack(buckets))
+  local top = redis.call('ZREVRANGE', scratch, 0, candidates - 1, 'WITHSCORES')
+  redis.call('DEL', scratch)
+  local ids, scores, postKeys, counterKeys = {}, {}, {}, {}
+  for i = 1, #top, 2 do
+    if tonumber(top[i + 1]) > 0 then
+      ids[#ids + 1] = top[i]
+      scores[#scores + 1] = top[i + 1]
+      postKeys[#postKeys + 1] = postPrefix .. top[i]
+      counterKeys[#counterKeys + 1] = counterPrefix .. top[i]
+    end
+  end
+  if #ids == 0 then return {ids = {}} end
+  return {ids = ids, scores = scores, posts = redis.call('MGET', unpack(postKeys)), counts = read_counter_caches(counterKeys, fields)}
+end
+`;
+
+/**
+ * The trending list of one window, one recompute per window at a time across every isolate and
+ * every database (the lock and the stored lists live on database 0):
  * - a fresh copy (computed in the last 5 s) is answered as it is;
- * - otherwise the caller that takes the window's lock (SET NX PX) recomputes: the window's hourly
- *   buckets are merged (ZUNIONSTORE into a scratch key, deleted at once) and the top candidates
- *   come back with their post cache entries and cached counters; the caller hydrates, filters and
- *   stores the list with STORE_TRENDING, which releases the lock;
+ * - otherwise the caller that takes the window's lock (SET NX PX) recomputes: this database's
+ *   candidates come back at once (`top_candidates`), with `computed`; at N > 1 the caller asks
+ *   every other database for its own (TRENDING_CANDIDATES, in parallel), merges, hydrates, filters
+ *   and stores the list with STORE_TRENDING, which releases the lock;
  * - a caller that finds the lock taken gets the last copy (`{"items":…}`), or `{"wait":true}` when
  *   there has never been one (it asks again shortly; it takes the lock itself if the recompute dies).
  * KEYS: fresh copy, last copy, lock, scratch, the buckets. ARGV: candidates, postPrefix,
@@ -34,7 +61,7 @@ end
  * Billed: EVALSHA + HGETALL when fresh; + SET (+ HGETALL) otherwise; a recompute + ZUNIONSTORE +
  * ZREVRANGE + DEL + MGET + counters' MGET.
  */
-export const READ_TRENDING = `${COUNTER_CACHE_READER}${LISTED}
+export const READ_TRENDING = `${COUNTER_CACHE_READER}${LISTED}${TOP_CANDIDATES}
 local fresh = listed(KEYS[1])
 if fresh then return fresh end
 if not redis.call('SET', KEYS[3], ARGV[4], 'NX', 'PX', ARGV[5]) then
@@ -42,22 +69,25 @@ if not redis.call('SET', KEYS[3], ARGV[4], 'NX', 'PX', ARGV[5]) then
 end
 local buckets = {}
 for i = 5, #KEYS do buckets[#buckets + 1] = KEYS[i] end
-redis.call('ZUNIONSTORE', KEYS[4], #buckets, unpack(buckets))
-local top = redis.call('ZREVRANGE', KEYS[4], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
-redis.call('DEL', KEYS[4])
-local ids, scores, postKeys, counterKeys = {}, {}, {}, {}
-for i = 1, #top, 2 do
-  if tonumber(top[i + 1]) > 0 then
-    ids[#ids + 1] = top[i]
-    scores[#scores + 1] = top[i + 1]
-    postKeys[#postKeys + 1] = ARGV[2] .. top[i]
-    counterKeys[#counterKeys + 1] = ARGV[3] .. top[i]
-  end
-end
-if #ids == 0 then return cjson.encode({computed = true, ids = {}}) end
 local fields = {}
 for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
-return cjson.encode({computed = true, ids = ids, scores = scores, posts = redis.call('MGET', unpack(postKeys)), counts = read_counter_caches(counterKeys, fields)})
+local found = top_candidates(KEYS[4], buckets, tonumber(ARGV[1]), ARGV[2], ARGV[3], fields)
+found.computed = true
+return cjson.encode(found)
+`;
+
+/**
+ * The candidates of one more database (N > 1) for a recompute under way: its top posts of the
+ * window as READ_TRENDING's recompute answers them, without the lock (held on database 0).
+ * KEYS: scratch, the buckets. ARGV: candidates, postPrefix, counterPrefix, the post fields.
+ * Billed: EVALSHA + ZUNIONSTORE + ZREVRANGE + DEL (+ MGET + counters' MGET when it has any).
+ */
+export const TRENDING_CANDIDATES = `${COUNTER_CACHE_READER}${TOP_CANDIDATES}
+local buckets = {}
+for i = 2, #KEYS do buckets[#buckets + 1] = KEYS[i] end
+local fields = {}
+for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+return cjson.encode(top_candidates(KEYS[1], buckets, tonumber(ARGV[1]), ARGV[2], ARGV[3], fields))
 `;
 
 /**
@@ -65,13 +95,16 @@ return cjson.encode({computed = true, ids = ids, scores = scores, posts = redis.
  * while the lock is still this caller's (a recompute that outlived its lock leaves the window to
  * the newer one). Posts deleted since the candidates were read (`ctr:trend:gone`) are left out, and
  * returned so the caller leaves them out of its own answer too.
- * KEYS: fresh copy, last copy, lock, gone. ARGV: token, fresh ms, last copy seconds, then
- * (post id, item JSON) pairs in rank order.
- * Billed: EVALSHA + ZMSCORE + GET (+ DEL + HSET + PEXPIRE + DEL + HSET + EXPIRE + DEL).
+ * With `store` "0" (a database did not answer, so the list misses its posts) nothing is stored and
+ * the lock is kept until it expires: readers keep the last copy, and the next recompute is at most
+ * one per lock life while that database is down.
+ * KEYS: fresh copy, last copy, lock, gone. ARGV: token, fresh ms, last copy seconds, store ("1" or
+ * "0"), then (post id, item JSON) pairs in rank order.
+ * Billed: EVALSHA + ZMSCORE (+ GET + DEL + HSET + PEXPIRE + DEL + HSET + EXPIRE + DEL).
  */
 export const STORE_TRENDING = `
 local ids, items = {}, {}
-for i = 4, #ARGV, 2 do
+for i = 5, #ARGV, 2 do
   ids[#ids + 1] = ARGV[i]
   items[#items + 1] = ARGV[i + 1]
 end
@@ -86,7 +119,7 @@ for i = 1, #ids do
     fields[#fields + 1] = items[i]
   end
 end
-if redis.call('GET', KEYS[3]) == ARGV[1] then
+if ARGV[4] == '1' and redis.call('GET', KEYS[3]) == ARGV[1] then
   for c = 1, 2 do
     redis.call('DEL', KEYS[c])
     redis.call('HSET', KEYS[c], 'o', table.concat(order, ','), unpack(fields))

@@ -4,13 +4,15 @@ import { fieldsOf } from "../counters/registry";
 import { TRENDING_WINDOWS, type TrendingWindow, windowHours } from "../counters/trending";
 import { isoTimestamp } from "../db/columns";
 import { isRedisCommandError } from "../lib/errors";
+import { isRedisRateLimited } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
+import { settleEach } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
 import { feedKeys, TOMBSTONE } from "./keys";
 import { readPosts } from "./store";
 import { encodeCachedPost, type Post, type PostCounts, postCounts } from "./timeline";
-import { DROP_TRENDING_POSTS, READ_TRENDING, STORE_TRENDING } from "./trending.lua";
+import { DROP_TRENDING_POSTS, READ_TRENDING, STORE_TRENDING, TRENDING_CANDIDATES } from "./trending.lua";
 
 export type TrendingItem = { post: Post; counts: PostCounts; score: number };
 export type TrendingPage = { window: TrendingWindow; items: TrendingItem[]; degraded: boolean };
@@ -38,7 +40,9 @@ const WINDOWS = Object.keys(TRENDING_WINDOWS) as TrendingWindow[];
 /** Per isolate: the last list of each window and when it was read. */
 const isolateCache = new Map<TrendingWindow, { at: number; items: TrendingItem[] }>();
 
-type ReadAnswer = { items?: TrendingItem[]; wait?: boolean; computed?: boolean; ids?: string[]; scores?: string[]; posts?: (string | false)[]; counts?: unknown[] };
+/** One database's top posts of a window, with their post cache entries and cached counters. */
+type Candidates = { ids?: string[]; scores?: string[]; posts?: (string | false)[]; counts?: unknown[] };
+type ReadAnswer = Candidates & { items?: TrendingItem[]; wait?: boolean; computed?: boolean };
 
 /**
  * The posts with the most engagement in the window, from the hourly buckets the counters' increment
@@ -47,6 +51,14 @@ type ReadAnswer = { items?: TrendingItem[]; wait?: boolean; computed?: boolean; 
  * last list. A deleted post leaves the stored lists when its delete returns (`dropTrendingPosts`),
  * so it is gone from every answer within the 2 s of an isolate's copy. Redis down: an empty list,
  * `degraded: true`.
+ *
+ * Over N databases the lock and the stored lists live on database 0 (one recompute per window in
+ * all, and a fresh read is still one call), while each database keeps the buckets of its own posts:
+ * the recompute takes database 0's top posts from the lock's own call and every other database's
+ * in parallel (one round more), and merges them. A post lives on one database, so its whole score
+ * is in that database's buckets and the merge of the per-database top lists is the exact top list.
+ * A database that does not answer leaves its posts out of that reader's answer (`degraded: true`),
+ * which is not stored: other readers keep the last copy until the lock expires.
  */
 export async function readTrending(services: Services, window: TrendingWindow, limit: number, now = Date.now()): Promise<TrendingPage> {
   const hit = isolateCache.get(window);
@@ -66,8 +78,11 @@ export async function readTrending(services: Services, window: TrendingWindow, l
     for (let attempt = 0; !items; attempt++) {
       const answer = await runScript<ReadAnswer>(services.redis, READ_TRENDING, keys, args);
       if (answer.items) items = answer.items;
-      else if (answer.computed) items = await storeRecomputed(services, window, token, await computeItems(services, answer));
-      else if (attempt >= WAIT_ATTEMPTS) return { window, items: [], degraded: true };
+      else if (answer.computed) {
+        const merged = await mergeCandidates(services, window, hours, answer);
+        items = await storeRecomputed(services, window, token, await computeItems(services, merged.candidates), merged.complete);
+        if (!merged.complete) return { window, items: items.slice(0, limit), degraded: true };
+      } else if (attempt >= WAIT_ATTEMPTS) return { window, items: [], degraded: true };
       // A recompute is under way and no list was ever stored: ask again shortly.
       else await new Promise((r) => setTimeout(r, WAIT_MS[Math.min(attempt, WAIT_MS.length - 1)]));
     }
@@ -89,13 +104,13 @@ async function runScript<T>(redis: ScriptRunner, source: string, keys: string[],
  * Stores a recomputed list for every isolate (fresh and last copies) and releases the lock; what
  * was deleted since the candidates were read is left out of the stored and the returned list.
  */
-async function storeRecomputed(services: Services, window: TrendingWindow, token: string, items: TrendingItem[]): Promise<TrendingItem[]> {
+async function storeRecomputed(services: Services, window: TrendingWindow, token: string, items: TrendingItem[], store: boolean): Promise<TrendingItem[]> {
   const pairs = items.flatMap((i) => [i.post.id, JSON.stringify(i)]);
   const dropped = await runScript<unknown[]>(
     services.redis,
     STORE_TRENDING,
     [counterKeys.trendingResult(window), counterKeys.trendingLast(window), counterKeys.trendingLock(window), counterKeys.trendingGone()],
-    [token, String(FRESH_MS), String(LAST_COPY_SECONDS), ...pairs],
+    [token, String(FRESH_MS), String(LAST_COPY_SECONDS), store ? "1" : "0", ...pairs],
   );
   const gone = new Set((Array.isArray(dropped) ? dropped : []).map(String));
   return gone.size > 0 ? items.filter((i) => !gone.has(i.post.id)) : items;
@@ -113,8 +128,44 @@ export function dropTrendingPosts(redis: ScriptRunner, postIds: readonly string[
   return redis.createScript(DROP_TRENDING_POSTS).exec([...copies, counterKeys.trendingGone()], [String(now), String(GONE_MS), ...postIds]);
 }
 
+/**
+ * The window's candidates over every database: database 0's (from the lock's call) and, at N > 1,
+ * every other database's top CANDIDATES (TRENDING_CANDIDATES, ≤ 6 at once), merged by score (ties
+ * as ZREVRANGE orders them: member descending) and cut to CANDIDATES. Exact: each post's score is
+ * whole in its own database, so the top CANDIDATES of all are among the per-database tops.
+ * `complete` is false when a database did not answer or was past its command budget (its posts
+ * are missing); any other failure is thrown.
+ */
+async function mergeCandidates(services: Services, window: TrendingWindow, hours: number[], first: Candidates): Promise<{ candidates: Candidates; complete: boolean }> {
+  const n = services.databases;
+  if (n === 1) return { candidates: first, complete: true };
+  const keys = [counterKeys.trendingScratch(window), ...hours.map((h) => counterKeys.trendingBucket(h))];
+  const args = [String(CANDIDATES), feedKeys.postPrefix(), counterKeys.cache("post", ""), ...POST_FIELDS];
+  const others = Array.from({ length: n - 1 }, (_, i) => [i + 1, i + 1] as [number, number]);
+  const settled = await settleEach(others, (index) => runScript<Candidates>(services.redisAt(index), TRENDING_CANDIDATES, keys, args));
+  const parts: Candidates[] = [first];
+  let complete = true;
+  for (const r of settled.values()) {
+    if (r.status === "fulfilled") parts.push(r.value);
+    else if (isRedisOutage(r.reason) || isRedisRateLimited(r.reason)) complete = false;
+    else throw r.reason;
+  }
+  type Row = { id: string; score: string; post: string | false | undefined; counts: unknown };
+  const rows: Row[] = [];
+  for (const part of parts) {
+    const ids = Array.isArray(part.ids) ? part.ids.map(String) : [];
+    ids.forEach((id, i) => rows.push({ id, score: String(part.scores?.[i] ?? 0), post: part.posts?.[i], counts: part.counts?.[i] }));
+  }
+  rows.sort((a, b) => Number(b.score) - Number(a.score) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const top = rows.slice(0, CANDIDATES);
+  return {
+    candidates: { ids: top.map((r) => r.id), scores: top.map((r) => r.score), posts: top.map((r) => r.post ?? false), counts: top.map((r) => r.counts) },
+    complete,
+  };
+}
+
 /** Hydrates a recomputed top list: cached posts and counters, misses from Postgres; deleted or unknown posts dropped. */
-async function computeItems(services: Services, answer: { ids?: string[]; scores?: string[]; posts?: (string | false)[]; counts?: unknown[] }) {
+async function computeItems(services: Services, answer: Candidates) {
   const ids = (Array.isArray(answer.ids) ? answer.ids : []).map(String);
   if (ids.length === 0) return [];
   const posts = new Map<string, string>();
