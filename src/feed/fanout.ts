@@ -117,7 +117,9 @@ export async function deliver(services: Services, message: FeedMessage): Promise
       [feedKeys.timeline(message.followerId), feedKeys.intent(message.followerId, message.followeeId), feedKeys.bigFollows(message.followerId), feedKeys.bigStates()],
       [message.followeeId, cap, TIMELINE_TTL_SECONDS, ...pairs],
     );
-    // Posts copied in, or a big account pulled or dropped: the follower's `feed` badge and pulled set moved.
+    // Posts copied in, or a big account pulled or dropped: the follower's `feed` badge and pulled set
+    // moved. A sync that changed nothing ('unchanged', 'none', 'expired') pushes nothing: a late
+    // re-read would only race the in-place moves of a fan-out page for no gain.
     if (outcome === "added" || outcome === "pulled" || outcome === "removed") {
       await services.events.emit({ type: "feed.timelines-changed", userIds: [message.followerId], at: Date.now() }, services);
     }

@@ -32,6 +32,8 @@ return 1
  * latest intent. Following a big (or to-big) account puts it in the pulled set; following a normal
  * one copies its newest posts (read from Postgres by the consumer); not following removes both.
  * Acting on the intent rather than on the message makes redelivered and reordered syncs end the same.
+ * Answers 'unchanged' when the timeline and the pulled set already held what the sync brings (a
+ * build after the follow copied it, or a redelivery): nothing moved, so no badge is re-read.
  * Billed: EVALSHA + GET + EXISTS + HGET + (SADD + EXPIRE | ZADD + ZREMRANGEBYRANK | SREM + ZRANGE + ZREM).
  */
 export const SYNC_FOLLOW = `${ADD_POSTS}${REMOVE_AUTHOR}
@@ -46,17 +48,18 @@ if redis.call('EXISTS', tl) == 0 then return 'none' end
 if intent == '1' then
   local state = redis.call('HGET', states, followee)
   if state == 'big' or state == 'to-big' then
-    redis.call('SADD', bigset, followee)
+    local newly = redis.call('SADD', bigset, followee)
     redis.call('EXPIRE', bigset, ttl)
-    return 'pulled'
+    if newly == 1 then return 'pulled' end
+    return 'unchanged'
   end
   local members, scores = {}, {} -- ARGV[4..]: pairs (member, score)
   for i = 4, #ARGV, 2 do
     members[#members + 1] = ARGV[i]
     scores[#scores + 1] = ARGV[i + 1]
   end
-  add_posts(tl, cap, members, scores)
-  return 'added'
+  if add_posts(tl, cap, members, scores) > 0 then return 'added' end
+  return 'unchanged'
 elseif intent == '0' then
   redis.call('SREM', bigset, followee)
   remove_author(tl, followee)

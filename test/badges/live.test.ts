@@ -140,6 +140,8 @@ describe("GET /v1/me/live: every kind is pushed", () => {
     await ok("GET", "/v1/me/feed", { userId: fan }); // builds the fan's timeline: pushes reach it
     const d = await device(fan);
     await ok("POST", "/v1/posts", { userId: author }, { text: "hello" });
+    // Settled once the fan-out page has reached the socket (a re-read before it agrees with a poll too).
+    await until(() => d.state!.feed.count, (n) => n === 1);
     const { got, expected } = await settled(d, fan);
     expect(got).toEqual(expected);
     expect(got!.authors).toEqual({ count: 1, capped: false });
