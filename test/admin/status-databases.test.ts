@@ -5,7 +5,7 @@
  * database's pending fields show under it, and a database down or past its command budget is
  * `ok: false` without hiding the others.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Status } from "../../src/admin/status";
 import { readStatus } from "../../src/admin/status";
 import { incrementCounters } from "../../src/counters/counters";
@@ -15,29 +15,15 @@ import type { Env } from "../../src/env";
 import type { Redis } from "../../src/lib/redis";
 import { api, show } from "../support/api";
 import { countBilledCommands } from "../support/billed";
-import { databasesEnv, newIdOn, stackDatabases } from "../support/databases";
-import { createChaos, type Chaos } from "../support/stack";
+import { databasesEnv, newIdOn, useChaosDatabases } from "../support/databases";
+import { createChaos } from "../support/stack";
 import { servicesFor } from "../counters/support";
 
 const admin = { userId: "1", role: "admin" as const };
-const enough = stackDatabases().length >= 3;
+const databases = useChaosDatabases();
+const { enough, pairs } = databases;
 
-let pairs: Chaos[] = [];
-let env3: Partial<Env>;
-
-beforeAll(async () => {
-  if (!enough) return;
-  pairs = await Promise.all([0, 1, 2].map((i) => createChaos(i)));
-  env3 = databasesEnv(pairs.map((p) => ({ url: p.restUrl, token: p.restToken })));
-});
-afterAll(async () => {
-  for (const pair of pairs) {
-    await pair.setRedisDown(false);
-    await pair.close();
-  }
-});
-
-async function status(env: Partial<Env> = env3): Promise<Status> {
+async function status(env: Partial<Env> = databases.env): Promise<Status> {
   const res = await api("GET", "/v1/admin/status", { as: admin, env });
   expect(res.status, show(res)).toBe(200);
   return res.body as Status;
@@ -75,7 +61,7 @@ describe.skipIf(!enough)("GET /v1/admin/status at N = 3", () => {
   });
 
   it("costs one status script per database, at most 25 billed commands on each (9 on database 0, 6 on the others)", async () => {
-    await withServices(env3, async (services) => {
+    await withServices(databases.env, async (services) => {
       await readStatus(services); // each database's marker is checked once per isolate, before its first command
       const counted = [0, 1, 2].map((index) => {
         const real = services.redisAt(index);
@@ -109,7 +95,7 @@ describe.skipIf(!enough)("GET /v1/admin/status at N = 3", () => {
   });
 
   it("shows pending fields on database 2 under database 2, and in the total", async () => {
-    await withServices(env3, async (services) => {
+    await withServices(databases.env, async (services) => {
       // Other files flush these databases too: if one cuts our fields before the read, write them again.
       for (let attempt = 0; ; attempt++) {
         const ids = Array.from({ length: 20 }, () => newIdOn(2, 3));
@@ -127,7 +113,7 @@ describe.skipIf(!enough)("GET /v1/admin/status at N = 3", () => {
   });
 
   it("a batch held back on the databases: the top-level lag is the worst database's, and names it", async () => {
-    await withServices(env3, async (services) => {
+    await withServices(databases.env, async (services) => {
       await incrementCounters(services, [0, 1, 2].map((i) => ({ entity: "post" as const, id: newIdOn(i, 3), field: "views", delta: 1 })));
       await flushOnce(services, { stopAfter: "cut" });
       await new Promise((r) => setTimeout(r, 1_000));

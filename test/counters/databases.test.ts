@@ -5,7 +5,7 @@
  * nothing and leaves the others exact; a batch read is one request per database; a wrong setting
  * writes nothing; a database past its command budget degrades like an outage and is counted.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { flushAll, flushOnce } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
 import { queryRows } from "../../src/counters/store";
@@ -13,29 +13,15 @@ import type { Env } from "../../src/env";
 import { rateLimitedAnswers, redisAt } from "../../src/lib/redis";
 import { databaseOf } from "../../src/lib/redis-topology";
 import { api, newId, show } from "../support/api";
-import { databasesEnv, newIdOn, stackDatabases } from "../support/databases";
-import { createChaos, type Chaos } from "../support/stack";
+import { databasesEnv, newIdOn, stackDatabases, useChaosDatabases } from "../support/databases";
+import { createChaos } from "../support/stack";
 import { readCounts, servicesFor } from "./support";
 
 const service = { userId: newId(), role: "service" as const };
-const enough = stackDatabases().length >= 3;
+const databases = useChaosDatabases();
+const { enough, pairs } = databases;
 
-let pairs: Chaos[] = [];
-let env3: Partial<Env>;
-
-beforeAll(async () => {
-  if (!enough) return;
-  pairs = await Promise.all([0, 1, 2].map((i) => createChaos(i)));
-  env3 = databasesEnv(pairs.map((p) => ({ url: p.restUrl, token: p.restToken })));
-});
-afterAll(async () => {
-  for (const pair of pairs) {
-    await pair.setRedisDown(false);
-    await pair.close();
-  }
-});
-
-const incr = (id: string, coins: number, env = env3) => api("POST", `/v1/counters/user/${id}`, { as: service, body: { deltas: { coins } }, env });
+const incr = (id: string, coins: number, env = databases.env) => api("POST", `/v1/counters/user/${id}`, { as: service, body: { deltas: { coins } }, env });
 
 async function withServices<T>(env: Partial<Env>, work: (services: ReturnType<typeof servicesFor>["services"]) => Promise<T>): Promise<T> {
   const { services, close } = servicesFor(env);
@@ -67,8 +53,8 @@ describe.skipIf(!enough)("one of three databases killed mid-traffic", () => {
       model[id]! += coins;
     };
     for (let round = 1; round <= 3; round++) for (const id of ids) await add(id, round);
-    expect(await readCounts("user", ids, { env: env3 })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id) => [id, expect.objectContaining({ coins: model[id] })])) });
-    await withServices(env3, (services) => flushAll(services));
+    expect(await readCounts("user", ids, { env: databases.env })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id) => [id, expect.objectContaining({ coins: model[id] })])) });
+    await withServices(databases.env, (services) => flushAll(services));
     // Database 2 holds unflushed deltas of its entity when it goes down.
     await add(ids[2]!, 10);
     await add(ids[0]!, 1);
@@ -79,15 +65,15 @@ describe.skipIf(!enough)("one of three databases killed mid-traffic", () => {
       // Traffic goes on: every increment is accepted (database 2's go to Postgres directly).
       for (const id of ids) await add(id, 2);
       for (const id of ids.slice(0, 2)) {
-        expect(await readCounts("user", [id], { env: env3 }), "an entity of a healthy database").toEqual({ stale: false, counts: { [id]: expect.objectContaining({ coins: model[id] }) } });
+        expect(await readCounts("user", [id], { env: databases.env }), "an entity of a healthy database").toEqual({ stale: false, counts: { [id]: expect.objectContaining({ coins: model[id] }) } });
       }
       // Its entity: Postgres' values, marked stale — without what database 2 still buffers.
-      expect(await readCounts("user", [ids[2]!], { env: env3 })).toEqual({ stale: true, counts: { [ids[2]!]: expect.objectContaining({ coins: model[ids[2]!]! - unflushedOn2 }) } });
-      const batch = await readCounts("user", ids, { env: env3 });
+      expect(await readCounts("user", [ids[2]!], { env: databases.env })).toEqual({ stale: true, counts: { [ids[2]!]: expect.objectContaining({ coins: model[ids[2]!]! - unflushedOn2 }) } });
+      const batch = await readCounts("user", ids, { env: databases.env });
       expect(batch.stale).toBe(true);
       expect([batch.counts[ids[0]!]!.coins, batch.counts[ids[1]!]!.coins], "the healthy databases' entities in a mixed read").toEqual([model[ids[0]!], model[ids[1]!]]);
       // The flush applies the healthy databases' batches and reports the dead one.
-      await expect(withServices(env3, (services) => flushOnce(services))).rejects.toThrow();
+      await expect(withServices(databases.env, (services) => flushOnce(services))).rejects.toThrow();
       const during = await postgresCoins(ids.slice(0, 2));
       expect(during).toEqual({ [ids[0]!]: model[ids[0]!], [ids[1]!]: model[ids[1]!] });
       await add(ids[1]!, 5);
@@ -96,8 +82,8 @@ describe.skipIf(!enough)("one of three databases killed mid-traffic", () => {
     }
 
     await add(ids[2]!, 7);
-    await withServices(env3, (services) => flushAll(services));
-    expect(await readCounts("user", ids, { env: env3 })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id) => [id, expect.objectContaining({ coins: model[id] })])) });
+    await withServices(databases.env, (services) => flushAll(services));
+    expect(await readCounts("user", ids, { env: databases.env })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id) => [id, expect.objectContaining({ coins: model[id] })])) });
     expect(await postgresCoins(ids), "Postgres after the outage and a full flush: nothing lost, nothing twice").toEqual(model);
   });
 });
@@ -107,19 +93,19 @@ describe.skipIf(!enough)("Postgres down during the flush of three databases", ()
     const ids = [newIdOn(0, 3), newIdOn(1, 3), newIdOn(2, 3)];
     const before = await postgresCoins(ids);
     for (const [i, id] of ids.entries()) expect((await incr(id, i + 1)).status).toBe(200);
-    const viaPair = { ...env3, NEON_WS_PROXY: pairs[0]!.wsProxy };
+    const viaPair = { ...databases.env, NEON_WS_PROXY: pairs[0]!.wsProxy };
     await pairs[0]!.setPostgresDown(true);
     try {
       await expect(withServices(viaPair, (services) => flushOnce(services))).rejects.toThrow();
       // Cut, not applied: reads still count every increment once.
-      expect(await readCounts("user", ids, { env: env3 })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id, i) => [id, expect.objectContaining({ coins: before[id]! + i + 1 })])) });
+      expect(await readCounts("user", ids, { env: databases.env })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id, i) => [id, expect.objectContaining({ coins: before[id]! + i + 1 })])) });
     } finally {
       await pairs[0]!.setPostgresDown(false);
     }
     await withServices(viaPair, (services) => flushAll(services));
     await withServices(viaPair, (services) => flushAll(services));
     expect(await postgresCoins(ids)).toEqual(Object.fromEntries(ids.map((id, i) => [id, before[id]! + i + 1])));
-    expect(await readCounts("user", ids, { env: env3 })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id, i) => [id, expect.objectContaining({ coins: before[id]! + i + 1 })])) });
+    expect(await readCounts("user", ids, { env: databases.env })).toEqual({ stale: false, counts: Object.fromEntries(ids.map((id, i) => [id, expect.objectContaining({ coins: before[id]! + i + 1 })])) });
   });
 });
 
@@ -133,9 +119,9 @@ describe.skipIf(!enough)("round trips at N = 3", () => {
 
   it("a read of cached entities on all three databases is one request to each, and one on one database is one request", async () => {
     const ids = [0, 1, 2, 0, 1, 2].map((i) => newIdOn(i, 3));
-    await readCounts("user", ids, { env: env3 }); // warms them (and checks each database's marker once)
-    expect(await requestsPerDatabase(() => readCounts("user", ids, { env: env3 }))).toEqual([1, 1, 1]);
-    expect(await requestsPerDatabase(() => readCounts("user", [ids[1]!, ids[4]!], { env: env3 }))).toEqual([0, 1, 0]);
+    await readCounts("user", ids, { env: databases.env }); // warms them (and checks each database's marker once)
+    expect(await requestsPerDatabase(() => readCounts("user", ids, { env: databases.env }))).toEqual([1, 1, 1]);
+    expect(await requestsPerDatabase(() => readCounts("user", [ids[1]!, ids[4]!], { env: databases.env }))).toEqual([0, 1, 0]);
   });
 
   it("an increment is one request to its entity's database; a follow moving users on two databases, one to each", async () => {
@@ -143,16 +129,16 @@ describe.skipIf(!enough)("round trips at N = 3", () => {
     const b = newIdOn(2, 3);
     await incr(a, 1);
     expect(await requestsPerDatabase(() => incr(a, 1))).toEqual([1, 0, 0]);
-    await api("PUT", `/v1/me/following/${b}`, { as: { userId: a }, env: env3 }); // loads the scripts
-    await api("DELETE", `/v1/me/following/${b}`, { as: { userId: a }, env: env3 });
+    await api("PUT", `/v1/me/following/${b}`, { as: { userId: a }, env: databases.env }); // loads the scripts
+    await api("DELETE", `/v1/me/following/${b}`, { as: { userId: a }, env: databases.env });
     const counts = await requestsPerDatabase(async () => {
-      const res = await api("PUT", `/v1/me/following/${b}`, { as: { userId: a }, env: env3 });
+      const res = await api("PUT", `/v1/me/following/${b}`, { as: { userId: a }, env: databases.env });
       expect(res.status, show(res)).toBe(200);
     });
     // Database 0 also carries the capabilities not split yet (badges, feed): still one request.
     expect(counts).toEqual([1, 0, 1]);
-    await withServices(env3, (services) => flushAll(services));
-    const read = await readCounts("user", [a, b], { env: env3 });
+    await withServices(databases.env, (services) => flushAll(services));
+    const read = await readCounts("user", [a, b], { env: databases.env });
     expect([read.counts[a]!.following, read.counts[b]!.followers]).toEqual([1, 1]);
   });
 });
@@ -186,8 +172,8 @@ describe.skipIf(!enough)("a database past its command budget", () => {
       expect((rateLimitedAnswers()[1] ?? 0) - before, "answers past the budget, counted for database 1").toBeGreaterThan(0);
       const health = await api("GET", "/health", { env: envLimited });
       expect(health.body.redis.rateLimited).toBeGreaterThan(0);
-      await withServices(env3, (services) => flushAll(services)); // through the unlimited bridge of the same database
-      expect((await readCounts("user", [id], { env: env3 })).counts[id]!.coins).toBe(12);
+      await withServices(databases.env, (services) => flushAll(services)); // through the unlimited bridge of the same database
+      expect((await readCounts("user", [id], { env: databases.env })).counts[id]!.coins).toBe(12);
       expect(await postgresCoins([id])).toEqual({ [id]: 12 });
     } finally {
       await limited.close();
@@ -201,17 +187,17 @@ describe.skipIf(!enough)("the feed, not split yet, at N = 3", () => {
     const likers = [newId(), newId()];
     const posted: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const res = await api("POST", "/v1/posts", { as: { userId: me }, body: { text: `n3 ${i}` }, env: env3 });
+      const res = await api("POST", "/v1/posts", { as: { userId: me }, body: { text: `n3 ${i}` }, env: databases.env });
       expect(res.status, show(res)).toBe(201);
       posted.push(res.body.id as string);
     }
     expect(posted.some((id) => databaseOf(id, 3) !== 0), "some posts live off database 0").toBe(true);
     const likes = posted.map((_, i) => i % 3);
     for (const [i, id] of posted.entries()) {
-      for (const who of likers.slice(0, likes[i])) expect((await api("PUT", `/v1/posts/${id}/likes/me`, { as: { userId: who }, env: env3 })).status).toBe(200);
+      for (const who of likers.slice(0, likes[i])) expect((await api("PUT", `/v1/posts/${id}/likes/me`, { as: { userId: who }, env: databases.env })).status).toBe(200);
     }
     for (let read = 0; read < 2; read++) {
-      const page = await api("GET", "/v1/me/feed?limit=20", { as: { userId: me }, env: env3 });
+      const page = await api("GET", "/v1/me/feed?limit=20", { as: { userId: me }, env: databases.env });
       expect(page.status, show(page)).toBe(200);
       const shown = Object.fromEntries((page.body.items as { post: { id: string }; counts: { likes: number } }[]).map((i) => [i.post.id, i.counts.likes]));
       expect(shown, `read ${read}`).toEqual(Object.fromEntries(posted.map((id, i) => [id, likes[i]])));

@@ -7,9 +7,11 @@
  * const { services, close } = servicesFor(databasesEnv());
  */
 import { env } from "cloudflare:test";
+import { afterAll, beforeAll } from "vitest";
 import type { Env } from "../../src/env";
 import { databaseOf, type DatabaseCredentials } from "../../src/lib/redis-topology";
 import { newId } from "./ids";
+import { createChaos, type Chaos } from "./stack";
 
 /** The stack's databases, database 0 first; one entry when the stack runs one. */
 export function stackDatabases(): DatabaseCredentials[] {
@@ -34,4 +36,27 @@ export function newIdOn(index: number, n: number): string {
     const id = newId();
     if (databaseOf(id, n) === index % n) return id;
   }
+}
+
+/**
+ * For a test file at N = 3: each of the stack's first three databases behind a private chaos
+ * bridge (so one can be killed, or its requests counted without noise from other files), opened
+ * before the file's tests and brought back up and closed after them. `env` names the three as a
+ * deployment would. Nothing is opened when the stack runs fewer than three databases (`enough`).
+ */
+export function useChaosDatabases(): { readonly enough: boolean; readonly pairs: Chaos[]; readonly env: Partial<Env> } {
+  const enough = stackDatabases().length >= 3;
+  const state = { enough, pairs: [] as Chaos[], env: {} as Partial<Env> };
+  beforeAll(async () => {
+    if (!enough) return;
+    state.pairs.push(...(await Promise.all([0, 1, 2].map((i) => createChaos(i)))));
+    state.env = databasesEnv(state.pairs.map((p) => ({ url: p.restUrl, token: p.restToken })));
+  });
+  afterAll(async () => {
+    for (const pair of state.pairs) {
+      await pair.setRedisDown(false);
+      await pair.close();
+    }
+  });
+  return state;
 }
