@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { redisFor } from "../lib/redis";
+import { redisAt } from "../lib/redis";
+import { topologyOf } from "../lib/redis-topology";
 import { FanLookups, type FanLookup } from "./fan-lookups";
 import type { LiveRoomMessage } from "./messages";
 
@@ -89,9 +90,16 @@ export class LiveRoom extends DurableObject<Env> {
   private migrated = false;
   /** Tests move this object's clock forward (timeouts, expiry) instead of waiting. */
   clockOffsetMs = 0;
-  /** Tests point this object's fan lookups at another Redis (a chaos bridge) than its binding's. */
-  redisBindings: Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN"> | null = null;
-  private readonly fanLookups = new FanLookups(() => redisFor(this.redisBindings ?? this.env));
+  /** Tests point this object's fan lookups at other Redis databases (chaos bridges) than its bindings'. */
+  redisBindings: Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN" | "UPSTASH_REDIS_DATABASES"> | null = null;
+  /**
+   * Each viewer's follow cache is on the viewer's database (`databaseOf(viewerId, n)` of the
+   * topology in this object's bindings): one lookup queue, and one pipeline per trip, per database.
+   */
+  private readonly fanLookups = new FanLookups(() => {
+    const bindings = this.redisBindings ?? this.env;
+    return { n: topologyOf(bindings).n, redisAt: (index) => redisAt(bindings, index) };
+  });
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);

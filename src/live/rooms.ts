@@ -55,18 +55,27 @@ export async function liveSession(env: Env, roomId: string, fresh = false): Prom
 }
 
 /**
+ * The database of `userId`'s follow cache: its owner's, the viewer's (the follower's), at any N.
+ * The badges capability's follow and unfollow events keep it there; a rebuild writes it there.
+ */
+export function followCacheRedis(services: Pick<Services, "redisFor">, userId: string) {
+  return services.redisFor(userId);
+}
+
+/**
  * Whether `userId` follows `hostId` (WebSocket connects; HTTP joins look the cache up in the room
- * object and come here through `resolveFan` only when it cannot say). ONE Redis command when the
- * viewer's follow cache (the badges capability's followed-authors hash, kept by follow and
- * unfollow events before their response) is built: a field means fan; no field means not a fan
- * when the cache holds every follow. Postgres answers only when the cache is missing (it is
- * rebuilt from the same read), is a capped subset lacking the host, or Redis is down.
+ * object and come here through `resolveFan` only when it cannot say). ONE Redis command, to the
+ * viewer's database, when the viewer's follow cache (the badges capability's followed-authors
+ * hash, kept by follow and unfollow events before their response) is built: a field means fan; no
+ * field means not a fan when the cache holds every follow. Postgres answers only when the cache is
+ * missing (it is rebuilt from the same read), is a capped subset lacking the host, or the viewer's
+ * database is down.
  */
 export async function isFanOf(services: Services, userId: string, hostId: string): Promise<boolean> {
   if (userId === hostId) return false;
   let state: FanLookup;
   try {
-    state = await cachedFollowState(services.redis, userId, hostId);
+    state = await cachedFollowState(followCacheRedis(services, userId), userId, hostId);
   } catch (err) {
     if (!isRedisOutage(err)) throw err;
     state = "redis_down";
@@ -85,7 +94,7 @@ export async function resolveFan(services: Services, userId: string, hostId: str
   if (state === "failed") return isFanOf(services, userId, hostId);
   if (state === "missing") {
     try {
-      const built = await warmAuthorSeen(services, userId);
+      const built = await warmAuthorSeen({ get db() { return services.db; }, redis: followCacheRedis(services, userId) }, userId);
       if (built.followees.includes(hostId)) return true;
       if (built.complete) return false;
     } catch (err) {
