@@ -69,11 +69,22 @@ export const eventually = <T>(read: () => Promise<T>, done: (value: T) => boolea
 export const primary = (roomId: string) => roomStub(liveEnv, roomId);
 
 /**
- * Points the fan lookups of `roomId`'s object (unsharded) at another Redis, e.g. a chaos pair's
- * bridge: the object looks new viewers up itself, with its own bindings, not the request's.
+ * Points the fan lookups of `roomId`'s objects (all `shards` of it; 1: unsharded) at other Redis
+ * databases, e.g. a chaos pair's bridge, or three databases (`UPSTASH_REDIS_DATABASES`): an object
+ * looks new viewers up itself, with its own bindings, not the request's.
  */
-export async function lookUpFansThrough(roomId: string, bindings: Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN">) {
-  await runInDurableObject(primary(roomId), (instance: LiveRoom) => {
-    instance.redisBindings = { UPSTASH_REDIS_REST_URL: bindings.UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN: bindings.UPSTASH_REDIS_REST_TOKEN };
-  });
+export async function lookUpFansThrough(
+  roomId: string,
+  bindings: Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN"> & { UPSTASH_REDIS_DATABASES?: string },
+  shards = 1,
+) {
+  for (let shard = 0; shard < shards; shard++) {
+    await runInDurableObject(roomStub(liveEnv, roomId, shard), (instance: LiveRoom) => {
+      instance.redisBindings = {
+        UPSTASH_REDIS_REST_URL: bindings.UPSTASH_REDIS_REST_URL,
+        UPSTASH_REDIS_REST_TOKEN: bindings.UPSTASH_REDIS_REST_TOKEN,
+        UPSTASH_REDIS_DATABASES: bindings.UPSTASH_REDIS_DATABASES,
+      };
+    });
+  }
 }
