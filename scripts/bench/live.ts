@@ -18,10 +18,17 @@
  *      indexes). The object's JS heap holds only two counters and the session descriptor, so nothing
  *      grows there per viewer; WebSocket viewers add a ~100-byte attachment held by the runtime
  *      (not measured here: HTTP presence is used to drive load).
+ *
+ * All of it runs twice in one run, on a fresh stack each: over one Redis database (N = 1) and over
+ * three (N = 3: each viewer's follow cache on the viewer's database, seeded there; the room object
+ * sends one lookup pipeline per database of its viewers; billed commands and bridge requests are
+ * summed over every database). `--databases 1,3` is the default; `--databases 1` runs N = 1 alone.
+ * The RESULT line keeps N = 1's keys as they are and adds N = 3's with `_n3`.
  */
 import { Redis as IORedis } from "ioredis";
 import pg from "pg";
 import { badgeKeys, BUILT, USER_TTL_SECONDS } from "../../src/badges/keys.js";
+import { groupByDatabase } from "../../src/lib/redis-topology.js";
 import { billedCommandsBetween, bridgeRequests, combineLoads, printTable, redisCommandStats, runLoad, startBenchWorker, type LoadResult } from "./harness.js";
 
 const VIEWERS = 10_000;
@@ -45,10 +52,32 @@ const SLICES = 4;
 const userId = (i: number) => String(1_000_000_000_000 + i);
 const isFan = (i: number) => i % FAN_EVERY < 3;
 
+/** `--databases 1,3` (the default): the N each pass runs at, in order. */
+function databasesOption(argv: string[]): number[] {
+  const at = argv.indexOf("--databases");
+  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--databases="))?.slice("--databases=".length);
+  const list = (raw ?? "1,3").split(",").map(Number);
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${raw}`);
+  return list;
+}
+
 async function main() {
+  const results: string[] = [];
+  for (const n of databasesOption(process.argv.slice(2))) {
+    console.log(`\n── N = ${n} Redis database${n === 1 ? "" : "s"} ──`);
+    const keys = await benchAt(n);
+    // N = 1's keys are the historical ones; other N get a suffix.
+    results.push(...Object.entries(keys).map(([key, value]) => `${key}${n === 1 ? "" : `_n${n}`}=${value}`));
+  }
+  console.log(`RESULT ${results.join(" ")}`);
+}
+
+/** One pass of every measure over a fresh stack of `databases` Redis databases; prints its tables, answers its RESULT keys. */
+async function benchAt(databases: number): Promise<Record<string, string>> {
   const log = (line: string) => process.env.BENCH_DEBUG && console.error(line);
-  const bench = await startBenchWorker({ log });
-  const redis = new IORedis(bench.stack.redisUrl);
+  const bench = await startBenchWorker({ log, redisDatabases: databases });
+  // A direct client per database: a viewer's follow cache is on the viewer's database.
+  const clients = bench.stack.databases.map((d) => new IORedis(d.redisUrl));
   try {
     const host = "42";
     const room = "bench-room";
@@ -69,14 +98,18 @@ async function main() {
     await db.end();
 
     // Follow caches (badge:au:{user}) of every viewer outside the cold range, as the follow's event
-    // leaves them: sentinel `all` (built from every follow) and the host for fans.
+    // leaves them, each on its viewer's database: sentinel `all` (built from every follow) and the
+    // host for fans.
     for (let from = 0; from < COLD_JOINS.from; from += 5_000) {
-      const batch = redis.pipeline();
-      for (let i = from; i < Math.min(from + 5_000, COLD_JOINS.from); i++) {
-        batch.hset(badgeKeys.authorSeen(userId(i)), ...(isFan(i) ? [BUILT, "all", "42", "0"] : [BUILT, "all"]));
-        batch.expire(badgeKeys.authorSeen(userId(i)), USER_TTL_SECONDS);
+      const indexes = Array.from({ length: Math.min(5_000, COLD_JOINS.from - from) }, (_, k) => from + k);
+      for (const [database, group] of groupByDatabase(indexes, userId, databases)) {
+        const batch = clients[database]!.pipeline();
+        for (const i of group) {
+          batch.hset(badgeKeys.authorSeen(userId(i)), ...(isFan(i) ? [BUILT, "all", "42", "0"] : [BUILT, "all"]));
+          batch.expire(badgeKeys.authorSeen(userId(i)), USER_TTL_SECONDS);
+        }
+        await batch.exec();
       }
-      await batch.exec();
     }
 
     const start = await fetch(`${bench.url}/v1/live/${room}/sessions`, {
@@ -213,7 +246,9 @@ async function main() {
       "redis cmds/req": r.commands ?? "",
       "pg stmts/req": r.statements ?? "",
     });
-    console.log(`\nLive rooms, one room, ${VIEWERS} viewers (${expectedFans} fans), workerd via Miniflare, ${CONCURRENCY} clients for writes, 16 for reads\n`);
+    console.log(
+      `\nLive rooms, one room, ${VIEWERS} viewers (${expectedFans} fans), ${databases} Redis database${databases === 1 ? "" : "s"}, workerd via Miniflare, ${CONCURRENCY} clients for writes, 16 for reads\n`,
+    );
     printTable([
       row(`join, new viewer, ours (DO + follow cache), ${SLICES} slices`, joins),
       row(`refresh, viewer already in (JWT + DO), ${SLICES} slices`, refreshes),
@@ -238,12 +273,19 @@ async function main() {
     if (joins.errors + baselineJoins.errors + coldJoins.errors + refreshes.errors + churn.errors + reads.errors + naiveReads.errors > 0) {
       console.log(`\nerrors: ${JSON.stringify({ joins: joins.errorStatuses, baselineJoins: baselineJoins.errorStatuses, coldJoins: coldJoins.errorStatuses, refreshes: refreshes.errorStatuses, churn: churn.errorStatuses, reads: reads.errorStatuses, naive: naiveReads.errorStatuses })}`);
     }
-    console.log(
-      `RESULT joins_per_s=${Math.round(churn.rps)} count_reads_per_s=${Math.round(reads.rps)} count_speedup=${(reads.rps / naiveReads.rps).toFixed(1)} bytes_per_viewer=${Math.round(bytesPerViewer)}` +
-        ` join_speedup=${(joins.rps / baselineJoins.rps).toFixed(1)} join_p99_ms=${joins.p99Ms.toFixed(1)} join_vs_refresh=${(joins.rps / refreshes.rps).toFixed(2)}`,
-    );
+    return {
+      joins_per_s: String(Math.round(churn.rps)),
+      count_reads_per_s: String(Math.round(reads.rps)),
+      count_speedup: (reads.rps / naiveReads.rps).toFixed(1),
+      bytes_per_viewer: String(Math.round(bytesPerViewer)),
+      join_speedup: (joins.rps / baselineJoins.rps).toFixed(1),
+      join_p99_ms: joins.p99Ms.toFixed(1),
+      join_vs_refresh: (joins.rps / refreshes.rps).toFixed(2),
+      join_redis_rt: joins.roundTrips.toFixed(2),
+      join_redis_cmds: joins.commands.toFixed(2),
+    };
   } finally {
-    redis.disconnect();
+    for (const client of clients) client.disconnect();
     await bench.stop();
   }
 }
