@@ -94,7 +94,7 @@ export async function resolveFan(services: Services, userId: string, hostId: str
   if (state === "failed") return isFanOf(services, userId, hostId);
   if (state === "missing") {
     try {
-      const built = await warmAuthorSeen({ get db() { return services.db; }, redis: followCacheRedis(services, userId) }, userId);
+      const built = await warmAuthorSeen({ db: services.db, redis: followCacheRedis(services, userId) }, userId);
       if (built.followees.includes(hostId)) return true;
       if (built.complete) return false;
     } catch (err) {
