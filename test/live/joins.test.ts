@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { redisFor } from "../../src/lib/redis";
 import type { Services } from "../../src/lib/services";
-import { FanLookups } from "../../src/live/fan-lookups";
+import { FanLookups, type FanRedis } from "../../src/live/fan-lookups";
+import { newIdOn } from "../support/databases";
 import { enterRoom } from "../../src/live/rooms";
 import { servicesFor } from "../counters/support";
 import { newId } from "../support/api";
@@ -120,6 +121,75 @@ describe("the cost of POST /v1/live/{roomId}/presence", () => {
     await leave(room, viewer);
     expect((await enter(room, viewer)).isFan).toBe(true);
     expect(await counts(room)).toMatchObject({ viewers: 1, onlineFans: 1 });
+  });
+});
+
+/**
+ * `n` fake databases whose trips (an HMGET, or a pipeline's exec) wait until the test releases
+ * them, answering "no cache" for every lookup: what is in flight, per database, is then visible.
+ */
+function heldDatabases(n: number) {
+  const pending: { index: number; release: () => void }[] = [];
+  const stats = { inFlight: 0, maxInFlight: 0 };
+  const trip = (index: number, size: number) =>
+    new Promise<null[]>((resolve) => {
+      stats.inFlight++;
+      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+      pending.push({ index, release: () => (stats.inFlight--, resolve(Array<null>(size).fill(null))) });
+    });
+  const client = (index: number) =>
+    ({
+      hmget: () => trip(index, 1).then((got) => got[0]),
+      pipeline: () => {
+        let size = 0;
+        const pipeline = { hmget: () => (size++, pipeline), exec: () => trip(index, size) };
+        return pipeline;
+      },
+    }) as unknown as FanRedis;
+  return {
+    databases: () => ({ n, redisAt: client }),
+    stats,
+    inFlightOn: () => pending.map((p) => p.index).sort(),
+    /** Releases the trips in flight (to `index` only, when given) and lets the next ones start. */
+    async release(index?: number) {
+      for (const trip of pending.filter((p) => index === undefined || p.index === index)) {
+        pending.splice(pending.indexOf(trip), 1);
+        trip.release();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    },
+  };
+}
+
+describe("FanLookups over several databases", () => {
+  it("keeps at most 6 trips in flight however many databases hold viewers, and answers every lookup", async () => {
+    const held = heldDatabases(8);
+    const lookups = new FanLookups(held.databases);
+    const answers = Promise.all(Array.from({ length: 8 }, (_, i) => lookups.lookup(newIdOn(i, 8), "1")));
+    expect(held.inFlightOn()).toEqual([0, 1, 2, 3, 4, 5]);
+    await held.release();
+    expect(held.inFlightOn(), "the two databases past the limit leave as trips end").toEqual([6, 7]);
+    await held.release();
+    expect(await answers).toEqual(Array(8).fill("missing"));
+    expect(held.stats.maxInFlight).toBe(6);
+  });
+
+  it("never holds up a database's lookups behind another database's trip", async () => {
+    const held = heldDatabases(3);
+    const lookups = new FanLookups(held.databases);
+    const slow = lookups.lookup(newIdOn(1, 3), "1"); // database 1 does not answer (yet)
+    const queued = lookups.lookup(newIdOn(1, 3), "1");
+    const first = lookups.lookup(newIdOn(0, 3), "1");
+    const second = [lookups.lookup(newIdOn(0, 3), "1"), lookups.lookup(newIdOn(2, 3), "1")];
+    expect(held.inFlightOn()).toEqual([0, 1, 2]);
+    await held.release(0);
+    await held.release(2);
+    await held.release(0);
+    expect(await Promise.all([first, ...second]), "databases 0 and 2 answered while database 1's trip is in flight").toEqual(["missing", "missing", "missing"]);
+    expect(held.inFlightOn()).toEqual([1]);
+    await held.release(1);
+    await held.release(1);
+    expect(await Promise.all([slow, queued])).toEqual(["missing", "missing"]);
   });
 });
 
