@@ -14,6 +14,32 @@ redis.call('HSET', channels, channel, now)
 return cjson.encode({ full = false, at = now })
 `;
 
+/**
+ * The repair of a database that missed refreshes (it was down): raises each channel given
+ * (ARGV = channel, refreshed-at pairs: the newest stamp any database holds) where this database's
+ * stamp is missing or older by more than \`margin\` µs. Each database stamps a refresh from its own
+ * clock, so equal refreshes differ by the clocks' skew: the margin keeps those as they are (raising
+ * one could light a dot its users saw within that skew). Answers the channels raised.
+ */
+export const CATCH_UP_CHANNELS = `
+local channels = KEYS[1]        -- badge:rd:ch
+local margin = tonumber(ARGV[1])
+local raised = 0
+for i = 2, #ARGV, 2 do
+  local mine = redis.call('HGET', channels, ARGV[i])
+  if not mine or tonumber(mine) + margin < tonumber(ARGV[i + 1]) then
+    redis.call('HSET', channels, ARGV[i], ARGV[i + 1])
+    raised = raised + 1
+  end
+end
+return raised
+`;
+
+/** Every channel and its refreshed-at stamp, as strings (flat: channel, stamp, …). */
+export const READ_CHANNELS = `
+return cjson.encode(redis.call('HGETALL', KEYS[1]))  -- badge:rd:ch
+`;
+
 /** Stamps the user "seen now" on a channel that exists. */
 export const SEE_CHANNEL = `
 local channels = KEYS[1]        -- badge:rd:ch

@@ -10,12 +10,19 @@ import type { Services } from "../../src/lib/services";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
 import { countBilledCommands } from "../support/billed";
+import type { ScriptRunner } from "../../src/lib/script-batch";
 import { createChaos, type Chaos } from "../support/stack";
 
 const admin = { userId: "1", role: "admin" as const };
 const service = { userId: "1", role: "service" as const };
 const redis = redisFor(env as unknown as Env);
 const badges = async (userId: string, q = "", overrides?: Partial<Env>) => api("GET", `/v1/me/badges${q}`, { as: { userId }, env: overrides });
+
+/** `services` with every database's client replaced by `redis` (a counting one): getBadges runs on the user's, `redisFor`. */
+function onRedis(services: Services, redis: ScriptRunner): Services {
+  const client = redis as Services["redis"];
+  return { ...services, redis: client, redisAt: () => client, redisFor: () => client };
+}
 
 /** A user with something unread of every kind (broadcasts aside: other files publish them). */
 async function busyUser() {
@@ -143,7 +150,7 @@ describe("badges.repair (per-minute cron)", () => {
     await redis.hdel(badgeKeys.streamAccess(me), `chat/${chat}`);
     const { db, close } = openDatabase(env as unknown as Env);
     try {
-      const result = await repairBadges({ db, redis });
+      const result = await repairBadges({ db, databases: 1, redisAt: () => redis, redisFor: () => redis });
       expect(result.users).toBeGreaterThan(0);
     } finally {
       await close();
@@ -164,13 +171,13 @@ describe("badges.repair and the remembered stream counts", () => {
     await redis.hset(badgeKeys.inbox(me), { system: 7, total: 7 }); // a drift: proves the repair reached this user
     const { db, close: closeDb } = openDatabase(env as unknown as Env);
     try {
-      await repairBadges({ db, redis });
+      await repairBadges({ db, databases: 1, redisAt: () => redis, redisFor: () => redis });
     } finally {
       await closeDb();
     }
     expect(await redis.hexists(badgeKeys.streamAccess(me), `${STREAM_META}chat/${chat}`)).toBe(1);
     const { redis: counted, billed } = countBilledCommands(services.redis);
-    const after = await getBadges({ ...services, redis: counted as Services["redis"] }, me, 99);
+    const after = await getBadges(onRedis(services, counted), me, 99);
     expect(billed).toEqual([16]);
     expect(after).toEqual(before);
   });
@@ -204,7 +211,7 @@ describe("what one GET /v1/me/badges bills", () => {
   const billedBadges = async (userId: string) => {
     const { redis: counted, billed } = countBilledCommands(services.redis);
     // getBadges only runs scripts on its Redis client (one EVALSHA), which is all `counted` offers.
-    const body = await getBadges({ ...services, redis: counted as Services["redis"] }, userId, 99);
+    const body = await getBadges(onRedis(services, counted), userId, 99);
     return { body, billed };
   };
 

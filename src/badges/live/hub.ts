@@ -443,7 +443,7 @@ export class BadgeHub extends DurableObject<Env> {
   private async readCheap(userId: string, cap: number, kinds: CheapKind[]): Promise<Partial<BadgeValues> | null> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
-      const { values, bigFollows } = await readCheapKinds(services.redis, userId, cap, kinds, this.maxPulled());
+      const { values, bigFollows } = await readCheapKinds(services.redisFor(userId), userId, cap, kinds, this.maxPulled());
       this.learnBigFollows(userId, bigFollows);
       return values;
     } catch {
@@ -451,11 +451,14 @@ export class BadgeHub extends DurableObject<Env> {
     }
   }
 
-  /** Each user's `feed` count in one request (null when Redis failed: each user is then read on their own). */
+  /**
+   * Each user's `feed` count: one request per database holding some of them, in parallel (null when
+   * one failed: each user is then read on their own, so only that database's users degrade).
+   */
   private async readFeeds(userIds: string[]): Promise<number[] | null> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
-      return await readFeedUnseenMany(services.redis, userIds, this.maxPulled());
+      return await readFeedUnseenMany(services, userIds, this.maxPulled());
     } catch {
       return null;
     }
