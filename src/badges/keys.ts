@@ -102,7 +102,7 @@ export const badgeKeys = {
   reddotSeen: (userId: string) => `badge:rd:${userId}`,
 
   /**
-   * EVERY DATABASE. HOT-ONLY hash `authorId → published post count`, one field per author (bounded
+   * EVERY DATABASE. CACHE hash `authorId → published post count`, one field per author (bounded
    * by authors). No TTL. Counts are relative (a follower's seen count is copied from the same
    * database's at follow time), so each database's copy only has to move with every post: a
    * database that missed a post while down misses it for its own users only (as a full outage
