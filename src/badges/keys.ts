@@ -94,10 +94,16 @@ export const badgeKeys = {
   /**
    * EVERY DATABASE. HOT-ONLY hash `channel → refreshed-at` (Redis TIME, µs, of that database: a
    * seen stamp is compared with its own database's refresh). At most MAX_CHANNELS fields. No TTL.
-   * A database that missed refreshes gets the newer stamps copied from the others by the cron
-   * (`catchUpChannels`).
+   * A database that missed refreshes gets them copied from the others by the cron
+   * (`catchUpChannels`, by `reddotRefreshIds`).
    */
   reddotChannels: () => "badge:rd:ch",
+  /**
+   * EVERY DATABASE, at N > 1 only. HOT-ONLY hash `channel → id of its last refresh` (the same in
+   * every database, unlike the stamps): the repair copies a refresh into the databases holding
+   * another id. Not read by the badges call. At most MAX_CHANNELS fields. No TTL.
+   */
+  reddotRefreshIds: () => "badge:rd:ids",
   /** OWNER user. HOT-ONLY hash `channel → seen-at` (µs) per user. ≤ MAX_CHANNELS fields; TTL 30 d, refreshed on write. */
   reddotSeen: (userId: string) => `badge:rd:${userId}`,
 

@@ -21,10 +21,15 @@ function microsToIso(micros: string): string {
  * Stamps a channel refreshed in EVERY database (each user's dots are read from their own), each
  * from its own clock: a seen stamp is compared with the refresh of the same database, one clock.
  * Answers the lowest database's stamp. A database that is down misses it until the repair cron's
- * `catchUpChannels` copies the newest stamps into it (within a minute of it being back).
+ * `catchUpChannels` copies it in (within a minute of it being back).
  */
 export async function refreshChannel(services: EveryDatabase, channel: string) {
-  const { answer: r } = await runEverywhere<{ full: boolean; at?: string }>(services, REFRESH_CHANNEL, [badgeKeys.reddotChannels()], [channel, MAX_CHANNELS]);
+  const refreshId = services.databases > 1 ? crypto.randomUUID() : "";
+  const { answer: r } = await runEverywhere<{ full: boolean; at?: string }>(services, REFRESH_CHANNEL, [badgeKeys.reddotChannels(), badgeKeys.reddotRefreshIds()], [
+    channel,
+    MAX_CHANNELS,
+    refreshId,
+  ]);
   if (r.full) throw new ApiError("conflict", `At most ${MAX_CHANNELS} red-dot channels exist`, [{ field: "channel", message: "no room for a new channel" }]);
   return { channel, refreshedAt: microsToIso(r.at!) };
 }
@@ -41,38 +46,45 @@ export async function getRedDots(redis: ScriptRedis, userId: string): Promise<Re
   return luaMap(r.dots);
 }
 
-/** Stamps of two databases' refreshes of one channel closer than this (µs) are the same refresh (clock skew). */
-export const CHANNEL_SKEW_MARGIN_US = 5_000_000;
-
 /**
- * The repair of red-dot channels at N > 1 (one cron call per database, nothing at N = 1): reads
- * every database's channels (≤ MAX_CHANNELS fields each) and raises, in the databases behind, the
- * channels another database holds newer (a refresh they missed while down). Databases down now are
- * skipped (the next run catches them up). Answers the channels raised in all.
+ * The repair of red-dot channels at N > 1 (nothing at N = 1): reads every database's channels and
+ * refresh ids (≤ MAX_CHANNELS each, one call per database) and copies into each database the
+ * refreshes it missed: for a channel, the database holding the newest stamp has the newest
+ * refresh; a database holding another refresh id (or none) missed it. One refresh stamped by
+ * several clocks has one id, so it is left as each database stamped it. Databases down now are
+ * skipped (the next run catches them up). Answers the channels copied in all.
  */
 export async function catchUpChannels(services: EveryDatabase): Promise<number> {
   const n = services.databases;
   if (n === 1) return 0;
+  const keys = [badgeKeys.reddotChannels(), badgeKeys.reddotRefreshIds()];
   const all = Array.from({ length: n }, (_, i) => [i, i] as [number, number]);
-  const read = await settleEach(all, (index) => runScript<string[] | Record<string, never>>(services.redisAt(index), READ_CHANNELS, [badgeKeys.reddotChannels()], []));
-  const held = new Map<number, Map<string, bigint>>();
-  const newest = new Map<string, bigint>();
+  type Flat = string[] | Record<string, never>;
+  const read = await settleEach(all, (index) => runScript<{ channels: Flat; ids: Flat }>(services.redisAt(index), READ_CHANNELS, keys, []));
+  const pairs = (flat: Flat) => {
+    const list = Array.isArray(flat) ? flat.map(String) : [];
+    const map = new Map<string, string>();
+    for (let i = 0; i < list.length; i += 2) map.set(list[i]!, list[i + 1]!);
+    return map;
+  };
+  const held = new Map<number, { stamps: Map<string, string>; ids: Map<string, string> }>();
+  const newest = new Map<string, { stamp: string; id: string }>();
   for (const [index, result] of read) {
     if (result.status !== "fulfilled") continue;
-    const flat = Array.isArray(result.value) ? result.value.map(String) : [];
-    const mine = new Map<string, bigint>();
-    for (let i = 0; i < flat.length; i += 2) {
-      const at = BigInt(flat[i + 1]!);
-      mine.set(flat[i]!, at);
-      if (at > (newest.get(flat[i]!) ?? -1n)) newest.set(flat[i]!, at);
-    }
+    const mine = { stamps: pairs(result.value.channels), ids: pairs(result.value.ids) };
     held.set(index, mine);
+    for (const [channel, stamp] of mine.stamps) {
+      const best = newest.get(channel);
+      if (!best || BigInt(stamp) > BigInt(best.stamp)) newest.set(channel, { stamp, id: mine.ids.get(channel) ?? "" });
+    }
   }
   const behind: [number, string[]][] = [];
   for (const [index, mine] of held) {
-    const pairs = [...newest].filter(([channel, at]) => (mine.get(channel) ?? -1n) + BigInt(CHANNEL_SKEW_MARGIN_US) < at).flatMap(([channel, at]) => [channel, at.toString()]);
-    if (pairs.length > 0) behind.push([index, pairs]);
+    const args = [...newest]
+      .filter(([channel, best]) => !mine.stamps.has(channel) || (best.id !== "" && (mine.ids.get(channel) ?? "") !== best.id))
+      .flatMap(([channel, best]) => [channel, best.stamp, best.id, mine.ids.get(channel) ?? ""]);
+    if (args.length > 0) behind.push([index, args]);
   }
-  const raised = await settleEach(behind, (index, pairs) => runScript<number>(services.redisAt(index), CATCH_UP_CHANNELS, [badgeKeys.reddotChannels()], [CHANNEL_SKEW_MARGIN_US, ...pairs]));
-  return [...raised.values()].reduce((sum, r) => sum + (r.status === "fulfilled" ? Number(r.value) : 0), 0);
+  const copied = await settleEach(behind, (index, args) => runScript<number>(services.redisAt(index), CATCH_UP_CHANNELS, keys, args));
+  return [...copied.values()].reduce((sum, r) => sum + (r.status === "fulfilled" ? Number(r.value) : 0), 0);
 }
