@@ -58,7 +58,7 @@ const noEvents = createEventBus([]);
  * same function `GET /v1/me/badges` runs — and only if the user is online here. A shard-wide change
  * (`stamp`, `posted`, `bigPosted`) moves each online user's known value in place, reading nothing
  * (but `feed`, which `posted` reads for the online followers the post reached, one request per
- * call; a big account's followers are found by author in `big_follows`, which the reads keep). Either way
+ * call and database of those followers; every read goes to the user's own database; a big account's followers are found by author in `big_follows`, which the reads keep). Either way
  * each socket is sent the kinds that differ from what it last got, at once after a quiet second,
  * then at most once per PUSH_INTERVAL_MS (the alarm sends what waited).
  */
@@ -214,7 +214,8 @@ export class BadgeHub extends DurableObject<Env> {
    * One fan-out page of a post: each online follower's `authors` is one more. Where the post was
    * new to the timeline, `feed` is read (a small read of its own): the badge counts the posts above
    * the follower's last first-page read, and a late delivery of an older post is not one of them,
-   * so one more is not always right. The page's `feed` reads are one request. Offline followers
+   * so one more is not always right. The page's `feed` reads are one request per database holding
+   * some of those followers (one at N = 1), in parallel. Offline followers
    * cost nothing.
    */
   async posted(followers: PostedTo[]): Promise<number> {
@@ -336,7 +337,8 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   /**
-   * `refresh(userId, ["feed"])` for many users, their reads made as one Redis request: a fan-out
+   * `refresh(userId, ["feed"])` for many users, their reads made as one Redis request per database of those
+   * users, in parallel (one request at N = 1): a fan-out
    * page reaches ~80 online followers of a hub, and a request each would wait its turn for the
    * Workers' few simultaneous connections. Exact as `refresh` is: a user already being read only
    * asks that loop for one more read; the others are marked as being read for the batch's
