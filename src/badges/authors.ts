@@ -5,9 +5,10 @@ import { decodeCursor, encodeCursor } from "../lib/pagination";
 import type { Services } from "../lib/services";
 import { follows } from "../social/schema";
 import type { Redis } from "../lib/redis";
-import { FOLLOW_AUTHOR, LIST_AUTHOR_UNREAD, PUBLISH, READ_AUTHOR_EPOCH, SEE_AUTHOR, UNFOLLOW_AUTHOR, UNPUBLISH, WARM_AUTHOR_SEEN } from "./authors.lua";
+import { FOLLOW_AUTHOR, LIST_AUTHOR_UNREAD, READ_AUTHOR_EPOCH, SEE_AUTHOR, UNFOLLOW_AUTHOR, WARM_AUTHOR_SEEN } from "./authors.lua";
 import { AUTHOR_EPOCH_TTL_SECONDS, BUILT, badgeKeys, USER_TTL_SECONDS } from "./keys";
-import { runEverywhere, runScript, userRedis, type EveryDatabase, type ScriptRedis } from "./shared";
+import { runEverywhereOwed } from "./replay";
+import { runScript, userRedis, type EveryDatabase, type ScriptRedis } from "./shared";
 
 /**
  * Most followees a rebuild reads from Postgres; beyond this the newest follows count and the cache
@@ -18,8 +19,9 @@ export const MAX_FOLLOWED_AUTHORS = 5000;
 const keysOf = (userId: string) => [badgeKeys.authorSeen(userId), badgeKeys.authorPublished()];
 
 /** A post was published: its author's count moves in EVERY database (each user's badges read it from their own). */
-export const publishPost = (services: EveryDatabase, authorId: string) => runEverywhere(services, PUBLISH, [badgeKeys.authorPublished()], [authorId]);
-export const unpublishPost = (services: EveryDatabase, authorId: string) => runEverywhere(services, UNPUBLISH, [badgeKeys.authorPublished()], [authorId]);
+/** A database that misses it (down) is owed it, and gets it from the repair cron (`replay.ts`). */
+export const publishPost = (services: EveryDatabase, authorId: string) => runEverywhereOwed(services, "publish", [badgeKeys.authorPublished()], [authorId]);
+export const unpublishPost = (services: EveryDatabase, authorId: string) => runEverywhereOwed(services, "unpublish", [badgeKeys.authorPublished()], [authorId]);
 export const followAuthor = (redis: ScriptRedis, userId: string, authorId: string) =>
   runScript<{ added: boolean; epoch: string }>(redis, FOLLOW_AUTHOR, [...keysOf(userId), badgeKeys.authorSeenEpoch(userId)], [
     authorId,

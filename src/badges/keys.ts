@@ -167,6 +167,16 @@ export const badgeKeys = {
    * last badges call ms`; the repair cron reads each database's and trims it to ACTIVE_USERS_CAP.
    */
   activeUsers: () => "badge:active",
+
+  /**
+   * PER DATABASE, at N > 1 only: in a database that took a write to every database which database
+   * `index` missed (down), the write it is owed (a published count's move, a stream item), as JSON
+   * `{id, op, keys, args}`, oldest first; the repair cron replays and trims it (`replay.ts`).
+   * Bounded by the writes made during an outage of that database. No TTL.
+   */
+  owed: (index: number) => `badge:owed:${index}`,
+  /** PER DATABASE, at N > 1 only: ids of the owed writes this database replayed (a replay runs once). TTL 7 d. */
+  replayed: () => "badge:replayed",
 } as const;
 
 /** A stream's name in keys and hash fields: `kind/id`. */

@@ -4,6 +4,7 @@ import { syncBroadcastIds } from "./broadcasts";
 import { warmInbox } from "./inbox";
 import { ACTIVE_USERS_CAP, badgeKeys } from "./keys";
 import { catchUpChannels } from "./reddots";
+import { replayOwed } from "./replay";
 import { runScript } from "./shared";
 import { warmStreamAccess } from "./streams";
 
@@ -26,11 +27,13 @@ type RepairServices = Pick<Services, "db" | "databases" | "redisAt" | "redisFor"
  * re-adds broadcast ids a database missed, then overwrites the inbox unread counts and stream
  * markers (membership, later access wins) of the database's most recently active users (each
  * database keeps the set of its own users). At N > 1 it first copies red-dot refreshes a database
- * missed from the others (`catchUpChannels`). Caches that are missing are left to the lazy rebuild
+ * missed from the others (`catchUpChannels`) and replays the
+ * published counts and stream items it missed (`replayOwed`). Caches that are missing are left to the lazy rebuild
  * of the next read. A database that is down is skipped and reported; the others are repaired.
  */
 export async function repairBadges(services: RepairServices) {
   const channelsRaised = await catchUpChannels(services).catch(() => 0);
+  const replayed = await replayOwed(services).catch(() => 0);
   let broadcastIds = 0;
   let users = 0;
   let cachesRepaired = 0;
@@ -48,7 +51,7 @@ export async function repairBadges(services: RepairServices) {
   }
   // Every database failed (at N = 1: the one database): the run failed, as before.
   if (failed.length === services.databases) throw failed[0];
-  return { broadcastIds, users, cachesRepaired, ...(services.databases > 1 ? { channelsRaised, databasesFailed: failed.length } : {}) };
+  return { broadcastIds, users, cachesRepaired, ...(services.databases > 1 ? { channelsRaised, replayed, databasesFailed: failed.length } : {}) };
 }
 
 async function repairDatabase(services: RepairServices, index: number) {

@@ -4,8 +4,9 @@ import type { Services } from "../lib/services";
 import { afterCommit } from "../lib/redis-failures";
 import { badgeKeys, streamName, USER_TTL_SECONDS } from "./keys";
 import { streamMembers, userAccessLog } from "./schema";
-import { luaMap, runEverywhere, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
-import { ADD_STREAM_ITEM, LEAVE_STREAM, LIST_STREAM_UNREAD, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
+import { runEverywhereOwed } from "./replay";
+import { luaMap, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
+import { LEAVE_STREAM, LIST_STREAM_UNREAD, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
 
 /** Items kept per stream by default: a badge never shows more than 99+. */
 export const DEFAULT_STREAM_CAP = 99;
@@ -20,12 +21,12 @@ export const StreamKindSchema = z
 /**
  * Records an item posted in a stream at `at` (ms), in EVERY database: each member's badges read
  * counts the stream's items in the member's own database. Redis only: every database down is a 503
- * to retry; one down misses the item for its users (hot-only, as a full outage loses it at N = 1).
+ * to retry; one down is owed the item and gets it from the repair cron (`replay.ts`).
  */
 export async function addStreamItem(services: EveryDatabase, kind: string, id: string, item: { at: number; itemId?: string; cap: number }) {
   const stream = streamName(kind, id);
   const member = item.itemId ?? `${item.at}:${crypto.randomUUID()}`;
-  const { answer: r } = await runEverywhere<{ kept: number }>(services, ADD_STREAM_ITEM, [badgeKeys.streamItems(stream), badgeKeys.streamLastItem()], [
+  const { answer: r } = await runEverywhereOwed<{ kept: number }>(services, "streamItem", [badgeKeys.streamItems(stream), badgeKeys.streamLastItem()], [
     stream,
     item.at,
     member,
