@@ -111,8 +111,8 @@ export const badgeKeys = {
    * EVERY DATABASE. CACHE hash `authorId → published post count`, one field per author (bounded
    * by authors). No TTL. Counts are relative (a follower's seen count is copied from the same
    * database's at follow time), so each database's copy only has to move with every post: a
-   * database that missed a post while down misses it for its own users only (as a full outage
-   * misses it for everyone at N = 1); nothing repairs it.
+   * database that missed a post while down is owed the move and gets it from the repair cron
+   * (`owed`, `replay.ts`).
    */
   authorPublished: () => "badge:au:pub",
   /**
@@ -134,8 +134,8 @@ export const badgeKeys = {
   /**
    * EVERY DATABASE (members of a stream live on any database, and their badges count its items in
    * their own). HOT-ONLY sorted set of item timestamps of one stream (member = item key, score =
-   * ms), newest `cap` only. TTL 30 d. A database down when an item is added misses it for its
-   * users (hot-only, as a full outage at N = 1 loses it for everyone).
+   * ms), newest `cap` only. TTL 30 d. A database down when an item is added is owed it and gets
+   * it from the repair cron (`owed`, `replay.ts`).
    */
   streamItems: (stream: string) => `badge:st:i:${stream}`,
   /**
