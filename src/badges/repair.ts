@@ -27,9 +27,9 @@ type RepairServices = Pick<Services, "db" | "databases" | "redisAt" | "redisFor"
  * re-adds broadcast ids a database missed, then overwrites the inbox unread counts and stream
  * markers (membership, later access wins) of the database's most recently active users (each
  * database keeps the set of its own users). At N > 1 it first copies red-dot refreshes a database
- * missed from the others (`catchUpChannels`) and replays the
- * published counts and stream items it missed (`replayOwed`). Caches that are missing are left to the lazy rebuild
- * of the next read. A database that is down is skipped and reported; the others are repaired.
+ * missed from the others (`catchUpChannels`) and replays the published counts and stream items it
+ * missed (`replayOwed`). Caches that are missing are left to the lazy rebuild of the next read. A
+ * database that is down is skipped and reported; the others are repaired.
  */
 export async function repairBadges(services: RepairServices) {
   const channelsRaised = await catchUpChannels(services).catch(() => 0);
