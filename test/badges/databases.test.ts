@@ -3,11 +3,14 @@
  * through a private chaos bridge so that one can be killed and its requests counted without noise
  * from other test files: the badges call is one request to the user's database, billed as at N = 1;
  * the global keys it reads are written to every database; one database's outage degrades only its
- * users, the others stay exact, and the repair cron brings it back to what was written meanwhile.
+ * users, the others stay exact, and the repair cron brings it back to what was written meanwhile; a
+ * badge hub's `feed` reads are one request per database of its users.
  */
 import { describe, expect, it } from "vitest";
 import { getBadges } from "../../src/badges/badges";
 import { badgeKeys } from "../../src/badges/keys";
+import { readFeedUnseenMany } from "../../src/badges/live/values";
+import { feedKeys } from "../../src/feed/keys";
 import { repairBadges } from "../../src/badges/repair";
 import type { Env } from "../../src/env";
 import { redisAt } from "../../src/lib/redis";
@@ -90,6 +93,32 @@ describe.skipIf(!enough)("badges at N = 3: round trips and billed commands", () 
       expect(await redis.exists(badgeKeys.notifications(me)), `notifications on database ${i}`).toBe(i === 2 ? 1 : 0);
       expect(await redis.hexists(badgeKeys.reddotChannels(), ch), `channel on database ${i}`).toBe(1);
       expect(await redis.hexists(badgeKeys.streamLastItem(), `chat/${chat}`), `stream on database ${i}`).toBe(1);
+    }
+  });
+});
+
+describe.skipIf(!enough)("a badge hub's feed reads at N = 3", () => {
+  it("are one request per database holding some of the users, each user's count from their database", async () => {
+    const homes = [0, 1, 2, 0, 2];
+    const users = homes.map((i) => newIdOn(i, 3));
+    const marker = 1_000;
+    // Each user's timeline on their database (sentinel, 3 posts at or below the marker), and k posts
+    // above it for the k-th user.
+    for (const [k, u] of users.entries()) {
+      const posts = [marker - 2, marker - 1, marker, ...Array.from({ length: k }, (_, p) => marker + 1 + p)];
+      const redis = redisAt(databases.env as Env, homes[k]!);
+      await redis.zadd(feedKeys.timeline(u), { score: 0, member: "0" }, ...posts.map((id) => ({ score: id, member: `${id}:${newId()}` })));
+      await redis.set(feedKeys.seen(u), marker);
+    }
+    const { services, close } = servicesFor(databases.env);
+    try {
+      expect(await readFeedUnseenMany(services, users, 200)).toEqual([0, 1, 2, 3, 4]); // loads the script everywhere
+      let counts: number[] = [];
+      expect(await requestsPerDatabase(async () => void (counts = await readFeedUnseenMany(services, users, 200)))).toEqual([1, 1, 1]);
+      expect(counts).toEqual([0, 1, 2, 3, 4]);
+      expect(await requestsPerDatabase(() => readFeedUnseenMany(services, [users[1]!], 200))).toEqual([0, 1, 0]);
+    } finally {
+      await close();
     }
   });
 });
