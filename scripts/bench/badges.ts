@@ -12,8 +12,16 @@
  *   4. the billed commands of `GET /v1/me/badges?cap=99` for readers following 0, 10 and 200 big
  *      accounts, each of which posted once since the reader's last first-page read (5 posts of
  *      normal accounts are new on the timeline too): the `feed` badge merges their outboxes.
+ *
+ * All of it runs twice in one run, on a fresh stack each: over one Redis database (N = 1) and over
+ * three (N = 3: each user's keys on their database, the global keys the badges read uses written to
+ * every database; billed commands and bridge requests are summed over all of them). Seeds and
+ * direct reads go to each key's database. `--databases 1,3` is the default; `--databases 1` runs
+ * N = 1 alone. The RESULT line keeps N = 1's keys as they are and adds N = 3's with `_n3`.
  */
 import { performance } from "node:perf_hooks";
+import { Redis as IORedis } from "ioredis";
+import { databaseOf } from "../../src/lib/redis-topology.js";
 import { badgeKeys, BUILT, STREAM_META, streamName, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { feedKeys, TIMELINE_TTL_SECONDS } from "../../src/feed/keys.js";
 import { billedCommandsBetween, bridgeRequests, printTable, redisCommandStats, resetBridgeStats, runLoad, startBenchWithClients } from "./harness.js";
@@ -39,8 +47,33 @@ const BIG_FOLLOWS = [0, 10, 200];
 const MARKER = 1_000_000;
 const stream = (j: number) => ({ kind: "chat", id: String(9_000_000_000_000 + j) });
 
+/** `--databases 1,3` (the default): the N each pass runs at, in order. */
+function databasesOption(argv: string[]): number[] {
+  const at = argv.indexOf("--databases");
+  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--databases="))?.slice("--databases=".length);
+  const list = (raw ?? "1,3").split(",").map(Number);
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${raw}`);
+  return list;
+}
+
 async function main() {
-  const { bench, redis, db, close } = await startBenchWithClients();
+  const results: string[] = [];
+  for (const n of databasesOption(process.argv.slice(2))) {
+    console.log(`\n── N = ${n} Redis database${n === 1 ? "" : "s"} ──`);
+    const keys = await benchAt(n);
+    // N = 1's keys are the historical ones; other N get a suffix.
+    results.push(...Object.entries(keys).map(([key, value]) => `${key}${n === 1 ? "" : `_n${n}`}=${value}`));
+  }
+  console.log(`RESULT ${results.join(" ")}`);
+}
+
+/** One pass of every measure over a fresh stack of `databases` Redis databases; prints its tables, answers its RESULT keys. */
+async function benchAt(databases: number): Promise<Record<string, string>> {
+  const { bench, redis, db, close } = await startBenchWithClients({ redisDatabases: databases });
+  // A direct client per database (database 0's is the harness'): a user's keys are on
+  // `databaseOf(userId)`, the global keys the badges read uses on every database.
+  const clients = [redis, ...bench.stack.databases.slice(1).map((d) => new IORedis(d.redisUrl))];
+  const redisOf = (userId: string) => clients[databaseOf(userId, databases)]!;
   const auth = async (sub: string, role?: "user" | "service" | "admin") => ({ Authorization: `Bearer ${await bench.token(sub, role)}` });
   const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
     const res = await fetch(bench.url + path, { method, headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
@@ -86,14 +119,14 @@ async function main() {
       pub.push(author(i), "5");
       seen.push(author(i), i % UNREAD_AUTHOR_EVERY === 0 ? "4" : "5");
     }
-    await redis.hset(badgeKeys.authorPublished(), ...pub);
-    await redis.hset(badgeKeys.authorSeen(ME), ...seen);
-    await redis.expire(badgeKeys.authorSeen(ME), 30 * 24 * 3600);
+    for (const client of clients) await client.hset(badgeKeys.authorPublished(), ...pub);
+    await redisOf(ME).hset(badgeKeys.authorSeen(ME), ...seen);
+    await redisOf(ME).expire(badgeKeys.authorSeen(ME), 30 * 24 * 3600);
     // Streams: access an hour ago; most streams quiet since, a few with 5 new items of 99 kept.
     const access: string[] = [BUILT, "1"];
     const last: string[] = [];
     const accessAt = now - 3_600_000;
-    const items = redis.pipeline();
+    const items = clients.map((client) => client.pipeline());
     for (let j = 0; j < STREAMS; j++) {
       const s = stream(j);
       const name = streamName(s.kind, s.id);
@@ -106,11 +139,11 @@ async function main() {
       for (let k = 0; k < 99; k++) z.push(newest - k * (news ? 1000 : 60_000), `${j}:${k}`);
       // newest 5 of a stream with news fall after the access; the rest are older than it
       if (news) for (let k = 5; k < 99; k++) z[k * 2] = accessAt - k * 1000;
-      items.zadd(badgeKeys.streamItems(name), ...z);
+      for (const p of items) p.zadd(badgeKeys.streamItems(name), ...z);
     }
-    await items.exec();
-    await redis.hset(badgeKeys.streamAccess(ME), ...access);
-    await redis.hset(badgeKeys.streamLastItem(), ...last);
+    for (const p of items) await p.exec();
+    await redisOf(ME).hset(badgeKeys.streamAccess(ME), ...access);
+    for (const client of clients) await client.hset(badgeKeys.streamLastItem(), ...last);
     await db.query(`INSERT INTO stream_members (user_id, view_code, view_id) SELECT $1::bigint, 'chat', 9000000000000 + j FROM generate_series(0, $2 - 1) j`, [ME, STREAMS]);
     await db.query(
       `INSERT INTO user_access_log (user_id, view_code, view_id, last_access_at) SELECT $1::bigint, 'chat', 9000000000000 + j, to_timestamp($3::bigint / 1000.0) FROM generate_series(0, $2 - 1) j`,
@@ -119,9 +152,9 @@ async function main() {
     // Broadcasts: the user read up to the 10th newest; notifications, DMs, inbox, red dots.
     const { rows: bc } = await db.query(`SELECT id::text FROM broadcasts ORDER BY id DESC OFFSET 10 LIMIT 1`);
     await db.query(`INSERT INTO broadcast_reads (user_id, last_read_id) VALUES ($1, $2)`, [ME, bc[0].id]);
-    await redis.hset(badgeKeys.markers(ME), "bc", bc[0].id);
-    await redis.hset(badgeKeys.notifications(ME), "reply", 3, "like", 10, "total", 13);
-    await redis.hset(badgeKeys.dms(ME), "42", 2, "total", 2);
+    await redisOf(ME).hset(badgeKeys.markers(ME), "bc", bc[0].id);
+    await redisOf(ME).hset(badgeKeys.notifications(ME), "reply", 3, "like", 10, "total", 13);
+    await redisOf(ME).hset(badgeKeys.dms(ME), "42", 2, "total", 2);
     const service = await auth("1", "service");
     for (let i = 0; i < 3; i++) await call("POST", "/v1/messages", service, { to: [ME, LIGHT], type: i ? "system" : "promo", title: "t", content: "c" });
     for (let c = 0; c < 10; c++) await call("PUT", `/v1/reddots/channel-${c}`, admin);
@@ -162,7 +195,7 @@ async function main() {
       let total = 0;
       const parts: string[] = [];
       for (const key of markerKeys(u)) {
-        const n = Number((await redis.call("MEMORY", "USAGE", key, "SAMPLES", "0")) ?? 0);
+        const n = Number((await redisOf(u).call("MEMORY", "USAGE", key, "SAMPLES", "0")) ?? 0);
         total += n;
         parts.push(`${key.split(":").slice(0, -1).join(":")}=${n}`);
       }
@@ -177,33 +210,37 @@ async function main() {
 
     // ── 4. Readers following 0, 10 and 200 big accounts ─────────────────────
     // Every big account has 20 posts older than the marker and 1 newer (its outbox, its activity);
-    // each reader's timeline has 50 posts older than the marker and 5 newer.
+    // each reader's timeline has 50 posts older than the marker and 5 newer. The readers' keys are
+    // on their databases; the outboxes and activity, which their badges read merges, on every one.
     const seedBig = redis.pipeline();
+    const seedEvery = clients.map((client) => client.pipeline());
     for (let j = 0; j < Math.max(...BIG_FOLLOWS); j++) {
       const ob: (string | number)[] = [];
       for (let m = 0; m < 20; m++) ob.push(800_000 + j * 20 + m, `${800_000 + j * 20 + m}:${bigAccount(j)}`);
       ob.push(MARKER + 500 + j, `${MARKER + 500 + j}:${bigAccount(j)}`);
-      seedBig.zadd(feedKeys.outbox(bigAccount(j)), ...ob);
-      seedBig.zadd(feedKeys.activity(), MARKER + 500 + j, bigAccount(j));
+      for (const p of seedEvery) p.zadd(feedKeys.outbox(bigAccount(j)), ...ob).zadd(feedKeys.activity(), MARKER + 500 + j, bigAccount(j));
       seedBig.hset(feedKeys.bigStates(), bigAccount(j), "big");
     }
     for (const k of BIG_FOLLOWS) {
       const u = bigReader(k);
+      const seedReader = redisOf(u).pipeline();
       const tl: (string | number)[] = [0, BUILT];
       for (let i = 0; i < 50; i++) tl.push(900_000 + k * 100 + i, `${900_000 + k * 100 + i}:${author(i)}`);
       for (let i = 0; i < 5; i++) tl.push(MARKER + 100 + i, `${MARKER + 100 + i}:${author(i)}`);
-      seedBig.zadd(feedKeys.timeline(u), ...tl).expire(feedKeys.timeline(u), TIMELINE_TTL_SECONDS);
-      seedBig.set(feedKeys.seen(u), MARKER, "EX", TIMELINE_TTL_SECONDS);
-      if (k > 0) seedBig.sadd(feedKeys.bigFollows(u), ...Array.from({ length: k }, (_, j) => bigAccount(j))).expire(feedKeys.bigFollows(u), TIMELINE_TTL_SECONDS);
+      seedReader.zadd(feedKeys.timeline(u), ...tl).expire(feedKeys.timeline(u), TIMELINE_TTL_SECONDS);
+      seedReader.set(feedKeys.seen(u), MARKER, "EX", TIMELINE_TTL_SECONDS);
+      if (k > 0) seedReader.sadd(feedKeys.bigFollows(u), ...Array.from({ length: k }, (_, j) => bigAccount(j))).expire(feedKeys.bigFollows(u), TIMELINE_TTL_SECONDS);
+      await seedReader.exec();
     }
     await seedBig.exec();
+    for (const p of seedEvery) await p.exec();
     const bigBilled: Record<number, number> = {};
     for (const k of BIG_FOLLOWS) {
       const reader = await auth(bigReader(k));
       const body = await call("GET", "/v1/me/badges?cap=99", reader); // builds the reader's caches
-      before = await redisCommandStats(bench.stack.redisUrl);
+      before = await redisCommandStats(bench.stack);
       for (let i = 0; i < SAMPLE_CALLS; i++) await call("GET", "/v1/me/badges?cap=99", reader);
-      const b = billedCommandsBetween(before, await redisCommandStats(bench.stack.redisUrl));
+      const b = billedCommandsBetween(before, await redisCommandStats(bench.stack));
       bigBilled[k] = b.total / SAMPLE_CALLS;
       rows.push({
         scenario: `GET /v1/me/badges, reader following ${k} big accounts`,
@@ -214,10 +251,20 @@ async function main() {
     }
 
     printTable(rows);
-    console.log(
-      `RESULT broadcast_writes=${broadcastWrites} naive_broadcast_writes=${naiveWritesAt1M} badges_round_trips=${roundTrips} badges_billed_commands=${billedPerCall} badges_speedup=${speedup.toFixed(2)} badges_p99_ms=${ours.p99Ms.toFixed(1)} marker_bytes_per_user=${heavy.total} badges_billed_commands_big0=${bigBilled[0]} badges_billed_commands_big10=${bigBilled[10]} badges_billed_commands_big200=${bigBilled[200]}`,
-    );
+    return {
+      broadcast_writes: String(broadcastWrites),
+      naive_broadcast_writes: String(naiveWritesAt1M),
+      badges_round_trips: String(roundTrips),
+      badges_billed_commands: String(billedPerCall),
+      badges_speedup: speedup.toFixed(2),
+      badges_p99_ms: ours.p99Ms.toFixed(1),
+      marker_bytes_per_user: String(heavy.total),
+      badges_billed_commands_big0: String(bigBilled[0]),
+      badges_billed_commands_big10: String(bigBilled[10]),
+      badges_billed_commands_big200: String(bigBilled[200]),
+    };
   } finally {
+    for (const client of clients.slice(1)) client.disconnect();
     await close();
   }
 }

@@ -5,9 +5,10 @@ import { decodeCursor, encodeCursor } from "../lib/pagination";
 import type { Services } from "../lib/services";
 import { follows } from "../social/schema";
 import type { Redis } from "../lib/redis";
-import { FOLLOW_AUTHOR, LIST_AUTHOR_UNREAD, PUBLISH, READ_AUTHOR_EPOCH, SEE_AUTHOR, UNFOLLOW_AUTHOR, UNPUBLISH, WARM_AUTHOR_SEEN } from "./authors.lua";
+import { FOLLOW_AUTHOR, LIST_AUTHOR_UNREAD, READ_AUTHOR_EPOCH, SEE_AUTHOR, UNFOLLOW_AUTHOR, WARM_AUTHOR_SEEN } from "./authors.lua";
 import { AUTHOR_EPOCH_TTL_SECONDS, BUILT, badgeKeys, USER_TTL_SECONDS } from "./keys";
-import { runScript, type ScriptRedis } from "./shared";
+import { runEverywhereOwed } from "./replay";
+import { runScript, userRedis, type EveryDatabase, type ScriptRedis } from "./shared";
 
 /**
  * Most followees a rebuild reads from Postgres; beyond this the newest follows count and the cache
@@ -17,8 +18,10 @@ export const MAX_FOLLOWED_AUTHORS = 5000;
 
 const keysOf = (userId: string) => [badgeKeys.authorSeen(userId), badgeKeys.authorPublished()];
 
-export const publishPost = (redis: ScriptRedis, authorId: string) => runScript(redis, PUBLISH, [badgeKeys.authorPublished()], [authorId]);
-export const unpublishPost = (redis: ScriptRedis, authorId: string) => runScript(redis, UNPUBLISH, [badgeKeys.authorPublished()], [authorId]);
+/** A post was published: its author's count moves in EVERY database (each user's badges read it from their own). */
+/** A database that misses it (down) is owed it, and gets it from the repair cron (`replay.ts`). */
+export const publishPost = (services: EveryDatabase, authorId: string) => runEverywhereOwed(services, "publish", [badgeKeys.authorPublished()], [authorId]);
+export const unpublishPost = (services: EveryDatabase, authorId: string) => runEverywhereOwed(services, "unpublish", [badgeKeys.authorPublished()], [authorId]);
 export const followAuthor = (redis: ScriptRedis, userId: string, authorId: string) =>
   runScript<{ added: boolean; epoch: string }>(redis, FOLLOW_AUTHOR, [...keysOf(userId), badgeKeys.authorSeenEpoch(userId)], [
     authorId,
@@ -37,8 +40,14 @@ export type AuthorSeenBuild = { followees: string[]; complete: boolean; written:
  * more round trip reads it first. The write is skipped when a follow or unfollow happened since
  * (the rows may predate it) or another rebuild won; the rows are returned either way.
  */
-export async function warmAuthorSeen(services: { db: Services["db"]; redis: ScriptRedis }, userId: string, epoch?: string): Promise<AuthorSeenBuild> {
-  const seenEpoch = epoch ?? String(await runScript<string | number>(services.redis, READ_AUTHOR_EPOCH, [badgeKeys.authorSeenEpoch(userId)], []));
+export async function warmAuthorSeen(
+  services: { db: Services["db"] } & ({ redisFor(ownerId: string): ScriptRedis } | { redis: ScriptRedis }),
+  userId: string,
+  epoch?: string,
+): Promise<AuthorSeenBuild> {
+  // The user's database (`redisFor`), or the client a caller picked for them.
+  const redis = userRedis(services, userId);
+  const seenEpoch = epoch ?? String(await runScript<string | number>(redis, READ_AUTHOR_EPOCH, [badgeKeys.authorSeenEpoch(userId)], []));
   const rows = await services.db
     .select({ id: follows.followeeId })
     .from(follows)
@@ -48,7 +57,7 @@ export async function warmAuthorSeen(services: { db: Services["db"]; redis: Scri
   const followees = rows.map((r) => r.id);
   const complete = followees.length < MAX_FOLLOWED_AUTHORS;
   const written = await runScript<number>(
-    services.redis,
+    redis,
     WARM_AUTHOR_SEEN,
     [...keysOf(userId), badgeKeys.authorSeenEpoch(userId)],
     [USER_TTL_SECONDS, seenEpoch, complete ? "all" : "some", ...followees],
@@ -92,10 +101,11 @@ function followStateOf(got: Record<string, unknown> | null, authorId: string): F
 
 /** Catches up on one followed author. */
 export async function seeAuthor(services: Services, userId: string, authorId: string) {
-  let r = await runScript<number>(services.redis, SEE_AUTHOR, keysOf(userId), [authorId, USER_TTL_SECONDS]);
+  const redis = services.redisFor(userId);
+  let r = await runScript<number>(redis, SEE_AUTHOR, keysOf(userId), [authorId, USER_TTL_SECONDS]);
   if (r === -1) {
     await warmAuthorSeen(services, userId);
-    r = await runScript<number>(services.redis, SEE_AUTHOR, keysOf(userId), [authorId, USER_TTL_SECONDS]);
+    r = await runScript<number>(redis, SEE_AUTHOR, keysOf(userId), [authorId, USER_TTL_SECONDS]);
   }
   if (r !== 1) throw new ApiError("not_found", `You do not follow ${authorId}`);
   return { authorId, unread: 0 };
@@ -105,10 +115,11 @@ type AuthorList = { missing: boolean; total: number; list: [string, number][] | 
 
 /** Per-author unread, largest first (ties by author id), keyset-paginated on (unread, authorId). */
 export async function listUnreadAuthors(services: Services, userId: string, page: { limit: number; cursor?: string }) {
-  let r = await runScript<AuthorList>(services.redis, LIST_AUTHOR_UNREAD, keysOf(userId), []);
+  const redis = services.redisFor(userId);
+  let r = await runScript<AuthorList>(redis, LIST_AUTHOR_UNREAD, keysOf(userId), []);
   if (r.missing) {
     await warmAuthorSeen(services, userId);
-    r = await runScript<AuthorList>(services.redis, LIST_AUTHOR_UNREAD, keysOf(userId), []);
+    r = await runScript<AuthorList>(redis, LIST_AUTHOR_UNREAD, keysOf(userId), []);
   }
   const all = (Array.isArray(r.list) ? r.list : [])
     .map(([authorId, unread]) => ({ authorId: String(authorId), unread: Number(unread) }))

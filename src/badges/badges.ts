@@ -37,9 +37,10 @@ export type Badges = {
 };
 
 
+/** The badges script, on the user's database: every key it reads is the user's or a global key written to every database. */
 function runBadges(services: Services, userId: string, cap: number, wantBigs: boolean) {
   return runScript<Raw>(
-    services.redis,
+    services.redisFor(userId),
     GET_BADGES,
     [
       badgeKeys.notifications(userId),
@@ -64,8 +65,8 @@ function runBadges(services: Services, userId: string, cap: number, wantBigs: bo
 }
 
 /**
- * Every badge of the home screen in ONE Redis round trip. Only when a cache is missing (new user,
- * cache loss) does it rebuild that cache from Postgres and ask again. Redis down: 200 with
+ * Every badge of the home screen in ONE Redis round trip, to the user's database (at N > 1 too). Only when a cache is missing (new user,
+ * cache loss) does it rebuild that cache from Postgres and ask again. Redis (the user's database) down: 200 with
  * `degraded` and Postgres-backed values (broadcasts, inbox) where Postgres answers, zeros otherwise.
  */
 export async function getBadges(services: Services, userId: string, cap: number): Promise<Badges> {
@@ -87,7 +88,7 @@ export async function getBadgesAndBigFollows(
   try {
     raw = await runBadges(services, userId, cap, wantBigs);
     const rebuilds: Promise<unknown>[] = [];
-    if (raw.broadcasts.missing) rebuilds.push(syncBroadcastIds(services));
+    if (raw.broadcasts.missing) rebuilds.push(syncBroadcastIds(services, services.redisFor(userId)));
     if (raw.authors.missing) rebuilds.push(warmAuthorSeen(services, userId));
     if (raw.streams.missing) rebuilds.push(warmStreamAccess(services, userId));
     if (raw.inbox.missing) rebuilds.push(warmInbox(services, userId));

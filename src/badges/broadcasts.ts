@@ -8,7 +8,7 @@ import type { Services } from "../lib/services";
 import { badgeKeys, BROADCAST_WINDOW, USER_TTL_SECONDS } from "./keys";
 import { ADD_BROADCAST_IDS, GET_BROADCAST_STATE, RAISE_BROADCAST_MARKER, RESTORE_BROADCAST_MARKER } from "./broadcasts.lua";
 import { broadcastReads, broadcasts } from "./schema";
-import { runScript, type ScriptRedis } from "./shared";
+import { runEverywhere, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
 
 export type Broadcast = { id: string; title: string; body: string; createdAt: string };
 
@@ -16,25 +16,37 @@ export type Broadcast = { id: string; title: string; body: string; createdAt: st
 export async function createBroadcast(services: Services, title: string, body: string): Promise<Broadcast & { degraded: boolean }> {
   const [row] = await services.db.insert(broadcasts).values({ title, body }).returning();
   const b = toBroadcast(row!);
-  // Postgres has it; if Redis misses it the cron's resync adds it within a minute.
-  const degraded = await afterCommit(() => runScript(services.redis, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, b.id]));
+  // Every database holds the id window (each user's badges read it from their own database).
+  // Postgres has it; a database that misses it (down) gets it from the cron's resync within a
+  // minute of being back. `degraded` only when every database missed it.
+  const degraded = await afterCommit(() => addBroadcastIdEverywhere(services, b.id));
   return { ...b, degraded };
 }
 
-/** Re-adds the newest BROADCAST_WINDOW ids from Postgres (cache loss, or a write Redis missed). */
-export async function syncBroadcastIds(services: Pick<Services, "db" | "redis">) {
+/** Adds one broadcast id to the window of every database (one call each; one in all at N = 1). */
+export function addBroadcastIdEverywhere(services: EveryDatabase, id: string) {
+  return runEverywhere<{ added: number }>(services, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, id]);
+}
+
+/**
+ * Re-adds the newest BROADCAST_WINDOW ids from Postgres to ONE database's window (cache loss, or a
+ * write that database missed): `redis` is the user's database on a read's rebuild, each database
+ * in turn in the repair cron.
+ */
+export async function syncBroadcastIds(services: Pick<Services, "db">, redis: ScriptRedis) {
   const rows = await services.db.select({ id: broadcasts.id }).from(broadcasts).orderBy(desc(broadcasts.id)).limit(BROADCAST_WINDOW);
-  return runScript<{ added: number }>(services.redis, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, ...rows.map((r) => r.id.toString())]);
+  return runScript<{ added: number }>(redis, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, ...rows.map((r) => r.id.toString())]);
 }
 
 type BroadcastState = { missing: boolean; firstSeen: string | false; unread: number; lastReadId: string | false };
 
 /** Redis state of the user's broadcasts; persists a first-seen marker and resyncs a lost id set. */
 export async function broadcastState(services: Services, userId: string): Promise<{ unread: number; lastReadId: string }> {
-  let state = await runScript<BroadcastState>(services.redis, GET_BROADCAST_STATE, [badgeKeys.markers(userId), badgeKeys.broadcastIds()], [USER_TTL_SECONDS]);
+  const redis = services.redisFor(userId);
+  let state = await runScript<BroadcastState>(redis, GET_BROADCAST_STATE, [badgeKeys.markers(userId), badgeKeys.broadcastIds()], [USER_TTL_SECONDS]);
   if (state.missing) {
-    await syncBroadcastIds(services);
-    state = await runScript<BroadcastState>(services.redis, GET_BROADCAST_STATE, [badgeKeys.markers(userId), badgeKeys.broadcastIds()], [USER_TTL_SECONDS]);
+    await syncBroadcastIds(services, redis);
+    state = await runScript<BroadcastState>(redis, GET_BROADCAST_STATE, [badgeKeys.markers(userId), badgeKeys.broadcastIds()], [USER_TTL_SECONDS]);
   }
   if (state.firstSeen) services.waitUntil(persistFirstSeen(services, userId, state.firstSeen));
   return { unread: state.unread, lastReadId: state.lastReadId || "0" };
@@ -44,7 +56,7 @@ export async function broadcastState(services: Services, userId: string): Promis
  * Records a first-seen marker in Postgres. If Postgres already had a marker (the Redis one was
  * lost), that older marker is the truth: put it back in Redis unless the user read meanwhile.
  */
-export async function persistFirstSeen(services: Pick<Services, "db" | "redis">, userId: string, firstSeen: string) {
+export async function persistFirstSeen(services: Pick<Services, "db" | "redisFor">, userId: string, firstSeen: string) {
   const inserted = await services.db
     .insert(broadcastReads)
     .values({ userId, lastReadId: BigInt(firstSeen) })
@@ -53,7 +65,7 @@ export async function persistFirstSeen(services: Pick<Services, "db" | "redis">,
   if (inserted.length > 0) return;
   const [row] = await services.db.select({ lastReadId: broadcastReads.lastReadId }).from(broadcastReads).where(eq(broadcastReads.userId, userId));
   if (row && row.lastReadId < BigInt(firstSeen)) {
-    await runScript(services.redis, RESTORE_BROADCAST_MARKER, [badgeKeys.markers(userId)], [firstSeen, row.lastReadId.toString()]);
+    await runScript(services.redisFor(userId), RESTORE_BROADCAST_MARKER, [badgeKeys.markers(userId)], [firstSeen, row.lastReadId.toString()]);
   }
 }
 
@@ -75,7 +87,7 @@ export async function readBroadcasts(services: Services, userId: string, upTo?: 
     .returning({ lastReadId: broadcastReads.lastReadId });
   const persisted = row!.lastReadId.toString();
   try {
-    const r = await runScript<{ lastReadId: string }>(services.redis, RAISE_BROADCAST_MARKER, [badgeKeys.markers(userId)], [persisted, USER_TTL_SECONDS]);
+    const r = await runScript<{ lastReadId: string }>(services.redisFor(userId), RAISE_BROADCAST_MARKER, [badgeKeys.markers(userId)], [persisted, USER_TTL_SECONDS]);
     return { lastReadId: r.lastReadId, degraded: false };
   } catch (err) {
     if (!isRedisOutage(err)) throw err;

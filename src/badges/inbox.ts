@@ -9,7 +9,8 @@ import { afterCommit } from "../lib/redis-failures";
 import { INBOX_ADD, INBOX_READ, INBOX_WARM, GET_INBOX } from "./inbox.lua";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { inboxMessages, inboxRecipients, MAX_MESSAGE_TYPE } from "./schema";
-import { luaMap, runScript } from "./shared";
+import { groupByDatabase, settleEach } from "../lib/redis-topology";
+import { luaMap, runScript, type ScriptRedis } from "./shared";
 
 export const MAX_RECIPIENTS = 1000;
 export const MessageTypeSchema = z
@@ -28,7 +29,15 @@ export async function sendMessage(services: Services, input: { to: string[]; typ
     return msg!.id;
   });
   // Postgres holds the message; a missed Redis bump is repaired by the cron or the next rebuild.
-  const degraded = await afterCommit(() => runScript(services.redis, INBOX_ADD, to.map(badgeKeys.inbox), [input.type, USER_TTL_SECONDS]));
+  // One call per database holding recipients, in parallel: a database that is down misses only its
+  // recipients' bumps (`degraded`), the others are written.
+  const groups = groupByDatabase(to, (userId) => userId, services.databases);
+  const settled = await settleEach(groups, (index, users) => afterCommit(() => runScript(services.redisAt(index), INBOX_ADD, users.map(badgeKeys.inbox), [input.type, USER_TTL_SECONDS])));
+  let degraded = false;
+  for (const result of settled.values()) {
+    if (result.status === "rejected") throw result.reason;
+    degraded ||= result.value;
+  }
   return { id: id.toString(), recipients: to.length, degraded };
 }
 
@@ -37,7 +46,7 @@ async function applyReads(services: Services, userId: string, types: string[]) {
   if (types.length === 0) return false;
   const byType = new Map<string, number>();
   for (const t of types) byType.set(t, (byType.get(t) ?? 0) + 1);
-  return afterCommit(() => runScript(services.redis, INBOX_READ, [badgeKeys.inbox(userId)], [...byType].flat()));
+  return afterCommit(() => runScript(services.redisFor(userId), INBOX_READ, [badgeKeys.inbox(userId)], [...byType].flat()));
 }
 
 /** Marks one message read; idempotent (`changed` is false the second time). */
@@ -118,14 +127,14 @@ export async function inboxFromPostgres(services: Pick<Services, "db">, userId: 
 }
 
 /** Builds a missing cache (or, with `repair`, overwrites an existing one) from Postgres. */
-export async function warmInbox(services: Pick<Services, "db" | "redis">, userId: string, repair = false) {
+export async function warmInbox(services: Pick<Services, "db"> & { redisFor(ownerId: string): ScriptRedis }, userId: string, repair = false) {
   const { byType } = await inboxFromPostgres(services, userId);
-  return runScript<number>(services.redis, INBOX_WARM, [badgeKeys.inbox(userId)], [USER_TTL_SECONDS, repair ? "1" : "0", ...Object.entries(byType).flat()]);
+  return runScript<number>(services.redisFor(userId), INBOX_WARM, [badgeKeys.inbox(userId)], [USER_TTL_SECONDS, repair ? "1" : "0", ...Object.entries(byType).flat()]);
 }
 
 /** Unread by type and total, from the cache (rebuilt when missing). */
 export async function getInboxUnread(services: Services, userId: string) {
-  const run = () => runScript<{ missing: boolean; byType: Record<string, number> | unknown[]; total: number }>(services.redis, GET_INBOX, [badgeKeys.inbox(userId)], []);
+  const run = () => runScript<{ missing: boolean; byType: Record<string, number> | unknown[]; total: number }>(services.redisFor(userId), GET_INBOX, [badgeKeys.inbox(userId)], []);
   let r = await run();
   if (r.missing) {
     await warmInbox(services, userId);

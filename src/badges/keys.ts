@@ -2,6 +2,15 @@
  * The one key builder for every Redis key the badges capability owns. Each entry says its shape,
  * whether it is a CACHE (rebuildable from Postgres) or HOT-ONLY (lost with Redis), and its bound.
  *
+ * Where each key lives (N Redis databases, `src/lib/redis-topology.ts`): every key below names its
+ * OWNER. `user` keys live on the user's database (`services.redisFor(userId)`). `EVERY DATABASE`
+ * keys are global keys the badges read uses on every call: each database holds its own copy, every
+ * write goes to all of them (`runEverywhere`: one call per database, in parallel; one call in all
+ * at N = 1), and a read takes the copy in the user's database, so `GET /v1/me/badges` stays one
+ * request to the user's database. `PER DATABASE` keys hold what concerns that database's users.
+ * A database that missed a write to an EVERY-DATABASE key (it was down) is repaired as each key
+ * says; see docs/badges.md, "Badges at N > 1".
+ *
  * Per-user hashes that are caches carry a sentinel field `_` once built, so "the user follows
  * nobody" (built, empty) is told apart from "the cache was lost" (key missing → rebuild).
  *
@@ -59,20 +68,22 @@ export const STREAM_META = "#";
 export const STREAM_MEMO_MARGIN_MS = 3_600_000;
 
 export const badgeKeys = {
-  /** HOT-ONLY hash `type → count` plus `total` (= Σ types). TTL 30 d, refreshed on write. */
+  /** OWNER user. HOT-ONLY hash `type → count` plus `total` (= Σ types). TTL 30 d, refreshed on write. */
   notifications: (userId: string) => `badge:n:${userId}`,
-  /** HOT-ONLY string "1": an Idempotency-Key already applied to `userId`'s notifications. TTL 24 h. */
+  /** OWNER user. HOT-ONLY string "1": an Idempotency-Key already applied to `userId`'s notifications. TTL 24 h. */
   notificationIdempotency: (userId: string, key: string) => `badge:n:idem:${userId}:${key}`,
 
   /**
-   * CACHE sorted set of broadcast ids (member = score = id), newest BROADCAST_WINDOW only, between
-   * sentinels `0` (score 0) and `top` (+inf) that mark it built; re-synced by the cron. (Named
+   * EVERY DATABASE. CACHE sorted set of broadcast ids (member = score = id), newest BROADCAST_WINDOW only, between
+   * sentinels `0` (score 0) and `top` (+inf) that mark it built; re-synced from Postgres in every
+   * database by the cron (which repairs a database that missed a broadcast), and in the user's
+   * database by a read that finds it missing. (Named
    * apart from the earlier one-sentinel `badge:bc:ids`, which nothing reads any more, so a set
    * without `top` is never read as one unread too few: it is missing, and rebuilt.)
    */
   broadcastIds: () => "badge:bc:window",
   /**
-   * Per-user marker hash: `bc` = last-read broadcast id (never moves backwards; mirrored to
+   * OWNER user. Per-user marker hash: `bc` = last-read broadcast id (never moves backwards; mirrored to
    * Postgres `broadcast_reads`, which is the truth on cache loss); `ttlDay` = the day (since the
    * epoch, UTC) the user's cache TTLs were last renewed by a badges call; `act` = ms of the user's
    * last record in `activeUsers` (see ACTIVE_RECORD_EVERY_MS). Three fields. TTL 30 d, refreshed on
@@ -80,15 +91,32 @@ export const badgeKeys = {
    */
   markers: (userId: string) => `badge:m:${userId}`,
 
-  /** HOT-ONLY hash `channel → refreshed-at ms`. At most MAX_CHANNELS fields. No TTL (one key). */
+  /**
+   * EVERY DATABASE. HOT-ONLY hash `channel → refreshed-at` (Redis TIME, µs, of that database: a
+   * seen stamp is compared with its own database's refresh). At most MAX_CHANNELS fields. No TTL.
+   * A database that missed refreshes gets them copied from the others by the cron
+   * (`catchUpChannels`, by `reddotRefreshIds`).
+   */
   reddotChannels: () => "badge:rd:ch",
-  /** HOT-ONLY hash `channel → seen-at ms` per user. ≤ MAX_CHANNELS fields; TTL 30 d, refreshed on write. */
+  /**
+   * EVERY DATABASE, at N > 1 only. HOT-ONLY hash `channel → id of its last refresh` (the same in
+   * every database, unlike the stamps): the repair copies a refresh into the databases holding
+   * another id. Not read by the badges call. At most MAX_CHANNELS fields. No TTL.
+   */
+  reddotRefreshIds: () => "badge:rd:ids",
+  /** OWNER user. HOT-ONLY hash `channel → seen-at` (µs) per user. ≤ MAX_CHANNELS fields; TTL 30 d, refreshed on write. */
   reddotSeen: (userId: string) => `badge:rd:${userId}`,
 
-  /** CACHE hash `authorId → published post count`, one field per author (bounded by authors). No TTL. */
+  /**
+   * EVERY DATABASE. CACHE hash `authorId → published post count`, one field per author (bounded
+   * by authors). No TTL. Counts are relative (a follower's seen count is copied from the same
+   * database's at follow time), so each database's copy only has to move with every post: a
+   * database that missed a post while down is owed the move and gets it from the repair cron
+   * (`owed`, `replay.ts`).
+   */
   authorPublished: () => "badge:au:pub",
   /**
-   * CACHE hash `authorId → seen count` of the authors `userId` follows, plus sentinel `_`.
+   * OWNER user. CACHE hash `authorId → seen count` of the authors `userId` follows, plus sentinel `_`.
    * Rebuilt from Postgres `follows` (≤ MAX_FOLLOWED_AUTHORS, newest first) when missing; kept by
    * follow/unfollow events. Sentinel value `all`: the build read every follow, so the fields are
    * exactly the followed authors (the live rooms' fan lookup answers "not a fan" from a missing
@@ -97,23 +125,29 @@ export const badgeKeys = {
    */
   authorSeen: (userId: string) => `badge:au:${userId}`,
   /**
-   * HOT-ONLY string: `userId`'s follow epoch, INCR by every follow and unfollow. A rebuild of
+   * OWNER user. HOT-ONLY string: `userId`'s follow epoch, INCR by every follow and unfollow. A rebuild of
    * `authorSeen` reads it before reading Postgres and writes only if it has not moved. TTL
    * AUTHOR_EPOCH_TTL_SECONDS, refreshed on write.
    */
   authorSeenEpoch: (userId: string) => `badge:au:ep:${userId}`,
 
-  /** HOT-ONLY sorted set of item timestamps of one stream (member = item key, score = ms), newest `cap` only. TTL 30 d. */
+  /**
+   * EVERY DATABASE (members of a stream live on any database, and their badges count its items in
+   * their own). HOT-ONLY sorted set of item timestamps of one stream (member = item key, score =
+   * ms), newest `cap` only. TTL 30 d. A database down when an item is added is owed it and gets
+   * it from the repair cron (`owed`, `replay.ts`).
+   */
   streamItems: (stream: string) => `badge:st:i:${stream}`,
   /**
-   * HOT-ONLY hash, two fields per stream: `kind/id` → last item at ms (one HMGET answers "anything
+   * EVERY DATABASE, written with `streamItems` in one script per database. HOT-ONLY hash, two
+   * fields per stream: `kind/id` → last item at ms (one HMGET answers "anything
    * new?") and `#kind/id` → the stream's version `seq:itemsExpireAtMs`, rewritten by every item
    * added (the only writer of item sets), so an unchanged version proves an unchanged item set
    * until that expiry. Bounded by the streams that ever had an item. No TTL (one key).
    */
   streamLastItem: () => "badge:st:last",
   /**
-   * CACHE hash `stream → last access ms` of the streams `userId` is a member of, plus sentinel `_`
+   * OWNER user. CACHE hash `stream → last access ms` of the streams `userId` is a member of, plus sentinel `_`
    * (membership = presence), plus for a stream whose unread was counted `#stream` →
    * `access@version=count`: the count, reused while the access and the stream's version are the
    * same (at most one per membership; dropped with it). Derived state: a lost or stale one costs a
@@ -122,14 +156,27 @@ export const badgeKeys = {
    */
   streamAccess: (userId: string) => `badge:st:u:${userId}`,
 
-  /** HOT-ONLY hash `peerId → unread count` plus `total` (= Σ peers). TTL 30 d, refreshed on write. */
+  /** OWNER user (the recipient). HOT-ONLY hash `peerId → unread count` plus `total` (= Σ peers). TTL 30 d, refreshed on write. */
   dms: (userId: string) => `badge:dm:${userId}`,
 
-  /** CACHE hash `type → unread count` plus `total` and sentinel `_`, rebuilt from Postgres `inbox_recipients`. TTL 30 d. */
+  /** OWNER user. CACHE hash `type → unread count` plus `total` and sentinel `_`, rebuilt from Postgres `inbox_recipients`. TTL 30 d. */
   inbox: (userId: string) => `badge:ib:${userId}`,
 
-  /** HOT-ONLY sorted set `userId → last badges call ms`; the repair cron reads it and trims it to ACTIVE_USERS_CAP. */
+  /**
+   * PER DATABASE: the active users whose keys live on that database. HOT-ONLY sorted set `userId →
+   * last badges call ms`; the repair cron reads each database's and trims it to ACTIVE_USERS_CAP.
+   */
   activeUsers: () => "badge:active",
+
+  /**
+   * PER DATABASE, at N > 1 only: in a database that took a write to every database which database
+   * `index` missed (down), the write it is owed (a published count's move, a stream item), as JSON
+   * `{id, op, keys, args}`, oldest first; the repair cron replays and trims it (`replay.ts`).
+   * Bounded by the writes made during an outage of that database. No TTL.
+   */
+  owed: (index: number) => `badge:owed:${index}`,
+  /** PER DATABASE, at N > 1 only: ids of the owed writes this database replayed (a replay runs once). TTL 7 d. */
+  replayed: () => "badge:replayed",
 } as const;
 
 /** A stream's name in keys and hash fields: `kind/id`. */

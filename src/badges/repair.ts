@@ -3,6 +3,8 @@ import type { Services } from "../lib/services";
 import { syncBroadcastIds } from "./broadcasts";
 import { warmInbox } from "./inbox";
 import { ACTIVE_USERS_CAP, badgeKeys } from "./keys";
+import { catchUpChannels } from "./reddots";
+import { replayOwed } from "./replay";
 import { runScript } from "./shared";
 import { warmStreamAccess } from "./streams";
 
@@ -15,19 +17,49 @@ redis.call('ZREMRANGEBYRANK', active, 0, -(keep + 1))
 return cjson.encode(redis.call('ZREVRANGE', active, 0, batch - 1))
 `;
 
-/** Users repaired per run, most recently active first: bounded so a run stays far below 30 s of CPU. */
+/** Users repaired per run and database, most recently active first: bounded so a run stays far below 30 s of CPU. */
 export const REPAIR_BATCH = 50;
 
+type RepairServices = Pick<Services, "db" | "databases" | "redisAt" | "redisFor">;
+
 /**
- * Repairs drifted caches from Postgres: re-adds broadcast ids Redis missed, then overwrites the
- * inbox unread counts and stream markers (membership, later access wins) of the most recently
- * active users. Caches that are missing are left to the lazy rebuild of the next read.
+ * Repairs drifted caches from Postgres, in every database (one after another, each bounded):
+ * re-adds broadcast ids a database missed, then overwrites the inbox unread counts and stream
+ * markers (membership, later access wins) of the database's most recently active users (each
+ * database keeps the set of its own users). At N > 1 it first copies red-dot refreshes a database
+ * missed from the others (`catchUpChannels`) and replays the published counts and stream items it
+ * missed (`replayOwed`). Caches that are missing are left to the lazy rebuild of the next read. A
+ * database that is down is skipped and reported; the others are repaired.
  */
-export async function repairBadges(services: Pick<Services, "db" | "redis">) {
-  const { added } = await syncBroadcastIds(services);
+export async function repairBadges(services: RepairServices) {
+  const channelsRaised = await catchUpChannels(services).catch(() => 0);
+  const replayed = await replayOwed(services).catch(() => 0);
+  let broadcastIds = 0;
+  let users = 0;
+  let cachesRepaired = 0;
+  const failed: unknown[] = [];
+  for (let index = 0; index < services.databases; index++) {
+    try {
+      const r = await repairDatabase(services, index);
+      broadcastIds += r.broadcastIds;
+      users += r.users;
+      cachesRepaired += r.cachesRepaired;
+    } catch (err) {
+      failed.push(err);
+      if (services.databases > 1) console.error(JSON.stringify({ level: "warn", message: "badges repair failed", database: index, error: err instanceof Error ? err.message : String(err) }));
+    }
+  }
+  // Every database failed (at N = 1: the one database): the run failed, as before.
+  if (failed.length === services.databases) throw failed[0];
+  return { broadcastIds, users, cachesRepaired, ...(services.databases > 1 ? { channelsRaised, replayed, databasesFailed: failed.length } : {}) };
+}
+
+async function repairDatabase(services: RepairServices, index: number) {
+  const redis = services.redisAt(index);
+  const { added } = await syncBroadcastIds(services, redis);
   // Through a script so ids come back as JSON strings (the client would turn them into lossy numbers).
-  const users = await runScript<string[] | Record<string, never>>(services.redis, TAKE_ACTIVE_USERS, [badgeKeys.activeUsers()], [REPAIR_BATCH, ACTIVE_USERS_CAP]).then(
-    (r) => (Array.isArray(r) ? r : []),
+  const users = await runScript<string[] | Record<string, never>>(redis, TAKE_ACTIVE_USERS, [badgeKeys.activeUsers()], [REPAIR_BATCH, ACTIVE_USERS_CAP]).then((r) =>
+    Array.isArray(r) ? r : [],
   );
   let repaired = 0;
   for (const userId of users) {

@@ -49,7 +49,7 @@ const notificationRoutes = newRouter()
     async (c) => {
       const { type, count } = c.req.valid("json");
       const userId = c.req.valid("param").id;
-      const added = await addNotifications(c.var.services.redis, userId, type, count, c.req.valid("header")["idempotency-key"]);
+      const added = await addNotifications(c.var.services.redisFor(userId), userId, type, count, c.req.valid("header")["idempotency-key"]);
       return c.json(pushingTally(c.var.services, userId, { kind: "notifications", key: type, count: added.count, total: added.total }, added), 200);
     },
   )
@@ -62,7 +62,7 @@ const notificationRoutes = newRouter()
       ...user,
       responses: { 200: jsonContent(z.object({ byType: CountMap, total: z.number().int(), degraded: ReadDegraded }), "Counts"), ...errorResponses("unauthorized") },
     }),
-    async (c) => c.json(await degradable(() => getNotifications(c.var.services.redis, c.var.caller.userId), () => ({ byType: {}, total: 0 })), 200),
+    async (c) => c.json(await degradable(() => getNotifications(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId), () => ({ byType: {}, total: 0 })), 200),
   )
   .openapi(
     createRoute({
@@ -75,7 +75,7 @@ const notificationRoutes = newRouter()
       responses: { 200: jsonContent(z.object({ type: z.string(), cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const read = await readNotificationType(c.var.services.redis, c.var.caller.userId, c.req.valid("param").type);
+      const read = await readNotificationType(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").type);
       return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", key: read.type, count: 0, total: read.total }, read), 200);
     },
   )
@@ -89,7 +89,7 @@ const notificationRoutes = newRouter()
       responses: { 200: jsonContent(z.object({ cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("unauthorized", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const read = await readAllNotifications(c.var.services.redis, c.var.caller.userId);
+      const read = await readAllNotifications(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId);
       return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", all: true, total: read.total }, read), 200);
     },
   );
@@ -160,7 +160,7 @@ const reddotRoutes = newRouter()
     }),
     async (c) => {
       const { channel } = c.req.valid("param");
-      const stamped = await refreshChannel(c.var.services.redis, channel);
+      const stamped = await refreshChannel(c.var.services, channel);
       c.var.services.waitUntil(pushStamp(c.env, { kind: "reddots", channel }));
       return c.json(stamped, 200);
     },
@@ -175,7 +175,7 @@ const reddotRoutes = newRouter()
       request: { params: z.object({ channel: ChannelSchema }) },
       responses: { 200: jsonContent(z.object({ channel: z.string(), seenAt: z.string() }), "Stamped"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await seeChannel(c.var.services.redis, c.var.caller.userId, c.req.valid("param").channel)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await seeChannel(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").channel)), 200),
   )
   .openapi(
     createRoute({
@@ -186,7 +186,7 @@ const reddotRoutes = newRouter()
       ...user,
       responses: { 200: jsonContent(z.object({ dots: z.record(z.string(), z.boolean()), degraded: ReadDegraded }), "Dots"), ...errorResponses("unauthorized") },
     }),
-    async (c) => c.json(await degradable(async () => ({ dots: await getRedDots(c.var.services.redis, c.var.caller.userId) }), () => ({ dots: {} })), 200),
+    async (c) => c.json(await degradable(async () => ({ dots: await getRedDots(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId) }), () => ({ dots: {} })), 200),
   );
 
 // ── Authors ──────────────────────────────────────────────────────────────────
@@ -259,7 +259,7 @@ const streamRoutes = newRouter()
     async (c) => {
       const { kind, id } = c.req.valid("param");
       const body = c.req.valid("json");
-      const added = await addStreamItem(c.var.services.redis, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap });
+      const added = await addStreamItem(c.var.services, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap });
       c.var.services.waitUntil(pushStreamItem(c.var.services, kind, id, (users) => pushChanged(c.var.services.env, users)));
       return c.json(added, 200);
     },
@@ -318,7 +318,7 @@ const dmRoutes = newRouter()
     async (c) => {
       const { from, count } = c.req.valid("json");
       const { toUserId } = c.req.valid("param");
-      const added = await addDirectMessages(c.var.services.redis, toUserId, from, count);
+      const added = await addDirectMessages(c.var.services.redisFor(toUserId), toUserId, from, count);
       return c.json(pushingTally(c.var.services, toUserId, { kind: "dms", total: added.total }, added), 200);
     },
   )
@@ -333,7 +333,7 @@ const dmRoutes = newRouter()
       responses: { 200: jsonContent(z.object({ peerId: IdSchema, cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const read = await readDirectMessages(c.var.services.redis, c.var.caller.userId, c.req.valid("param").peerId);
+      const read = await readDirectMessages(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").peerId);
       return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "dms", total: read.total }, read), 200);
     },
   )
@@ -346,7 +346,7 @@ const dmRoutes = newRouter()
       ...user,
       responses: { 200: jsonContent(z.object({ byPeer: CountMap, total: z.number().int(), degraded: ReadDegraded }), "Counts"), ...errorResponses("unauthorized") },
     }),
-    async (c) => c.json(await degradable(() => getDirectMessages(c.var.services.redis, c.var.caller.userId), () => ({ byPeer: {}, total: 0 })), 200),
+    async (c) => c.json(await degradable(() => getDirectMessages(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId), () => ({ byPeer: {}, total: 0 })), 200),
   );
 
 // ── Inbox ────────────────────────────────────────────────────────────────────

@@ -2,9 +2,21 @@ import { z } from "@hono/zod-openapi";
 import type { Redis } from "../lib/redis";
 import { DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
+import { settleEach } from "../lib/redis-topology";
 
 /** What badge code needs from the Redis client: scripts only (every badge operation is one EVALSHA). */
 export type ScriptRedis = Pick<Redis, "createScript">;
+
+/** The databases of a deployment, for the few global keys written to every one of them. */
+export type EveryDatabase = { readonly databases: number; redisAt(index: number): ScriptRedis };
+
+/**
+ * The client of the database holding `userId`'s keys: `redisFor` when the caller has it (services,
+ * event services), else the `redis` it was handed (a caller that picked the database itself).
+ */
+export function userRedis(services: { redisFor(ownerId: string): ScriptRedis } | { redis: ScriptRedis }, userId: string): ScriptRedis {
+  return "redisFor" in services ? services.redisFor(userId) : services.redis;
+}
 
 /**
  * A map a script returned through cjson. Lua has one table type and cjson picks object or array
@@ -71,4 +83,40 @@ export async function degradable<T extends object>(read: () => Promise<T>, fallb
     if (!isRedisOutage(err)) throw err;
     return { ...(await fallback()), degraded: true };
   }
+}
+
+/** What a script run on every database answered: the lowest database's answer, and the databases it missed. */
+export type Everywhere<T> = { answer: T; missed: number[] };
+
+/**
+ * Runs one script on EVERY database (one call each, in parallel, at most 6 at once): the global
+ * keys the badges read uses on every call (broadcast ids, red-dot channels, stream items and last
+ * items, authors' published counts) live in each database, so the read stays one request to the
+ * user's database. At N = 1 it is exactly one call, as before. Databases that are down are logged
+ * and listed in `missed` (each key's repair is in `docs/badges.md`); the others keep the write. All
+ * down: throws as `runScript` does (503). A command error anywhere throws (500).
+ */
+export async function runEverywhere<T>(services: EveryDatabase, source: string, keys: string[], args: (string | number)[]): Promise<Everywhere<T>> {
+  const n = services.databases;
+  if (n === 1) return { answer: await runScript<T>(services.redisAt(0), source, keys, args), missed: [] };
+  const settled = await settleEach(
+    Array.from({ length: n }, (_, i) => [i, i] as [number, number]),
+    (index) => runScript<T>(services.redisAt(index), source, keys, args),
+  );
+  const missed: number[] = [];
+  let answer: { value: T } | undefined;
+  let outage: unknown;
+  for (let index = 0; index < n; index++) {
+    const result = settled.get(index)!;
+    if (result.status === "fulfilled") {
+      answer ??= { value: result.value };
+      continue;
+    }
+    if (!isRedisOutage(result.reason)) throw result.reason;
+    outage ??= result.reason;
+    missed.push(index);
+  }
+  if (!answer) throw outage;
+  if (missed.length > 0) console.error(JSON.stringify({ level: "warn", message: "badge write missed databases", keys: keys.slice(0, 2), missed }));
+  return { answer: answer.value, missed };
 }

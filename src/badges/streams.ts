@@ -4,8 +4,9 @@ import type { Services } from "../lib/services";
 import { afterCommit } from "../lib/redis-failures";
 import { badgeKeys, streamName, USER_TTL_SECONDS } from "./keys";
 import { streamMembers, userAccessLog } from "./schema";
-import { luaMap, runScript, type ScriptRedis } from "./shared";
-import { ADD_STREAM_ITEM, LEAVE_STREAM, LIST_STREAM_UNREAD, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
+import { runEverywhereOwed } from "./replay";
+import { luaMap, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
+import { LEAVE_STREAM, LIST_STREAM_UNREAD, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
 
 /** Items kept per stream by default: a badge never shows more than 99+. */
 export const DEFAULT_STREAM_CAP = 99;
@@ -17,11 +18,15 @@ export const StreamKindSchema = z
   .regex(/^[a-z][a-z0-9_-]{0,31}$/, "must be 1-32 of a-z 0-9 _ - starting with a letter")
   .openapi({ param: { name: "kind", in: "path" }, example: "chat" });
 
-/** Records an item posted in a stream at `at` (ms). Redis only: a failure is a 503 to retry. */
-export async function addStreamItem(redis: ScriptRedis, kind: string, id: string, item: { at: number; itemId?: string; cap: number }) {
+/**
+ * Records an item posted in a stream at `at` (ms), in EVERY database: each member's badges read
+ * counts the stream's items in the member's own database. Redis only: every database down is a 503
+ * to retry; one down is owed the item and gets it from the repair cron (`replay.ts`).
+ */
+export async function addStreamItem(services: EveryDatabase, kind: string, id: string, item: { at: number; itemId?: string; cap: number }) {
   const stream = streamName(kind, id);
   const member = item.itemId ?? `${item.at}:${crypto.randomUUID()}`;
-  const r = await runScript<{ kept: number }>(redis, ADD_STREAM_ITEM, [badgeKeys.streamItems(stream), badgeKeys.streamLastItem()], [
+  const { answer: r } = await runEverywhereOwed<{ kept: number }>(services, "streamItem", [badgeKeys.streamItems(stream), badgeKeys.streamLastItem()], [
     stream,
     item.at,
     member,
@@ -47,7 +52,7 @@ export async function joinStream(services: Services, userId: string, kind: strin
   const inserted = await services.db.insert(streamMembers).values({ userId, viewCode: kind, viewId: id }).onConflictDoNothing().returning();
   if (inserted.length > 0) await upsertAccess(services, userId, kind, id, now);
   const degraded = await afterCommit(async () => {
-    const touched = await runScript<number>(services.redis, TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "1"]);
+    const touched = await runScript<number>(services.redisFor(userId), TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "1"]);
     // No cache yet: build it from Postgres now (membership is committed), so items posted before the
     // user's first read are counted from the join, not from a later rebuild.
     if (touched === 0) await warmStreamAccess(services, userId);
@@ -60,7 +65,7 @@ export async function leaveStream(services: Services, userId: string, kind: stri
     .delete(streamMembers)
     .where(and(eq(streamMembers.userId, userId), eq(streamMembers.viewCode, kind), eq(streamMembers.viewId, id)))
     .returning();
-  const degraded = await afterCommit(() => runScript(services.redis, LEAVE_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id)]));
+  const degraded = await afterCommit(() => runScript(services.redisFor(userId), LEAVE_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id)]));
   return { stream: streamName(kind, id), userId, member: false, changed: deleted.length > 0, degraded };
 }
 
@@ -69,7 +74,7 @@ export async function readStream(services: Services, userId: string, kind: strin
   const now = new Date();
   await upsertAccess(services, userId, kind, id, now);
   const degraded = await afterCommit(() =>
-    runScript(services.redis, TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "0"]),
+    runScript(services.redisFor(userId), TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "0"]),
   );
   return { stream: streamName(kind, id), lastAccessAt: now.toISOString(), degraded };
 }
@@ -78,7 +83,7 @@ export async function readStream(services: Services, userId: string, kind: strin
  * Builds the user's stream cache from Postgres (membership + last access, or join time). With
  * `repair`, overwrites an existing cache's membership, keeping the later access of the two.
  */
-export async function warmStreamAccess(services: Pick<Services, "db" | "redis">, userId: string, repair = false) {
+export async function warmStreamAccess(services: Pick<Services, "db"> & { redisFor(ownerId: string): ScriptRedis }, userId: string, repair = false) {
   const rows = await services.db.execute<{ view_code: string; view_id: string; at_ms: string }>(sql`
     select m.view_code, m.view_id::text as view_id,
            (extract(epoch from coalesce(a.last_access_at, m.joined_at)) * 1000)::bigint::text as at_ms
@@ -88,7 +93,7 @@ export async function warmStreamAccess(services: Pick<Services, "db" | "redis">,
     order by coalesce(a.last_access_at, m.joined_at) desc
     limit ${MAX_STREAMS_PER_USER}`);
   const args = rows.rows.flatMap((r) => [streamName(r.view_code, r.view_id), r.at_ms]);
-  return runScript<number>(services.redis, WARM_STREAM_ACCESS, [badgeKeys.streamAccess(userId)], [USER_TTL_SECONDS, repair ? "1" : "0", ...args]);
+  return runScript<number>(services.redisFor(userId), WARM_STREAM_ACCESS, [badgeKeys.streamAccess(userId)], [USER_TTL_SECONDS, repair ? "1" : "0", ...args]);
 }
 
 type StreamUnread = { missing: boolean; total: number; byStream: Record<string, number> | unknown[] };
@@ -96,7 +101,7 @@ type StreamUnread = { missing: boolean; total: number; byStream: Record<string, 
 /** Unread per stream (only streams with unread items) and the total, counting stops past `cap`. */
 export async function listStreamUnread(services: Services, userId: string, cap: number) {
   const run = () =>
-    runScript<StreamUnread>(services.redis, LIST_STREAM_UNREAD, [badgeKeys.streamAccess(userId), badgeKeys.streamLastItem()], [
+    runScript<StreamUnread>(services.redisFor(userId), LIST_STREAM_UNREAD, [badgeKeys.streamAccess(userId), badgeKeys.streamLastItem()], [
       badgeKeys.streamItems(""),
       cap,
       Date.now(),

@@ -15,8 +15,8 @@ export const badgesSubscriber: Subscriber = {
   on: {
     "follow.created": async (e, s) => {
       const [, { added, epoch }] = await Promise.all([
-        addNotifications(s.redis, e.followeeId, "follow", 1),
-        followAuthor(s.redis, e.followerId, e.followeeId),
+        addNotifications(s.redisFor(e.followeeId), e.followeeId, "follow", 1),
+        followAuthor(s.redisFor(e.followerId), e.followerId, e.followeeId),
       ]);
       // No cache yet: build it now from Postgres (the new follow is committed), so posts published
       // between this follow and the first read are counted instead of absorbed by a later rebuild.
@@ -25,18 +25,19 @@ export const badgesSubscriber: Subscriber = {
       s.waitUntil(pushChanged(s.env, [e.followeeId, e.followerId]));
     },
     "follow.deleted": async (e, s) => {
-      await unfollowAuthor(s.redis, e.followerId, e.followeeId);
+      await unfollowAuthor(s.redisFor(e.followerId), e.followerId, e.followeeId);
       s.waitUntil(pushChanged(s.env, [e.followerId]));
     },
     // Followers hear of a post through the feed's fan-out pages (`feed.delivered`); the author's
     // own `feed` badge moved in this event's pipeline (the feed's publish script put the post on
     // their timeline, which the badge counts).
     "post.created": async (e, s) => {
-      await publishPost(s.redis, e.authorId);
+      // Every database's published count moves (one script each, in its database's pipeline).
+      await publishPost(s, e.authorId);
       s.waitUntil(pushChanged(s.env, [e.authorId]));
     },
     "post.deleted": async (e, s) => {
-      await unpublishPost(s.redis, e.authorId);
+      await unpublishPost(s, e.authorId);
       // The post left the author's own timeline: their `feed` badge counts one fewer if it was new.
       s.waitUntil(pushChanged(s.env, [e.authorId], ["feed"]));
     },

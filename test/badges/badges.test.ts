@@ -5,32 +5,95 @@ import { ACTIVE_RECORD_EVERY_MS, badgeKeys, STREAM_META } from "../../src/badges
 import { repairBadges } from "../../src/badges/repair";
 import type { Env } from "../../src/env";
 import { openDatabase } from "../../src/lib/db";
-import { redisFor } from "../../src/lib/redis";
+import { redisAt, redisFor } from "../../src/lib/redis";
+import { databaseOf } from "../../src/lib/redis-topology";
 import type { Services } from "../../src/lib/services";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
+import { busyUser, service } from "./support";
 import { countBilledCommands } from "../support/billed";
+import { databasesEnv, newIdOn, stackDatabases } from "../support/databases";
+import type { ScriptRunner } from "../../src/lib/script-batch";
 import { createChaos, type Chaos } from "../support/stack";
 
-const admin = { userId: "1", role: "admin" as const };
-const service = { userId: "1", role: "service" as const };
 const redis = redisFor(env as unknown as Env);
 const badges = async (userId: string, q = "", overrides?: Partial<Env>) => api("GET", `/v1/me/badges${q}`, { as: { userId }, env: overrides });
 
-/** A user with something unread of every kind (broadcasts aside: other files publish them). */
-async function busyUser() {
-  const [me, author, chat, peer, ch] = [newId(), newId(), newId(), newId(), `home-${newId()}`];
-  await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "reply", count: 2 } });
-  await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "like", count: 3 } });
-  await api("PUT", `/v1/me/following/${author}`, { as: { userId: me } });
-  for (let i = 0; i < 2; i++) await api("POST", "/v1/posts", { as: { userId: author }, body: { text: `p${i}` } });
-  await api("PUT", `/v1/streams/chat/${chat}/members/${me}`, { as: service });
-  for (let i = 1; i <= 4; i++) await api("POST", `/v1/streams/chat/${chat}/items`, { as: service, body: { at: Date.now() + 60_000 + i } });
-  await api("POST", `/v1/dms/${me}`, { as: service, body: { from: peer, count: 5 } });
-  await api("POST", "/v1/messages", { as: service, body: { to: [me], type: "system", title: "t", content: "c" } });
-  await api("PUT", `/v1/reddots/${ch}`, { as: admin });
-  return { me, author, chat, peer, ch };
+/** `services` with every database's client replaced by `redis` (a counting one): getBadges runs on the user's, `redisFor`. */
+function onRedis(services: Services, redis: ScriptRunner): Services {
+  const client = redis as Services["redis"];
+  return { ...services, redis: client, redisAt: () => client, redisFor: () => client };
 }
+
+/** The Worker's bindings over the stack's first three databases; undefined when it runs fewer. */
+const N3 = stackDatabases().length >= 3 ? databasesEnv(stackDatabases().slice(0, 3)) : undefined;
+
+/**
+ * What a badges call answers, at N = 1 (`overrides` undefined: the Worker's own bindings) and at
+ * N = 3, where users are spread over the three databases (`userOn(i)`) and each key is read and
+ * deleted on its owner's database.
+ */
+function badgesAnswers(overrides: Partial<Env> | undefined, userOn: (i: number) => string) {
+  const n = overrides ? 3 : 1;
+  const redisOf = (userId: string) => redisAt({ ...(env as unknown as Env), ...overrides }, databaseOf(userId, n));
+
+  it("returns every kind, equal to the per-kind endpoints", async () => {
+    for (let i = 0; i < n; i++) {
+      const { me, chat, ch } = await busyUser(overrides, userOn(i));
+      const res = await badges(me, "", overrides);
+      expect(res.status, show(res)).toBe(200);
+      const b = res.body;
+      const as = { as: { userId: me }, env: overrides };
+      const notifications = (await api("GET", "/v1/me/notifications", as)).body;
+      const authors = (await api("GET", "/v1/me/unread/authors", as)).body;
+      const streams = (await api("GET", "/v1/me/streams", as)).body;
+      const dms = (await api("GET", "/v1/me/dms", as)).body;
+      const messages = (await api("GET", "/v1/me/messages?unread=true", as)).body;
+      const dots = (await api("GET", "/v1/me/reddots", as)).body.dots;
+      const on = `user on database ${i} of ${n}`;
+      expect(b.degraded, on).toBe(false);
+      expect(b.notifications.total.count, on).toBe(notifications.total);
+      expect(b.notifications.total.count, on).toBe(5);
+      expect(b.authors.count, on).toBe(authors.items.reduce((s: number, a: { unread: number }) => s + a.unread, 0));
+      expect(b.authors.count, on).toBe(2);
+      expect(b.streams.total.count, on).toBe(streams.total);
+      expect(b.streams.byStream[`chat/${chat}`], on).toEqual({ count: 4, capped: false });
+      expect(b.dms.count, on).toBe(dms.total);
+      expect(b.dms.count, on).toBe(5);
+      expect(b.inbox.total.count, on).toBe(messages.items.length);
+      expect(b.inbox.total.count, on).toBe(1);
+      expect(b.reddots[ch], on).toBe(dots[ch]);
+      expect(b.reddots[ch], on).toBe(true);
+    }
+  });
+
+  it("caps every number and flags it", async () => {
+    const me = userOn(n - 1);
+    await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "like", count: 150 }, env: overrides });
+    const b = (await badges(me, "", overrides)).body;
+    expect(b.notifications.total).toEqual({ count: 99, capped: true });
+    expect(b.notifications.byType.like).toEqual({ count: 99, capped: true });
+    expect((await badges(me, "?cap=200", overrides)).body.notifications.total).toEqual({ count: 150, capped: false });
+  });
+
+  it("rebuilds lost caches from Postgres", async () => {
+    const { me } = await busyUser(overrides, userOn(n - 1));
+    const before = (await badges(me, "", overrides)).body;
+    await redisOf(me).del(badgeKeys.authorSeen(me), badgeKeys.streamAccess(me), badgeKeys.inbox(me));
+    const after = (await badges(me, "", overrides)).body;
+    expect(after.inbox).toEqual(before.inbox);
+    expect(after.streams).toEqual(before.streams);
+    expect(after.authors.count, "a rebuilt follow cache starts at the current counts").toBe(0);
+  });
+}
+
+describe("GET /v1/me/badges: every kind", () => {
+  badgesAnswers(undefined, () => newId());
+});
+
+describe.skipIf(!N3)("GET /v1/me/badges over three Redis databases: every kind, users on each database", () => {
+  badgesAnswers(N3, (i) => newIdOn(i, 3));
+});
 
 describe("GET /v1/me/badges", () => {
   let chaos: Chaos;
@@ -42,42 +105,6 @@ describe("GET /v1/me/badges", () => {
   afterAll(async () => {
     await chaos.setRedisDown(false);
     await chaos.close();
-  });
-
-  it("returns every kind, equal to the per-kind endpoints", async () => {
-    const { me, chat, ch } = await busyUser();
-    const res = await badges(me);
-    expect(res.status, show(res)).toBe(200);
-    const b = res.body;
-    const as = { as: { userId: me } };
-    const notifications = (await api("GET", "/v1/me/notifications", as)).body;
-    const authors = (await api("GET", "/v1/me/unread/authors", as)).body;
-    const streams = (await api("GET", "/v1/me/streams", as)).body;
-    const dms = (await api("GET", "/v1/me/dms", as)).body;
-    const messages = (await api("GET", "/v1/me/messages?unread=true", as)).body;
-    const dots = (await api("GET", "/v1/me/reddots", as)).body.dots;
-    expect(b.degraded).toBe(false);
-    expect(b.notifications.total.count).toBe(notifications.total);
-    expect(b.notifications.total.count).toBe(5);
-    expect(b.authors.count).toBe(authors.items.reduce((s: number, a: { unread: number }) => s + a.unread, 0));
-    expect(b.authors.count).toBe(2);
-    expect(b.streams.total.count).toBe(streams.total);
-    expect(b.streams.byStream[`chat/${chat}`]).toEqual({ count: 4, capped: false });
-    expect(b.dms.count).toBe(dms.total);
-    expect(b.dms.count).toBe(5);
-    expect(b.inbox.total.count).toBe(messages.items.length);
-    expect(b.inbox.total.count).toBe(1);
-    expect(b.reddots[ch]).toBe(dots[ch]);
-    expect(b.reddots[ch]).toBe(true);
-  });
-
-  it("caps every number and flags it", async () => {
-    const me = newId();
-    await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "like", count: 150 } });
-    const b = (await badges(me)).body;
-    expect(b.notifications.total).toEqual({ count: 99, capped: true });
-    expect(b.notifications.byType.like).toEqual({ count: 99, capped: true });
-    expect((await badges(me, "?cap=200")).body.notifications.total).toEqual({ count: 150, capped: false });
   });
 
   it("rejects a cap outside 1..999", async () => {
@@ -96,16 +123,6 @@ describe("GET /v1/me/badges", () => {
     const after = await chaos.stats();
     expect(res.status, show(res)).toBe(200);
     expect(after.requests - before.requests).toBe(1);
-  });
-
-  it("rebuilds lost caches from Postgres", async () => {
-    const { me } = await busyUser();
-    const before = (await badges(me)).body;
-    await redis.del(badgeKeys.authorSeen(me), badgeKeys.streamAccess(me), badgeKeys.inbox(me));
-    const after = (await badges(me)).body;
-    expect(after.inbox).toEqual(before.inbox);
-    expect(after.streams).toEqual(before.streams);
-    expect(after.authors.count, "a rebuilt follow cache starts at the current counts").toBe(0);
   });
 
   it("answers 200 degraded when Redis is down; Postgres-backed writes are kept, Redis-only ones are 503", async () => {
@@ -143,7 +160,7 @@ describe("badges.repair (per-minute cron)", () => {
     await redis.hdel(badgeKeys.streamAccess(me), `chat/${chat}`);
     const { db, close } = openDatabase(env as unknown as Env);
     try {
-      const result = await repairBadges({ db, redis });
+      const result = await repairBadges({ db, databases: 1, redisAt: () => redis, redisFor: () => redis });
       expect(result.users).toBeGreaterThan(0);
     } finally {
       await close();
@@ -164,13 +181,13 @@ describe("badges.repair and the remembered stream counts", () => {
     await redis.hset(badgeKeys.inbox(me), { system: 7, total: 7 }); // a drift: proves the repair reached this user
     const { db, close: closeDb } = openDatabase(env as unknown as Env);
     try {
-      await repairBadges({ db, redis });
+      await repairBadges({ db, databases: 1, redisAt: () => redis, redisFor: () => redis });
     } finally {
       await closeDb();
     }
     expect(await redis.hexists(badgeKeys.streamAccess(me), `${STREAM_META}chat/${chat}`)).toBe(1);
     const { redis: counted, billed } = countBilledCommands(services.redis);
-    const after = await getBadges({ ...services, redis: counted as Services["redis"] }, me, 99);
+    const after = await getBadges(onRedis(services, counted), me, 99);
     expect(billed).toEqual([16]);
     expect(after).toEqual(before);
   });
@@ -204,7 +221,7 @@ describe("what one GET /v1/me/badges bills", () => {
   const billedBadges = async (userId: string) => {
     const { redis: counted, billed } = countBilledCommands(services.redis);
     // getBadges only runs scripts on its Redis client (one EVALSHA), which is all `counted` offers.
-    const body = await getBadges({ ...services, redis: counted as Services["redis"] }, userId, 99);
+    const body = await getBadges(onRedis(services, counted), userId, 99);
     return { body, billed };
   };
 

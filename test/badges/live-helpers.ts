@@ -64,8 +64,8 @@ export async function closeLive(): Promise<void> {
 /** Polls `read` until `done` holds or `ms` passes; returns the last value. */
 export const until = <T>(read: () => T | Promise<T>, done: (value: T) => boolean, ms = 8_000) => eventually(read, done, ms);
 
-export async function badgesOf(userId: string, cap?: number) {
-  const res = await api("GET", `/v1/me/badges${cap ? `?cap=${cap}` : ""}`, { as: { userId } });
+export async function badgesOf(userId: string, cap?: number, overrides?: Partial<Env>) {
+  const res = await api("GET", `/v1/me/badges${cap ? `?cap=${cap}` : ""}`, { as: { userId }, env: overrides });
   expect(res.status, show(res)).toBe(200);
   return res.body as Record<string, any>;
 }
@@ -80,12 +80,15 @@ export function canonical(value: unknown): string {
     .join(",")}}`;
 }
 
-/** Waits until the device holds exactly what `GET /v1/me/badges` answers now (every kind); returns both. */
-export async function settled(device: LiveDevice, userId: string, cap?: number) {
-  let expected = await badgesOf(userId, cap);
+/**
+ * Waits until the device holds exactly what `GET /v1/me/badges` answers now (every kind); returns
+ * both. `overrides`: the Worker's bindings the poll runs with (at N = 3, the three databases').
+ */
+export async function settled(device: LiveDevice, userId: string, cap?: number, overrides?: Partial<Env>) {
+  let expected = await badgesOf(userId, cap, overrides);
   await until(
     async () => {
-      expected = await badgesOf(userId, cap);
+      expected = await badgesOf(userId, cap, overrides);
       return canonical(device.state) === canonical(expected);
     },
     (same) => same,

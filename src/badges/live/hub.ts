@@ -58,7 +58,7 @@ const noEvents = createEventBus([]);
  * same function `GET /v1/me/badges` runs — and only if the user is online here. A shard-wide change
  * (`stamp`, `posted`, `bigPosted`) moves each online user's known value in place, reading nothing
  * (but `feed`, which `posted` reads for the online followers the post reached, one request per
- * call; a big account's followers are found by author in `big_follows`, which the reads keep). Either way
+ * call and database of those followers; every read goes to the user's own database; a big account's followers are found by author in `big_follows`, which the reads keep). Either way
  * each socket is sent the kinds that differ from what it last got, at once after a quiet second,
  * then at most once per PUSH_INTERVAL_MS (the alarm sends what waited).
  */
@@ -214,7 +214,8 @@ export class BadgeHub extends DurableObject<Env> {
    * One fan-out page of a post: each online follower's `authors` is one more. Where the post was
    * new to the timeline, `feed` is read (a small read of its own): the badge counts the posts above
    * the follower's last first-page read, and a late delivery of an older post is not one of them,
-   * so one more is not always right. The page's `feed` reads are one request. Offline followers
+   * so one more is not always right. The page's `feed` reads are one request per database holding
+   * some of those followers (one at N = 1), in parallel. Offline followers
    * cost nothing.
    */
   async posted(followers: PostedTo[]): Promise<number> {
@@ -336,7 +337,8 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   /**
-   * `refresh(userId, ["feed"])` for many users, their reads made as one Redis request: a fan-out
+   * `refresh(userId, ["feed"])` for many users, their reads made as one Redis request per database of those
+   * users, in parallel (one request at N = 1): a fan-out
    * page reaches ~80 online followers of a hub, and a request each would wait its turn for the
    * Workers' few simultaneous connections. Exact as `refresh` is: a user already being read only
    * asks that loop for one more read; the others are marked as being read for the batch's
@@ -443,7 +445,7 @@ export class BadgeHub extends DurableObject<Env> {
   private async readCheap(userId: string, cap: number, kinds: CheapKind[]): Promise<Partial<BadgeValues> | null> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
-      const { values, bigFollows } = await readCheapKinds(services.redis, userId, cap, kinds, this.maxPulled());
+      const { values, bigFollows } = await readCheapKinds(services.redisFor(userId), userId, cap, kinds, this.maxPulled());
       this.learnBigFollows(userId, bigFollows);
       return values;
     } catch {
@@ -451,11 +453,14 @@ export class BadgeHub extends DurableObject<Env> {
     }
   }
 
-  /** Each user's `feed` count in one request (null when Redis failed: each user is then read on their own). */
+  /**
+   * Each user's `feed` count: one request per database holding some of them, in parallel (null when
+   * one failed: each user is then read on their own, so only that database's users degrade).
+   */
   private async readFeeds(userIds: string[]): Promise<number[] | null> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
-      return await readFeedUnseenMany(services.redis, userIds, this.maxPulled());
+      return await readFeedUnseenMany(services, userIds, this.maxPulled());
     } catch {
       return null;
     }
