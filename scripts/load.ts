@@ -12,7 +12,8 @@
  * own fresh stack of N Redis databases (each behind its own Upstash bridge, each capped at C
  * commands/s when given) and the Worker bundled as the benches serve it, loads it, reports round
  * trips and billed commands per database, and stops it. With a cap, clients back off after a
- * refused or degraded answer (`ERROR_BACKOFF_MS`) instead of spinning on it.
+ * refused or degraded answer and retry it (`ERROR_BACKOFF_MS`) instead of spinning on refusals;
+ * `requests` then counts attempts.
  *
  * Answers that are 2xx but degraded (`"degraded":true`, `"stale":true`: served without Redis)
  * count as errors ("degraded"), and `ok/s` counts only the others.
@@ -129,7 +130,7 @@ async function run(baseUrl: string) {
       durationMs: durationS * 1_000,
       total: requests,
       meter,
-      backoff: maxCommandsPerSecond !== undefined,
+      capped: maxCommandsPerSecond !== undefined,
       onProgress: ({ requests: done, errors, elapsedMs }) =>
         process.stdout.write(`\r  ${scenario.name.padEnd(8)} ${(elapsedMs / 1000).toFixed(0).padStart(4)} s  ${String(done).padStart(8)} requests  ${formatNumber(done / (elapsedMs / 1000)).padStart(6)} req/s  ${errors} errors   `),
     });

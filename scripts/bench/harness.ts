@@ -239,8 +239,14 @@ export async function runLoad(options: {
    * capped database would then be hammered by refused requests that only cost CPU.
    */
   errorBackoffMs?: [number, number];
+  /**
+   * A failed request is sent again (after the back-off) until it succeeds or the run ends, as an
+   * app retries a screen's call: every request of the sequence is then served once, so the mix
+   * served is the same whatever fails. Each attempt is recorded (its failures count as errors).
+   */
+  retryFailed?: boolean;
 }): Promise<LoadResult> {
-  const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request, onProgress, degradedPattern, errorBackoffMs } = options;
+  const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request, onProgress, degradedPattern, errorBackoffMs, retryFailed = false } = options;
   let built = 0;
   const nextChunk = () => {
     const chunk = [];
@@ -259,7 +265,7 @@ export async function runLoad(options: {
     }
     return chunk;
   };
-  const worker = new Worker(LOAD_WORKER_SOURCE, { eval: true, env: process.env, workerData: { origin: baseUrl, first: nextChunk(), concurrency, durationMs, degradedPattern, errorBackoffMs } });
+  const worker = new Worker(LOAD_WORKER_SOURCE, { eval: true, env: process.env, workerData: { origin: baseUrl, first: nextChunk(), concurrency, durationMs, degradedPattern, errorBackoffMs, retryFailed } });
   const { latencies, elapsedMs } = await new Promise<{
     latencies: Record<string, { ms: Float64Array; errors: number; errorStatuses: Record<string, number> }>;
     elapsedMs: number;
@@ -329,7 +335,7 @@ const { performance } = require("node:perf_hooks");
 // and on this 2-core machine the clients' CPU is taken from the services being measured.
 const { Pool } = require("undici");
 const WebSocket = require("ws");
-const { origin, first, concurrency, durationMs, degradedPattern, errorBackoffMs } = workerData;
+const { origin, first, concurrency, durationMs, degradedPattern, errorBackoffMs, retryFailed } = workerData;
 const degraded = degradedPattern ? new RegExp(degradedPattern) : null;
 const pool = new Pool(origin, { connections: concurrency });
 const wsOrigin = origin.replace(/^http/, "ws");
@@ -392,26 +398,35 @@ async function client() {
       continue;
     }
     const req = queue.shift();
-    const sentAt = performance.now();
-    let status = null;
-    try {
-      if (req.webSocket) status = await webSocketSession(req);
-      else {
-        const res = await pool.request({ path: req.path, method: req.method, headers: req.headers, body: req.body });
-        if (res.statusCode >= 300) status = String(res.statusCode);
-        if (degraded && status === null) {
-          if (degraded.test(await res.body.text())) status = "degraded";
-        } else await res.body.arrayBuffer();
+    for (;;) {
+      const status = await send(req);
+      if (status === null) break;
+      if (errorBackoffMs) {
+        const [min, max] = errorBackoffMs;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(min + Math.random() * (max - min), Math.max(0, deadline - performance.now()))));
       }
-    } catch {
-      status = "network";
-    }
-    record(req.scenario, performance.now() - sentAt, status);
-    if (status !== null && errorBackoffMs) {
-      const [min, max] = errorBackoffMs;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(min + Math.random() * (max - min), Math.max(0, deadline - performance.now()))));
+      if (!retryFailed || performance.now() >= deadline) break;
     }
   }
+}
+/** Sends one request (or WebSocket session) and records it; resolves to its failure status or null. */
+async function send(req) {
+  const sentAt = performance.now();
+  let status = null;
+  try {
+    if (req.webSocket) status = await webSocketSession(req);
+    else {
+      const res = await pool.request({ path: req.path, method: req.method, headers: req.headers, body: req.body });
+      if (res.statusCode >= 300) status = String(res.statusCode);
+      if (degraded && status === null) {
+        if (degraded.test(await res.body.text())) status = "degraded";
+      } else await res.body.arrayBuffer();
+    }
+  } catch {
+    status = "network";
+  }
+  record(req.scenario, performance.now() - sentAt, status);
+  return status;
 }
 Promise.all(Array.from({ length: concurrency }, client)).then(() => {
   clearInterval(progress);

@@ -15,16 +15,17 @@ import type { StackMeter, StackReading } from "./target.js";
 export const DEGRADED_PATTERN = String.raw`"(degraded|stale)":true`;
 
 /**
- * A client's wait after a failed or degraded answer, as an SDK backs off after a refusal. Against
- * a capped database it keeps refused requests from spinning (each costs the Worker — and for a
- * degraded read, Postgres — about what a served one does, for nothing); a random wait spreads the
- * clients over the budget's next second.
+ * Against a capped database, a client waits this long after a failed or degraded answer and sends
+ * the same request again, as an app backs off and retries: refused requests do not spin (each
+ * costs the Worker — and for a degraded read, Postgres — about what a served one does, for
+ * nothing), a random wait spreads the clients over the budget's next second, and every request of
+ * the mix is served once, so the mix served is the same at any cap.
  */
-export const ERROR_BACKOFF_MS: [number, number] = [200, 400];
+export const ERROR_BACKOFF_MS: [number, number] = [250, 750];
 
 export interface Measured {
   result: LoadResult;
-  /** Requests answered 2xx and not degraded. */
+  /** Requests answered 2xx and not degraded (attempts: with `capped`, a request may take several). */
   ok: number;
   /** `ok` per second of the run. */
   okRps: number;
@@ -39,11 +40,11 @@ export async function measureScenario(options: {
   durationMs: number;
   total?: number;
   meter?: StackMeter;
-  /** Back off after errors (`ERROR_BACKOFF_MS`); for a capped stack. */
-  backoff?: boolean;
+  /** Back off after errors and retry (`ERROR_BACKOFF_MS`); for a capped stack. */
+  capped?: boolean;
   onProgress?: Parameters<typeof runLoad>[0]["onProgress"];
 }): Promise<Measured> {
-  const { baseUrl, scenario, fixtures, concurrency, durationMs, total, meter, backoff, onProgress } = options;
+  const { baseUrl, scenario, fixtures, concurrency, durationMs, total, meter, capped, onProgress } = options;
   const stop = await meter?.start();
   const result = await runLoad({
     baseUrl,
@@ -53,7 +54,8 @@ export async function measureScenario(options: {
     // A mixed scenario labels each request with its part; a plain one gets its own name.
     request: (i) => ({ scenario: scenario.name, ...scenario.request(i, fixtures) }),
     degradedPattern: DEGRADED_PATTERN,
-    errorBackoffMs: backoff ? ERROR_BACKOFF_MS : undefined,
+    errorBackoffMs: capped ? ERROR_BACKOFF_MS : undefined,
+    retryFailed: capped,
     onProgress,
   });
   const redis = await stop?.();
