@@ -20,7 +20,7 @@
  *  1. uncapped: 100 hot posts by 100 authors (so posts and authors spread over the databases), a
  *     live room, and every user's feed and badges read once (timelines and badge caches warm, so
  *     every N starts from the same state);
- *  2. capped: 3 s of the mix to settle, then `--seconds` (default 12) measured: 32 closed-loop
+ *  2. capped: 3 s of the mix to settle, then `--seconds` (default 12) measured: 16 closed-loop
  *     clients, enough to keep 4 × C saturated. A refused call comes back degraded (a 2xx with
  *     `degraded`/`stale`) or 429/503: it counts as an error, and the client backs off 250–750 ms
  *     and retries it (as an app does) instead of spinning on refusals. A like or follow whose
@@ -57,7 +57,7 @@ const { values } = parseArgs({
     databases: { type: "string", default: "1,2,4" },
     "max-commands-per-second": { type: "string", default: "15" },
     seconds: { type: "string", default: "12" },
-    concurrency: { type: "string", default: "32" },
+    concurrency: { type: "string", default: "16" },
   },
 });
 const DATABASES = values.databases!.split(",").map(Number);
