@@ -109,7 +109,19 @@ async function main() {
   result.batch_read_rounds = String(last.batchRounds);
   for (const p of passes) if (p.n === 1 || p.n === 4) result[`billed_per_request_${p.n}`] = p.billedPerRequest.toFixed(2);
   console.log(`(rounds measured at N = ${last.n}; rps = 2xx answers not degraded per second)`);
+  const targets = [
+    one && four ? target("scale_efficiency_4", four.rps / (4 * one.rps), "≥ 0.85", (v) => v >= 0.85) : undefined,
+    four ? target("max_db_share_4", four.maxDbShare, "≤ 0.30", (v) => v <= 0.3) : undefined,
+    target("feed_page_rounds", last.feedRounds, "≤ 2", (v) => v <= 2),
+    target("batch_read_rounds", last.batchRounds, "1", (v) => v === 1),
+    one && four ? target("billed_per_request_4 / _1", four.billedPerRequest / one.billedPerRequest, "within 10 %", (v) => Math.abs(v - 1) <= 0.1) : undefined,
+  ].filter(Boolean);
+  console.log(`targets: ${targets.join("; ")}`);
   console.log(`RESULT ${Object.entries(result).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+}
+
+function target(name: string, value: number, goal: string, met: (v: number) => boolean): string {
+  return `${name} ${Number.isInteger(value) ? value : value.toFixed(3)} (${goal}: ${met(value) ? "met" : "MISSED"})`;
 }
 
 async function passAt(n: number): Promise<Pass> {
