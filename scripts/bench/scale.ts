@@ -7,8 +7,8 @@
  * spread?
  *
  * Why C = 15 by default: throughput must be limited by ONE capped database at N = 1, not by the
- * Worker or this machine, and stay so at N = 4 (4 × C). The budget counts a request's commands as
- * Upstash's limit does (a script 1, a pipeline of k k; not what the script runs, which is billed):
+ * Worker or this machine, and stay so at N = 4 (4 × C). The bridge's budget counts a request's
+ * commands (a script 1, a pipeline of k k; not what the script runs, which is billed):
  * the mix takes ≈ 1.7 of them per request (reads of the hot posts' counters come from the edge
  * copy; most calls are one script), so N = 4 asks ≈ 4 × 15 / 1.7 ≈ 35 requests/s of the Worker.
  * Uncapped (`--max-commands-per-second 0`), the mix ran ≈ 58 requests/s on this 2-core machine
@@ -39,8 +39,9 @@
  * each database (EVALSHA + what the script runs: what Upstash bills, which is more than the budget
  * counts); `billed_per_request_N` = billed commands of all databases / requests, over 500 more
  * requests of the same sequence sent uncapped after the measured run (refusals would hide the
- * cost: a refused write goes to Postgres and bills nothing) and the queued work they cause; `scale_efficiency_4` = rps(4) / (4 × rps(1)); `max_db_share_4` = the busiest database's
- * share of all billed commands at N = 4; `feed_page_rounds`, `batch_read_rounds` at the largest N.
+ * cost: a refused write goes to Postgres and bills nothing) and the queued work they cause;
+ * `scale_efficiency_4` = rps(4) / (4 × rps(1)); `max_db_share_4` = the busiest database's share
+ * of all billed commands at N = 4; `feed_page_rounds`, `batch_read_rounds` at the largest N.
  */
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
@@ -67,6 +68,7 @@ if (!(CAP >= 0)) throw new Error("--max-commands-per-second must be ≥ 0 (0: un
 const MEASURE_MS = Number(values.seconds) * 1_000;
 const SETTLE_MS = 3_000;
 const CONCURRENCY = Number(values.concurrency);
+if (!(MEASURE_MS >= 1_000 && Number.isInteger(CONCURRENCY) && CONCURRENCY >= 1)) throw new Error("--seconds must be ≥ 1 and --concurrency a positive integer");
 /** Synthetic users (a user's feed and badges come round every few seconds: warm, as in an app). */
 const USERS = 400;
 /** Hot posts, one author each: likes and reads spread over them, and so over the databases. */
@@ -142,8 +144,8 @@ async function passAt(n: number): Promise<Pass> {
     const scenario: Scenario = { ...MIXED, request: (_i, f) => MIXED.request(sent++, f) };
     const common = { baseUrl: bench.url, scenario, fixtures, concurrency: CONCURRENCY, capped: CAP > 0 };
     await measureScenario({ ...common, durationMs: SETTLE_MS });
-    const rateLimitedBefore = bridges.reduce((sum, b) => sum + b.rateLimited, 0);
-    const bridgeCommandsBefore = bridges.reduce((sum, b) => sum + b.stats.commands, 0);
+    const refusedBefore = bridges.map((b) => b.rateLimited);
+    const budgetBefore = bridges.map((b) => b.stats.commands);
     const { result, okRps, redis } = await measureScenario({
       ...common,
       durationMs: MEASURE_MS,
@@ -151,8 +153,9 @@ async function passAt(n: number): Promise<Pass> {
       onProgress: ({ requests, errors, elapsedMs }) => process.stdout.write(`\r  ${(elapsedMs / 1000).toFixed(0).padStart(3)} s  ${requests} requests  ${errors} errors   `),
     });
     process.stdout.write("\n");
-    const refused = bridges.reduce((sum, b) => sum + b.rateLimited, 0) - rateLimitedBefore;
-    const budgetCommands = bridges.reduce((sum, b) => sum + b.stats.commands, 0) - bridgeCommandsBefore;
+    // Per database: whether each one reached its budget (refusals) and how much of it was used.
+    const refused = bridges.map((b, i) => b.rateLimited - refusedBefore[i]!);
+    const budgetUsed = bridges.map((b, i) => b.stats.commands - budgetBefore[i]!);
     cap(undefined);
     const seconds = result.elapsedMs / 1000;
     const billed = redis!.byDatabase.map((d) => d.billedCommands);
@@ -176,10 +179,10 @@ async function passAt(n: number): Promise<Pass> {
         "p50 ms": result.p50Ms,
         "p99 ms": result.p99Ms,
         "billed cmds/s per database": billed.map((b) => formatNumber(b / seconds)).join(" / "),
-        "budget cmds/s": budgetCommands / seconds,
+        "budget cmds/s per database": budgetUsed.map((c) => formatNumber(c / seconds)).join(" / "),
         "billed/req": billedPerRequest,
         errors: errorSummary(result),
-        "refused by bridges": refused,
+        "refused per database": refused.join(" / "),
         "feed rounds": rounds.feed,
         "batch rounds": rounds.batch,
       },
