@@ -48,6 +48,8 @@ export async function startBenchWorker(
     onWorkerLog?: (line: string) => void;
     /** Redis databases of the stack (default `BENCH_REDIS_DATABASES`, else 1). */
     redisDatabases?: number;
+    /** Each database's command budget per second (default `BENCH_MAX_COMMANDS_PER_SECOND`, else none). */
+    maxCommandsPerSecond?: number;
   } = {},
 ): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
@@ -59,7 +61,8 @@ export async function startBenchWorker(
     mode: "test",
     log,
     redisDatabases: options.redisDatabases ?? Number(process.env.BENCH_REDIS_DATABASES ?? 1),
-    maxCommandsPerSecond: process.env.BENCH_MAX_COMMANDS_PER_SECOND ? Number(process.env.BENCH_MAX_COMMANDS_PER_SECOND) : undefined,
+    maxCommandsPerSecond:
+      options.maxCommandsPerSecond ?? (process.env.BENCH_MAX_COMMANDS_PER_SECOND ? Number(process.env.BENCH_MAX_COMMANDS_PER_SECOND) : undefined),
   });
   try {
     return await serveWorker(stack, options);
@@ -224,8 +227,26 @@ export async function runLoad(options: {
   total?: number;
   request: (i: number) => LoadRequest;
   onProgress?: (progress: LoadProgress) => void;
+  /**
+   * A regular expression (source) tested on each 2xx HTTP answer's body: a match counts the
+   * request as failed with status "degraded" (e.g. `"(degraded|stale)":true`, what the API answers
+   * when Redis refused or was away). Bodies are not read as text without it.
+   */
+  degradedPattern?: string;
+  /**
+   * `[min, max]` ms: a client whose request failed waits a random time in between before its next
+   * one, as an SDK backs off after a refusal. Without it (the default) clients go on at once: a
+   * capped database would then be hammered by refused requests that only cost CPU.
+   */
+  errorBackoffMs?: [number, number];
+  /**
+   * A failed request is sent again (after the back-off) until it succeeds or the run ends, as an
+   * app retries a screen's call: every request of the sequence is then served once, so the mix
+   * served is the same whatever fails. Each attempt is recorded (its failures count as errors).
+   */
+  retryFailed?: boolean;
 }): Promise<LoadResult> {
-  const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request, onProgress } = options;
+  const { baseUrl, concurrency, durationMs = 5_000, total = Number.POSITIVE_INFINITY, request, onProgress, degradedPattern, errorBackoffMs, retryFailed = false } = options;
   let built = 0;
   const nextChunk = () => {
     const chunk = [];
@@ -244,7 +265,7 @@ export async function runLoad(options: {
     }
     return chunk;
   };
-  const worker = new Worker(LOAD_WORKER_SOURCE, { eval: true, env: process.env, workerData: { origin: baseUrl, first: nextChunk(), concurrency, durationMs } });
+  const worker = new Worker(LOAD_WORKER_SOURCE, { eval: true, env: process.env, workerData: { origin: baseUrl, first: nextChunk(), concurrency, durationMs, degradedPattern, errorBackoffMs, retryFailed } });
   const { latencies, elapsedMs } = await new Promise<{
     latencies: Record<string, { ms: Float64Array; errors: number; errorStatuses: Record<string, number> }>;
     elapsedMs: number;
@@ -314,7 +335,8 @@ const { performance } = require("node:perf_hooks");
 // and on this 2-core machine the clients' CPU is taken from the services being measured.
 const { Pool } = require("undici");
 const WebSocket = require("ws");
-const { origin, first, concurrency, durationMs } = workerData;
+const { origin, first, concurrency, durationMs, degradedPattern, errorBackoffMs, retryFailed } = workerData;
+const degraded = degradedPattern ? new RegExp(degradedPattern) : null;
 const pool = new Pool(origin, { connections: concurrency });
 const wsOrigin = origin.replace(/^http/, "ws");
 /** A WebSocket session that shows no message within this time counts as failed (status "timeout"). */
@@ -376,20 +398,35 @@ async function client() {
       continue;
     }
     const req = queue.shift();
-    const sentAt = performance.now();
-    let status = null;
-    try {
-      if (req.webSocket) status = await webSocketSession(req);
-      else {
-        const res = await pool.request({ path: req.path, method: req.method, headers: req.headers, body: req.body });
-        await res.body.arrayBuffer();
-        if (res.statusCode >= 300) status = String(res.statusCode);
+    for (;;) {
+      const status = await send(req);
+      if (status === null) break;
+      if (errorBackoffMs) {
+        const [min, max] = errorBackoffMs;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(min + Math.random() * (max - min), Math.max(0, deadline - performance.now()))));
       }
-    } catch {
-      status = "network";
+      if (!retryFailed || performance.now() >= deadline) break;
     }
-    record(req.scenario, performance.now() - sentAt, status);
   }
+}
+/** Sends one request (or WebSocket session) and records it; resolves to its failure status or null. */
+async function send(req) {
+  const sentAt = performance.now();
+  let status = null;
+  try {
+    if (req.webSocket) status = await webSocketSession(req);
+    else {
+      const res = await pool.request({ path: req.path, method: req.method, headers: req.headers, body: req.body });
+      if (res.statusCode >= 300) status = String(res.statusCode);
+      if (degraded && status === null) {
+        if (degraded.test(await res.body.text())) status = "degraded";
+      } else await res.body.arrayBuffer();
+    }
+  } catch {
+    status = "network";
+  }
+  record(req.scenario, performance.now() - sentAt, status);
+  return status;
 }
 Promise.all(Array.from({ length: concurrency }, client)).then(() => {
   clearInterval(progress);

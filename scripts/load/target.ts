@@ -63,11 +63,21 @@ export async function call(baseUrl: string, method: string, path: string, auth?:
   return { status: res.status, json };
 }
 
-/** A post by user 0 that every like, read and view goes to. */
-export async function createHotPost(baseUrl: string, callers: Callers): Promise<string> {
-  const res = await call(baseUrl, "POST", "/v1/posts", callers.user(0), { text: "hot post (load test)" });
+/** A post by user `author` (0 by default) that every like, read and view goes to. */
+export async function createHotPost(baseUrl: string, callers: Callers, author = 0): Promise<string> {
+  const res = await call(baseUrl, "POST", "/v1/posts", callers.user(author), { text: "hot post (load test)" });
   if (res.status !== 201) throw new Error(`could not create the hot post: ${res.status} ${JSON.stringify(res.json)}`);
   return String(res.json.id);
+}
+
+/**
+ * `count` hot posts by as many different authors (users 0, 1, …), so that over several Redis
+ * databases the posts' and their authors' keys spread by slot instead of all sitting on one.
+ */
+export async function createHotPosts(baseUrl: string, callers: Callers, count: number): Promise<string[]> {
+  const posts: string[] = [];
+  for (let k = 0; k < count; k++) posts.push(await createHotPost(baseUrl, callers, k));
+  return posts;
 }
 
 /** A live session hosted by user 0 in a room of this run. */
@@ -78,23 +88,31 @@ export async function startLiveRoom(baseUrl: string, callers: Callers): Promise<
   return room;
 }
 
-export interface StackMeter {
-  /** Starts counting; the returned function gives round trips and billed commands since. */
-  start(): Promise<() => Promise<{ roundTrips: number; billedCommands: number }>>;
+/** Round trips (bridge requests) and billed commands of one database over a metered span. */
+export interface DatabaseReading {
+  roundTrips: number;
+  billedCommands: number;
 }
 
+export interface StackReading extends DatabaseReading {
+  /** The same per database, database 0 first. */
+  byDatabase: DatabaseReading[];
+}
+
+export interface StackMeter {
+  /** Starts counting; the returned function gives round trips and billed commands since. */
+  start(): Promise<() => Promise<StackReading>>;
+}
+
+/** Where one database of a local stack is: its Redis (for `INFO commandstats`) and its bridge. */
+export type MeteredDatabase = { redisUrl: string; restUrl: string; restToken: string };
+
 /**
- * For a Worker served by `npm run dev` on this machine (its record in the data directory names
- * the port), the Upstash bridge's request count (one request = one round trip) and Redis'
- * `INFO commandstats` (what Upstash bills). Undefined for any other target.
+ * Counts every database of a local stack: each bridge's request count (one request = one round
+ * trip) and each Redis' `INFO commandstats` (what Upstash bills).
  */
-export function localStackMeter(baseUrl: string, dataDir: string): StackMeter | undefined {
-  if (!isLoopback(baseUrl)) return undefined;
-  const record = readDevRecord(devRecordPath(dataDir));
-  if (!record?.stack || String(record.port) !== new URL(baseUrl).port || !isOurs({ pid: record.pid, match: "scripts/dev" })) return undefined;
-  // Every Redis database of the run (`npm run dev -- --redis-databases N`), database 0 first.
-  const databases = record.stack.databases ?? [record.stack];
-  const bridgeRequests = async ({ restUrl, restToken }: (typeof databases)[number]) => {
+export function stackMeter(databases: MeteredDatabase[]): StackMeter {
+  const bridgeRequests = async ({ restUrl, restToken }: MeteredDatabase) => {
     const res = await fetch(`${restUrl}${STATS_PATH}`, { headers: { authorization: `Bearer ${restToken}` } });
     return ((await res.json()) as BridgeStats).requests;
   };
@@ -104,11 +122,28 @@ export function localStackMeter(baseUrl: string, dataDir: string): StackMeter | 
       const before = await snapshot();
       return async () => {
         const after = await snapshot();
+        const byDatabase = after.map((a, i) => ({
+          roundTrips: a.requests - before[i]!.requests,
+          billedCommands: billedCommandsBetween(before[i]!.commands, a.commands).total,
+        }));
         return {
-          roundTrips: after.reduce((sum, a, i) => sum + a.requests - before[i]!.requests, 0),
-          billedCommands: after.reduce((sum, a, i) => sum + billedCommandsBetween(before[i]!.commands, a.commands).total, 0),
+          roundTrips: byDatabase.reduce((sum, d) => sum + d.roundTrips, 0),
+          billedCommands: byDatabase.reduce((sum, d) => sum + d.billedCommands, 0),
+          byDatabase,
         };
       };
     },
   };
+}
+
+/**
+ * For a Worker served by `npm run dev` on this machine (its record in the data directory names
+ * the port), `stackMeter` over its databases. Undefined for any other target.
+ */
+export function localStackMeter(baseUrl: string, dataDir: string): StackMeter | undefined {
+  if (!isLoopback(baseUrl)) return undefined;
+  const record = readDevRecord(devRecordPath(dataDir));
+  if (!record?.stack || String(record.port) !== new URL(baseUrl).port || !isOurs({ pid: record.pid, match: "scripts/dev" })) return undefined;
+  // Every Redis database of the run (`npm run dev -- --redis-databases N`), database 0 first.
+  return stackMeter(record.stack.databases ?? [record.stack]);
 }

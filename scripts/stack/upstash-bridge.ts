@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
 import { Redis as RedisConnection, ReplyError } from "ioredis";
 
 export interface BridgeStats {
@@ -31,11 +32,25 @@ export interface UpstashBridge {
   /** Requests refused past the command budget (`maxCommandsPerSecond`), as Upstash refuses them. */
   readonly rateLimited: number;
   resetStats(): void;
+  /**
+   * Starts recording when each request arrived and when its answer was sent (`performance.now()`
+   * of this process, so the bridges of one stack share a clock); the returned function stops and
+   * answers them. How benches count a call's rounds of parallel requests from outside.
+   */
+  trace(): () => RequestSpan[];
+  /** Changes the command budget (`maxCommandsPerSecond`; undefined: none) from the next request on. */
+  setMaxCommandsPerSecond(limit: number | undefined): void;
   /** Simulates an Upstash outage: every request answers 503 until `setDown(false)`. */
   setDown(down: boolean): void;
   /** Resolves once the Redis connection is (again) ready, e.g. after Redis restarted. */
   waitUntilConnected(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** One request as a bridge saw it: arrival and answer, ms on this process' `performance.now()` clock. */
+export interface RequestSpan {
+  start: number;
+  end: number;
 }
 
 export interface UpstashBridgeOptions {
@@ -78,8 +93,9 @@ export async function startUpstashBridge({
   token,
   host = "127.0.0.1",
   port = 0,
-  maxCommandsPerSecond,
+  maxCommandsPerSecond: initialBudget,
 }: UpstashBridgeOptions): Promise<UpstashBridge> {
+  let maxCommandsPerSecond = initialBudget;
   const redis = connectToRedis(redisUrl);
   const stats = emptyStats();
   let down = false;
@@ -87,6 +103,7 @@ export async function startUpstashBridge({
   let windowSecond = 0;
   let windowUsage = 0;
   let rateLimited = 0;
+  let spans: RequestSpan[] | undefined;
   /** Takes `commands` from this second's budget; false (nothing taken) when they do not fit. */
   function withinBudget(commands: number): boolean {
     if (maxCommandsPerSecond === undefined) return true;
@@ -114,6 +131,11 @@ export async function startUpstashBridge({
       return respond(res, 200, stats);
     }
     stats.requests += 1;
+    if (spans) {
+      const span = { start: performance.now(), end: Number.NaN };
+      spans.push(span);
+      res.once("finish", () => (span.end = performance.now()));
+    }
     if (path === "/" || path === "/pipeline" || path === "/multi-exec") stats.byPath[path] += 1;
 
     if (down) return respond(res, 503, { error: "ERR upstash bridge is down (simulated outage)" });
@@ -207,6 +229,16 @@ export async function startUpstashBridge({
     },
     resetStats() {
       Object.assign(stats, emptyStats());
+    },
+    setMaxCommandsPerSecond(limit: number | undefined) {
+      maxCommandsPerSecond = limit;
+    },
+    trace() {
+      const recorded: RequestSpan[] = (spans = []);
+      return () => {
+        if (spans === recorded) spans = undefined;
+        return recorded;
+      };
     },
     setDown(value: boolean) {
       down = value;

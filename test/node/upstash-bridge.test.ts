@@ -7,6 +7,7 @@ import { Redis } from "@upstash/redis";
 import { randomBytes } from "node:crypto";
 import { startUpstashBridge, type UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
 import { hasRedisServerBinary, startRedis } from "../../scripts/stack/redis.js";
+import { countRounds } from "../../scripts/bench/rounds.js";
 
 /** Each test works under its own key prefix, so parallel files never collide. */
 const key = (name: string) => `test:bridge:${randomBytes(4).toString("hex")}:${name}`;
@@ -235,10 +236,54 @@ describe("a command budget (--max-commands-per-second)", () => {
     }
   });
 
+  it("can be set, changed and lifted while the bridge runs", async () => {
+    const own = await startUpstashBridge({ redisUrl: inject("redisUrl"), token: "budget-later" });
+    const send = () => fetch(own.url, { method: "POST", headers: { authorization: "Bearer budget-later" }, body: JSON.stringify(["INCR", key("later")]) });
+    try {
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+      expect((await send()).status).toBe(200); // no budget yet
+      own.setMaxCommandsPerSecond(2);
+      expect((await send()).status).toBe(200);
+      expect((await send()).status).toBe(200);
+      expect((await send()).status).toBe(400); // the third of this second since the budget was set
+      expect(own.rateLimited).toBe(1);
+      own.setMaxCommandsPerSecond(undefined);
+      expect((await send()).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("is off by default", async () => {
     const p = redis.pipeline();
     for (let i = 0; i < 50; i++) p.incr(key("nobudget"));
     expect((await p.exec()).length).toBe(50);
     expect(bridge.rateLimited).toBe(0);
+  });
+});
+
+describe("request spans (rounds counted from outside)", () => {
+  it("records each request's arrival and answer while tracing; parallel requests are one round, a later one another", async () => {
+    const send = () => fetch(bridge.url, { method: "POST", headers: { authorization: `Bearer ${bridge.token}` }, body: JSON.stringify(["INCR", key("span")]) });
+    await send(); // not traced
+    const stop = bridge.trace();
+    // A BLPOP of a list nobody fills holds the bridge's one Redis connection for 0.1 s, and the
+    // others queue behind it: the three requests are in flight together whatever the scheduling.
+    const slow = () => fetch(bridge.url, { method: "POST", headers: { authorization: `Bearer ${bridge.token}` }, body: JSON.stringify(["BLPOP", key("never"), "0.1"]) });
+    await Promise.all([slow(), slow(), slow()]);
+    await send();
+    const spans = stop();
+    await send(); // after the trace stopped: not recorded
+    expect(spans).toHaveLength(4);
+    for (const span of spans) expect(span.end).toBeGreaterThanOrEqual(span.start);
+    expect(countRounds(spans)).toBe(2);
+    expect(bridge.trace()()).toEqual([]);
+  });
+
+  it("countRounds groups overlapping spans, an unanswered span overlapping every later one", () => {
+    expect(countRounds([])).toBe(0);
+    expect(countRounds([{ start: 0, end: 10 }, { start: 5, end: 20 }, { start: 15, end: 30 }])).toBe(1); // a chain of overlaps
+    expect(countRounds([{ start: 40, end: 50 }, { start: 0, end: 10 }, { start: 11, end: 12 }])).toBe(3); // order of arrival, not of the list
+    expect(countRounds([{ start: 0, end: Number.NaN }, { start: 100, end: 110 }])).toBe(1);
   });
 });
