@@ -65,7 +65,8 @@ export const feedSubscriber: Subscriber = {
           [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId), feedKeys.activity()],
           [value, POST_CACHE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.postId, timelineCap(s.env), OUTBOX_CAP, e.authorId, cachedElsewhere ? "0" : "1"],
         ),
-        cachedElsewhere ? script(s.redisFor(e.postId), CACHE_POST, [feedKeys.post(e.postId)], [value, POST_CACHE_TTL_SECONDS]) : null,
+        // A cache: its database being down must not hold the fan-out back (a page's miss reads Postgres).
+        cachedElsewhere ? script(s.redisFor(e.postId), CACHE_POST, [feedKeys.post(e.postId)], [value, POST_CACHE_TTL_SECONDS]).catch(logCopyFailure("post cache", e.postId)) : null,
       ]);
       // N > 1: the outbox every reader merges is on every database (written while the message goes out).
       const copied = state !== "normal" && s.databases > 1 ? copyToOutboxes(s, e.postId, e.authorId, authorDb) : null;
