@@ -1,4 +1,4 @@
-import { COUNTER_CACHE_READER } from "../counters/read.lua";
+import { COUNTER_CACHE_READER, COUNTER_PACKING } from "../counters/read.lua";
 
 /**
  * Lua functions of a page, shared by the chronological read, the build and the ranked read. `cfg`
@@ -283,18 +283,17 @@ return cjson.encode(page)
 
 /**
  * Round 2 of a page at N > 1, on one database holding some of the page's posts: their cache
- * entries and cached counters (the counters' reader). KEYS: n feed:post:{id}, then their n
- * ctr:c:post:{id}. ARGV: the post counter fields. Billed: EVALSHA + MGET + MGET.
+ * entries and cached counters, in ONE MGET (decoded by the counters' own packing rule). KEYS: n
+ * feed:post:{id}, then their n ctr:c:post:{id}. ARGV: the post counter fields. Billed: EVALSHA + MGET.
  */
-export const READ_POST_CACHES = `${COUNTER_CACHE_READER}
+export const READ_POST_CACHES = `${COUNTER_PACKING}
 local n = #KEYS / 2
-local postKeys, counterKeys = {}, {}
+local values = redis.call('MGET', unpack(KEYS))
+local posts, counts = {}, {}
 for i = 1, n do
-  postKeys[i] = KEYS[i]
-  counterKeys[i] = KEYS[n + i]
+  posts[i] = values[i]
+  counts[i] = unpack_counters(values[n + i], #ARGV) or false
 end
-local posts = redis.call('MGET', unpack(postKeys))
-local counts = read_counter_caches(counterKeys, ARGV)
 return cjson.encode({posts = posts, counts = counts})
 `;
 
