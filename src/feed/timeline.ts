@@ -148,7 +148,7 @@ async function readPage(services: Services, userId: string, before: string | nul
  */
 async function buildTimeline(services: Services, userId: string, epoch: string, max: string, limit: number) {
   const cap = timelineCap(services.env);
-  const build = await readTimelineBuild(services.db, userId, cap, limit, FLAGS_CAP);
+  const build = await readTimelineBuild(services.db, userId, cap, limit, FLAGS_CAP, services.databases);
   const pairs: string[] = [];
   for (const p of build.posts) pairs.push(timelineMember(p.id, p.author_id), p.id);
   const answer = await run(services.redisFor(userId), INIT_TIMELINE, [...pageKeys(userId), feedKeys.seen(userId)], [
@@ -233,8 +233,7 @@ async function hydrate(
 
   // A build read the first page's counters with the watermark: complete and cache them from that
   // snapshot (the counters' own warm script), with no statement of their own.
-  // (It holds database 0's watermark only: at N > 1 it completes the posts of database 0.)
-  const covered = countMisses.filter((id) => raw.counterSnapshot?.ids.has(id) && databaseOf(id, services.databases) === 0);
+  const covered = countMisses.filter((id) => raw.counterSnapshot?.ids.has(id));
   if (raw.counterSnapshot && covered.length > 0) {
     const warmed = await completeSnapshot(services, "post", covered, raw.counterSnapshot.snapshot, "warm");
     if (warmed) {
