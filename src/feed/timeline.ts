@@ -448,8 +448,9 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
   try {
     for (let attempt = 0; attempt < RANKED_ATTEMPTS; attempt++) {
       const answer = await run(services.redisFor(userId), READ_RANKED, keys, args());
-      // N > 1: a first page stores its ranking just after answering; a next page that came first reads again.
-      if (answer.expired && services.databases > 1 && attempt === 0) continue;
+      // N > 1: a first page stores its ranking just after answering (its request left before the
+      // answer did); a next page that still came first reads again, a round each.
+      if (answer.expired && services.databases > 1 && attempt < RANKED_ATTEMPTS - 1) continue;
       if (answer.expired) {
         throw new ApiError("bad_request", "This ranking has expired", [{ field: "cursor", message: "names a ranking that expired: start again without a cursor" }]);
       }
