@@ -94,7 +94,9 @@ export async function deliver(services: Services, message: FeedMessage): Promise
     // Its followers are never walked: the announcement carries the author, and live badges reach
     // its online followers through one call per hub shard. A post deleted while this waited in the
     // queue is not announced (its delete is).
-    const live = message.op === "remove" || Number(await script<number>(services.redisFor(message.postId), POST_IS_LIVE, [feedKeys.post(message.postId)], [TOMBSTONE])) === 1;
+    // The tombstone is on every database: the post's own (at N = 1 the one database, `services.redis`).
+    const postRedis = services.databases === 1 ? services.redis : services.redisFor(message.postId);
+    const live = message.op === "remove" || Number(await script<number>(postRedis, POST_IS_LIVE, [feedKeys.post(message.postId)], [TOMBSTONE])) === 1;
     // N > 1: the post into every database's outbox copy again (the publish's copy may have missed a
     // database that was down: this retries until every one has it; idempotent).
     if (live && message.op === "add" && services.databases > 1) await copyToOutboxes(services, message.postId, message.authorId, -1);
