@@ -18,8 +18,16 @@
  *   9. (last, as its backlog outlives it) the same fan-out with 10,000 follow syncs queued just
  *      before the publish: ms from publish to the last follower's timeline, and how many of the
  *      syncs were still waiting then (posts and syncs have a queue each).
+ *
+ * Every measure runs at N = 1 and then at N = 3 Redis databases, each over a fresh stack (round
+ * trips and billed commands are summed over the databases). `--databases 1,3` is the default;
+ * `--databases 1` runs N = 1 alone. The RESULT line keeps N = 1's keys as they are and adds N = 3's
+ * with `_n3`. Seeds and direct reads go to each key's database (`databaseOf`); the keys every
+ * database holds (big accounts' states, outboxes, activity) are seeded on every one.
  */
+import { Redis as IORedis } from "ioredis";
 import { performance } from "node:perf_hooks";
+import { databaseOf } from "../../src/lib/redis-topology.js";
 import { billedCommandsBetween, bridgeRequests, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 32;
@@ -36,15 +44,51 @@ const SYNC_BACKLOG = 10_000;
 const SYNC_BASE = 30_000_000; // followers whose follow syncs are queued
 const SYNC_FOLLOWEE = "1"; // a seeded author with ~100 posts: each sync copies them
 
+/** `--databases 1,3` (the default): the N each pass runs at, in order. */
+function databasesOption(argv: string[]): number[] {
+  const at = argv.indexOf("--databases");
+  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--databases="))?.slice("--databases=".length);
+  const list = (raw ?? "1,3").split(",").map(Number);
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${raw}`);
+  return list;
+}
+
 async function main() {
+  const results: string[] = [];
+  for (const n of databasesOption(process.argv.slice(2))) {
+    console.log(`\n── N = ${n} Redis database${n === 1 ? "" : "s"} ──`);
+    const line = await benchAt(n);
+    // N = 1's keys are the historical ones; other N get a suffix.
+    results.push(...line.split(" ").map((kv) => (n === 1 ? kv : kv.replace("=", `_n${n}=`))));
+  }
+  console.log(`RESULT ${results.join(" ")}`);
+}
+
+/** Direct-client pipelines, one per database, each command sent to its key owner's database. */
+function pipelinesOf(clients: IORedis[], databases: number) {
+  const pipes = clients.map((c) => c.pipeline());
+  return {
+    of: (ownerId: string) => pipes[databaseOf(ownerId, databases)]!,
+    every: pipes,
+    exec: async () => (await Promise.all(pipes.map((p) => p.exec()))).flatMap((r) => r ?? []),
+  };
+}
+
+/** One pass of every measure over a fresh stack of `databases` Redis databases; prints its tables, answers its RESULT line (without `RESULT`). */
+async function benchAt(databases: number): Promise<string> {
   const fanoutLines: string[] = [];
   let syncsDelivered = 0;
-  const { bench, redis, db, close } = await startBenchWithClients({
+  const { bench, redis: redis0, db, close } = await startBenchWithClients({
+    redisDatabases: databases,
     onWorkerLog: (line) => {
       if (line.includes('"queue":"feed-fanout"')) fanoutLines.push(line);
       if (line.includes('"queue":"feed-follow-sync"')) syncsDelivered++;
     },
   });
+  // A direct client per database (database 0's is the harness'); a user's or post's keys are on `databaseOf(id)`.
+  const clients = [redis0, ...bench.stack.databases.slice(1).map((d) => new IORedis(d.redisUrl))];
+  const redisOf = (id: string) => clients[databaseOf(id, databases)]!;
+  const pipelines = () => pipelinesOf(clients, databases);
   const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
   try {
     // ── Seed: 200,000 posts by 2,000 authors; each reader follows 500 of them; likes and counters ──
@@ -119,8 +163,8 @@ async function main() {
     // ── 3. Fan-out of one post to 10,000 followers, half of them with a timeline ──
     await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1 + g, $2 FROM generate_series(0, $3 - 1) g`, [FAN_BASE, FANOUT_AUTHOR, FANOUT_FOLLOWERS]);
     const active = Array.from({ length: FANOUT_FOLLOWERS / 2 }, (_, i) => String(FAN_BASE + 2 * i));
-    const seed = redis.pipeline();
-    for (const f of active) seed.zadd(`feed:tl:${f}`, 0, "0").expire(`feed:tl:${f}`, 3600);
+    const seed = pipelines();
+    for (const f of active) seed.of(f).zadd(`feed:tl:${f}`, 0, "0").expire(`feed:tl:${f}`, 3600);
     await seed.exec();
     const author = `Bearer ${await bench.token(FANOUT_AUTHOR)}`;
     /** Publishes a post by FANOUT_AUTHOR and polls until every follower timeline holds it: ms from publish. */
@@ -130,9 +174,9 @@ async function main() {
       const { id } = (await res.json()) as { id: string };
       const member = `${id}:${FANOUT_AUTHOR}`;
       for (;;) {
-        const check = redis.pipeline();
-        for (const f of active) check.zscore(`feed:tl:${f}`, member);
-        const got = (await check.exec())!.filter(([, v]) => v !== null).length;
+        const check = pipelines();
+        for (const f of active) check.of(f).zscore(`feed:tl:${f}`, member);
+        const got = (await check.exec()).filter(([, v]) => v !== null).length;
         if (got === active.length) return performance.now() - t0;
         if (performance.now() - t0 > 60_000) throw new Error(`fan-out incomplete after 60 s: ${got}/${active.length}`);
         await new Promise((r) => setTimeout(r, 10));
@@ -149,7 +193,7 @@ async function main() {
     const fanoutBilledTotal = fanoutBilled.total - (fanoutBilled.byCommand.zscore ?? 0) + 0; // the polls' ZSCOREs are ours, not the design's
     const fanoutRoundTrips = bridgeRequests(bench.stack) - bridgeBefore;
     const timelinesWithPost = active.length;
-    const idleWithPost = (await Promise.all(Array.from({ length: 20 }, (_, i) => redis.exists(`feed:tl:${FAN_BASE + 2 * i + 1}`)))).filter(Boolean).length;
+    const idleWithPost = (await Promise.all(Array.from({ length: 20 }, (_, i) => redisOf(String(FAN_BASE + 2 * i + 1)).exists(`feed:tl:${FAN_BASE + 2 * i + 1}`)))).filter(Boolean).length;
 
     // ── 4. A follow on the request path (caches already built by a first follow) ──
     const follower = `Bearer ${await bench.token("3000000")}`;
@@ -209,12 +253,15 @@ async function main() {
       `SELECT author_id::text AS a, id::text AS id FROM (SELECT author_id, id, row_number() OVER (PARTITION BY author_id ORDER BY id DESC) AS rn FROM posts WHERE author_id = ANY($1::bigint[])) t WHERE rn <= 1000`,
       [bigAuthors],
     );
-    const fixture = redis.pipeline();
-    for (const r of outboxRows) fixture.zadd(`feed:ob:${r.a}`, r.id, `${r.id}:${r.a}`);
-    for (const a of bigAuthors) {
-      fixture.hset("feed:big", a, "big");
-      const newest = Math.max(...outboxRows.filter((r: { a: string }) => r.a === a).map((r: { id: string }) => Number(r.id)));
-      fixture.zadd("feed:act", newest, a);
+    // Outboxes, states and activity are on every database.
+    const fixture = pipelines();
+    for (const p of fixture.every) {
+      for (const r of outboxRows) p.zadd(`feed:ob:${r.a}`, r.id, `${r.id}:${r.a}`);
+      for (const a of bigAuthors) {
+        p.hset("feed:big", a, "big");
+        const newest = Math.max(...outboxRows.filter((r: { a: string }) => r.a === a).map((r: { id: string }) => Number(r.id)));
+        p.zadd("feed:act", newest, a);
+      }
     }
     await fixture.exec();
     await db.query("VACUUM ANALYZE");
@@ -240,16 +287,16 @@ async function main() {
     await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1 + g, $2 FROM generate_series(0, $3 - 1) g`, [STAR_FANS, bigStar, MILLION]);
     await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1 + g, $2 FROM generate_series(0, $3 - 1) g`, [STAR_FANS, pusher, PUSHED]);
     await db.query(`INSERT INTO feed_big_accounts (author_id, state) VALUES ($1, 'big')`, [bigStar]);
-    await redis.hset("feed:big", bigStar, "big");
+    await Promise.all(clients.map((c) => c.hset("feed:big", bigStar, "big")));
     // Pushing to every follower: each of the 100,000 has a timeline (an active follower).
     for (let from = 0; from < PUSHED; from += 10_000) {
-      const p = redis.pipeline();
-      for (let g = from; g < from + 10_000; g++) p.zadd(`feed:tl:${STAR_FANS + g}`, 0, "0").expire(`feed:tl:${STAR_FANS + g}`, 3600);
+      const p = pipelines();
+      for (let g = from; g < from + 10_000; g++) p.of(String(STAR_FANS + g)).zadd(`feed:tl:${STAR_FANS + g}`, 0, "0").expire(`feed:tl:${STAR_FANS + g}`, 3600);
       await p.exec();
     }
     // A follower of the big account reading its first page: it pulls the star (as a transition leaves it).
     const fanToken = `Bearer ${await bench.token(String(STAR_FANS))}`;
-    await redis.sadd(`feed:bf:${STAR_FANS}`, bigStar);
+    await redisOf(String(STAR_FANS)).sadd(`feed:bf:${STAR_FANS}`, bigStar);
     await fetch(`${bench.url}/v1/me/feed`, { headers: { Authorization: fanToken } });
     const publish = async (authorId: string, text: string) => {
       const res = await fetch(`${bench.url}/v1/posts`, {
@@ -280,8 +327,8 @@ async function main() {
     t = performance.now();
     const pushedPost = await publish(pusher, "to a hundred thousand");
     for (;;) {
-      const last = await redis.zscore(`feed:tl:${STAR_FANS + PUSHED - 1}`, `${pushedPost}:${pusher}`);
-      const first = await redis.zscore(`feed:tl:${STAR_FANS}`, `${pushedPost}:${pusher}`);
+      const last = await redisOf(String(STAR_FANS + PUSHED - 1)).zscore(`feed:tl:${STAR_FANS + PUSHED - 1}`, `${pushedPost}:${pusher}`);
+      const first = await redisOf(String(STAR_FANS)).zscore(`feed:tl:${STAR_FANS}`, `${pushedPost}:${pusher}`);
       if (last !== null && first !== null) break;
       if (performance.now() - t > 300_000) throw new Error("push to 100,000 did not finish");
       await new Promise((r) => setTimeout(r, 20));
@@ -327,7 +374,7 @@ async function main() {
     // to Redis. First with no list stored at all, then with the last list kept from before.
     const stampede = async (keepLast: boolean) => {
       const window = "24h";
-      await redis.del(`ctr:trend:f:${window}`, `ctr:trend:lock:${window}`, ...(keepLast ? [] : [`ctr:trend:l:${window}`]));
+      await redis0.del(`ctr:trend:f:${window}`, `ctr:trend:lock:${window}`, ...(keepLast ? [] : [`ctr:trend:l:${window}`]));
       await new Promise((r) => setTimeout(r, 2_100));
       const s0 = await redisCommandStats(bench.stack);
       const answers = await Promise.all(
@@ -385,8 +432,10 @@ async function main() {
     // followee's newest posts from Postgres and copies them, as a burst of follows leaves them.
     await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT $1 + g, $2 FROM generate_series(0, $3 - 1) g`, [SYNC_BASE, SYNC_FOLLOWEE, SYNC_BACKLOG]);
     for (let from = 0; from < SYNC_BACKLOG; from += 5_000) {
-      const p = redis.pipeline();
-      for (let g = from; g < from + 5_000; g++) p.zadd(`feed:tl:${SYNC_BASE + g}`, 0, "0").expire(`feed:tl:${SYNC_BASE + g}`, 3600).set(`feed:fi:${SYNC_BASE + g}:${SYNC_FOLLOWEE}`, "1", "EX", 3600);
+      const p = pipelines();
+      for (let g = from; g < from + 5_000; g++) {
+        p.of(String(SYNC_BASE + g)).zadd(`feed:tl:${SYNC_BASE + g}`, 0, "0").expire(`feed:tl:${SYNC_BASE + g}`, 3600).set(`feed:fi:${SYNC_BASE + g}:${SYNC_FOLLOWEE}`, "1", "EX", 3600);
+      }
       await p.exec();
     }
     await new Promise((r) => setTimeout(r, 2_000)); // earlier queue work drains
@@ -409,10 +458,11 @@ async function main() {
       { measure: "follow syncs delivered per second meanwhile (their own queue)", value: (syncsWaitingAtPublish - syncsWaitingAtDelivery) / (behindSyncsMs / 1000) },
       { measure: "fan-out to 10,000 followers, no backlog (section 3): ms", value: fanoutMs },
     ]);
-    console.log(
-      `RESULT feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)} trending_commands_per_increment=${fmt(trendingPerIncrement)} fanout_behind_syncs_ms=${Math.round(behindSyncsMs)} ranked_vs_chrono=${fmt(ranked.result.rps / chrono.result.rps)} trending_stampede_zunionstores=${coldStampede.zunionstores}`,
+    return (
+      `feed_read_speedup=${fmt(ours.result.rps / naive.result.rps)} feed_read_round_trips=${fmt(ours.roundTrips)} feed_read_pg_statements=${fmt(ours.statements)} feed_read_billed_commands=${fmt(ours.billed)} feed_read_p99_ms=${fmt(ours.result.p99Ms)} init_pg_statements=${fmt(avg(coldStatements))} fanout_10k_ms=${Math.round(fanoutMs)} fanout_10k_round_trips=${fanoutRoundTrips} follow_round_trips=${followRoundTrips} big_publish_commands=${bigPublishCommands} naive_big_publish_commands=${pushCommands * 10} merged_read_round_trips=${fmt(merged.roundTrips)} merged_read_speedup=${fmt(merged.result.rps / mergedNaive.result.rps)} ranked_read_p99_ms=${fmt(ranked.result.p99Ms)} trending_commands_per_increment=${fmt(trendingPerIncrement)} fanout_behind_syncs_ms=${Math.round(behindSyncsMs)} ranked_vs_chrono=${fmt(ranked.result.rps / chrono.result.rps)} trending_stampede_zunionstores=${coldStampede.zunionstores}`
     );
   } finally {
+    for (const c of clients.slice(1)) c.disconnect();
     await close();
   }
 }

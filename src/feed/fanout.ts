@@ -1,9 +1,11 @@
 import { recordFanoutCompletion } from "../admin/record";
 import { isRedisCommandError } from "../lib/errors";
 import { commandFailure } from "../lib/redis-failures";
+import { groupByDatabase, settleEach } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
 import { DELIVER_PAGE, POST_IS_LIVE } from "./deliver.lua";
+import { copyToOutboxes, onEveryDatabase } from "./everywhere";
 import { SYNC_FOLLOW } from "./follow.lua";
 import { feedKeys, FOLLOW_COPY, OUTBOX_CAP, OUTBOX_TTL_SECONDS, TIMELINE_TTL_SECONDS, timelineMember, TOMBSTONE } from "./keys";
 import { FANOUT_PAGE_SIZE, type FeedMessage, MAX_FANOUT_PAGES, SEND_BATCH_LIMIT } from "./messages";
@@ -48,19 +50,7 @@ export async function deliver(services: Services, message: FeedMessage): Promise
   const cap = timelineCap(services.env);
   if (message.kind === "fanout") {
     const { page, next } = await followerPage(services, message.authorId, message.after);
-    const [touched = 0, ...landed] =
-      page.length === 0
-        ? [0]
-        : await script<number[]>(
-            services.redis,
-            DELIVER_PAGE,
-            [
-              feedKeys.post(message.postId),
-              ...page.map((f) => feedKeys.timeline(f.follower_id)),
-              ...page.map((f) => feedKeys.intent(f.follower_id, message.authorId)),
-            ],
-            [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
-          );
+    const [touched, landed] = await deliverPage(services, message, cap, page.map((f) => f.follower_id));
     // The page announces whom the post reached (live badges push from it; one call per hub shard,
     // no second walk of the followers): `add` names the followers still following and whether the
     // post was new to their timeline; `remove` names the page's followers. Followers who unfollowed
@@ -104,7 +94,12 @@ export async function deliver(services: Services, message: FeedMessage): Promise
     // Its followers are never walked: the announcement carries the author, and live badges reach
     // its online followers through one call per hub shard. A post deleted while this waited in the
     // queue is not announced (its delete is).
-    const live = message.op === "remove" || Number(await script<number>(services.redis, POST_IS_LIVE, [feedKeys.post(message.postId)], [TOMBSTONE])) === 1;
+    // The tombstone is on every database: the post's own (at N = 1 the one database, `services.redis`).
+    const postRedis = services.databases === 1 ? services.redis : services.redisFor(message.postId);
+    const live = message.op === "remove" || Number(await script<number>(postRedis, POST_IS_LIVE, [feedKeys.post(message.postId)], [TOMBSTONE])) === 1;
+    // N > 1: the post into every database's outbox copy again (the publish's copy may have missed a
+    // database that was down: this retries until every one has it; idempotent).
+    if (live && message.op === "add" && services.databases > 1) await copyToOutboxes(services, message.postId, message.authorId, -1);
     if (live) await services.events.emit({ type: "feed.big-posted", op: message.op, postId: message.postId, authorId: message.authorId, at: Date.now() }, services);
     return { kind: "big-post", op: message.op, announced: live };
   }
@@ -112,7 +107,7 @@ export async function deliver(services: Services, message: FeedMessage): Promise
     const posts = await readNewestPostIds(services.db, message.followeeId, FOLLOW_COPY);
     const pairs = posts.flatMap((p) => [timelineMember(p.id, message.followeeId), p.id]);
     const outcome = await script<string>(
-      services.redis,
+      services.redisFor(message.followerId),
       SYNC_FOLLOW,
       [feedKeys.timeline(message.followerId), feedKeys.intent(message.followerId, message.followeeId), feedKeys.bigFollows(message.followerId), feedKeys.bigStates()],
       [message.followeeId, cap, TIMELINE_TTL_SECONDS, ...pairs],
@@ -142,29 +137,74 @@ async function transition(
   const { authorId, to } = message;
   const op = to === "big" ? "to-big" : "to-normal";
   if (message.after === null) {
-    await script(services.redis, BEGIN_TRANSITION, [feedKeys.bigStates(), feedKeys.outbox(authorId)], [authorId, op]);
+    // The state, the outbox and the activity set are on every database (one call each, in parallel).
+    await onEveryDatabase(services, (redis) => script(redis, BEGIN_TRANSITION, [feedKeys.bigStates(), feedKeys.outbox(authorId)], [authorId, op]));
     if (to === "big") {
       const posts = await readNewestPostIds(services.db, authorId, OUTBOX_CAP);
-      await script(services.redis, FILL_OUTBOX, [feedKeys.outbox(authorId), feedKeys.activity()], [authorId, OUTBOX_CAP, ...posts.flatMap((p) => [timelineMember(p.id, authorId), p.id])]);
+      const pairs = posts.flatMap((p) => [timelineMember(p.id, authorId), p.id]);
+      await onEveryDatabase(services, (redis) => script(redis, FILL_OUTBOX, [feedKeys.outbox(authorId), feedKeys.activity()], [authorId, OUTBOX_CAP, ...pairs]));
     }
   }
   const { page, next } = await followerPage(services, authorId, message.after);
-  const touched =
-    page.length === 0
-      ? 0
-      : await script<number>(
-          services.redis,
-          TRANSITION_PAGE,
-          [feedKeys.outbox(authorId), ...page.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id), feedKeys.intent(f.follower_id, authorId)])],
-          [op, authorId, cap, TIMELINE_TTL_SECONDS],
-        );
+  // One call per database holding some of the page's followers, in parallel (each reads its own outbox copy).
+  const byDatabase = groupByDatabase(page, (f) => f.follower_id, services.databases);
+  const settled = await settleEach(byDatabase, (index, list) =>
+    script<number>(
+      services.redisAt(index),
+      TRANSITION_PAGE,
+      [feedKeys.outbox(authorId), ...list.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id), feedKeys.intent(f.follower_id, authorId)])],
+      [op, authorId, cap, TIMELINE_TTL_SECONDS],
+    ),
+  );
+  let touched = 0;
+  for (const outcome of settled.values()) {
+    if (outcome.status === "rejected") throw outcome.reason; // the page is retried whole: idempotent
+    touched += Number(outcome.value);
+  }
   // The page's followers pull the account now (or stopped pulling it): live hubs learn it by a read.
   if (Number(touched) > 0) await services.events.emit({ type: "feed.timelines-changed", userIds: page.map((f) => f.follower_id), at: Date.now() }, services);
   if (next) {
     await services.env.FEED_QUEUE.send({ ...message, after: next });
   } else {
     await endTransition(services.db, authorId, to);
-    await script(services.redis, END_TRANSITION, [feedKeys.bigStates(), feedKeys.outbox(authorId), feedKeys.activity()], [authorId, to, OUTBOX_TTL_SECONDS]);
+    await onEveryDatabase(services, (redis) => script(redis, END_TRANSITION, [feedKeys.bigStates(), feedKeys.outbox(authorId), feedKeys.activity()], [authorId, to, OUTBOX_TTL_SECONDS]));
   }
   return { kind: "transition", to, followers: page.length, touched: Number(touched), next: next !== null };
 }
+
+/**
+ * One fan-out page: one DELIVER_PAGE call per database holding some of the followers, in parallel
+ * (one call at N = 1). Each database checks its own copy of the post's tombstone (a delete writes it
+ * to every database). Answers the timelines touched and, for the page as a whole, DELIVER_PAGE's
+ * positions (1-based in `followers`, negated for the unfollowed). A database failing fails the page
+ * once all are settled: the queue retries it whole, and a page delivered twice changes nothing.
+ */
+async function deliverPage(
+  services: Services,
+  message: Extract<FeedMessage, { kind: "fanout" }>,
+  cap: number,
+  followers: string[],
+): Promise<[number, number[]]> {
+  if (followers.length === 0) return [0, []];
+  const positions = followers.map((userId, i) => ({ userId, at: i + 1 }));
+  const byDatabase = groupByDatabase(positions, (p) => p.userId, services.databases);
+  const settled = await settleEach(byDatabase, (index, list) =>
+    script<number[]>(
+      services.redisAt(index),
+      DELIVER_PAGE,
+      [feedKeys.post(message.postId), ...list.map((p) => feedKeys.timeline(p.userId)), ...list.map((p) => feedKeys.intent(p.userId, message.authorId))],
+      [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
+    ),
+  );
+  let touched = 0;
+  const landed: number[] = [];
+  for (const [index, list] of byDatabase) {
+    const outcome = settled.get(index)!;
+    if (outcome.status === "rejected") throw outcome.reason;
+    const [count = 0, ...local] = outcome.value;
+    touched += Number(count);
+    for (const i of local) landed.push(Math.sign(Number(i)) * list[Math.abs(Number(i)) - 1]!.at);
+  }
+  return [touched, landed];
+}
+

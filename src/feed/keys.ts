@@ -4,6 +4,13 @@
  * Timelines are CACHES of what Postgres says (`follows` ⋈ `posts`): any of them may vanish (TTL,
  * eviction, a Redis restart) and is rebuilt on the next read. Post ids are scores, so they must
  * stay below 2^53 (Lua and zset scores are doubles); identity ids start at 1 and grow by one.
+ *
+ * OWNERS (where a key lives at N > 1, `src/lib/redis-topology.ts`): the READER's database for
+ * `timeline`, `flags`, `unfollowEpoch`, `intent` (the follower's), `bigFollows`, `seen` and
+ * `rankedSnapshot`; the POST's database for a live `post` cache entry; EVERY database for
+ * `outbox`, `bigStates`, `activity` (read on every page and badges call, written rarely) and a
+ * `post` tombstone (`d`: every reader's first round and every fan-out page sees it on its own
+ * database). At N = 1 all of them are on the one database.
  */
 
 /** Newest posts a timeline keeps (oldest dropped on push); `FEED_TIMELINE_CAP` overrides it. */
@@ -67,7 +74,8 @@ export const feedKeys = {
   timeline: (userId: string) => `feed:tl:${userId}`,
   /**
    * CACHE string: JSON `[authorId, text, createdAt]` of a post (TTL 3 days), or `d` once deleted
-   * (TTL 7 days). Written at publish and delete, filled on misses.
+   * (TTL 7 days). Written at publish and delete, filled on misses. Owner: the post (a tombstone:
+   * every database).
    */
   post: (postId: string) => `feed:post:${postId}`,
   /** Prefix the page script appends post ids to (it learns the ids from the timeline). */
@@ -95,7 +103,8 @@ export const feedKeys = {
   /**
    * Sorted set: the newest OUTBOX_CAP posts of a big (or transitioning) account, same members and
    * scores as timelines. No TTL while the account is big (it is the only copy readers pull); 7 days
-   * once it is normal again. Rebuilt from Postgres when a transition to big starts.
+   * once it is normal again. Rebuilt from Postgres when a transition to big starts. On EVERY
+   * database (each write goes to all of them; readers merge their own database's copy).
    */
   outbox: (authorId: string) => `feed:ob:${authorId}`,
   /** Prefix the page script appends author ids to. */
@@ -109,9 +118,10 @@ export const feedKeys = {
   /**
    * CACHE hash author → `to-big` | `big` | `to-normal` (Postgres `feed_big_accounts`, re-synced by the
    * per-minute cron): the publish path reads it to pull instead of push. One field per big account.
+   * On EVERY database (the author's copy is the one a publish reads; a follower's, a sync's).
    */
   bigStates: () => "feed:big",
-  /** Sorted set author → newest post id, for big and transitioning accounts ("most recently active first"). */
+  /** Sorted set author → newest post id, for big and transitioning accounts ("most recently active first"). On EVERY database. */
   activity: () => "feed:act",
   /** List of the members of one ranked snapshot, in ranked order. TTL 15 minutes. */
   rankedSnapshot: (userId: string, snapshot: string) => `feed:rk:${userId}:${snapshot}`,

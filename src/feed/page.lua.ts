@@ -1,4 +1,4 @@
-import { COUNTER_CACHE_READER } from "../counters/read.lua";
+import { COUNTER_CACHE_READER, COUNTER_PACKING } from "../counters/read.lua";
 
 /**
  * Lua functions of a page, shared by the chronological read, the build and the ranked read. `cfg`
@@ -149,7 +149,9 @@ return cjson.encode(serve_page(cfg, max, limit))
  * serves its first page; later pages read the same snapshot from `offset`, so items never move
  * between pages while the user scrolls. Candidates whose post or counters are not cached come back
  * as `missing` (the caller fills them and asks again).
- * ARGV: mode ('new'|'page'), offset, limit, buildTtl, now (ms), candidates, snapshotTtl,
+ * Mode 'members' (N > 1): the candidates, hydrated from this database only, unranked (the caller
+ * completes them from their posts' databases, ranks them and stores the snapshot).
+ * ARGV: mode ('new'|'page'|'members'), offset, limit, buildTtl, now (ms), candidates, snapshotTtl,
  * likes/comments/forwards positions in the fields, then the config. KEYS[6]: the snapshot list.
  */
 export const READ_RANKED = `${PAGE_FUNCTIONS}${READ_CONFIG}
@@ -255,6 +257,14 @@ local cold = cold_unless_built(cfg, ARGV[4])
 if cold then return cold end
 local members = merged_members(cfg, '+inf', candidates)
 if #members == 0 then return cjson.encode({members = {}, more = false}) end
+if mode == 'members' then
+  -- N > 1: the candidates hydrated from this (the reader's) database — flags, and the posts and
+  -- counters of the posts that live here — ranked by the caller once the other databases answered.
+  local page = hydrate(cfg, members)
+  renew(cfg, false)
+  page.more = false
+  return cjson.encode(page)
+end
 local order, missing, posts, packed = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
 if #missing > 0 then return cjson.encode({missing = missing}) end
 -- DEL first: a call the client retries (the answer was lost) writes the same snapshot, not twice.
@@ -269,4 +279,33 @@ local page = ranked_page(cfg, members, order, posts, packed, limit)
 page.more = #order > limit
 renew(cfg, false)
 return cjson.encode(page)
+`;
+
+/**
+ * Round 2 of a page at N > 1, on one database holding some of the page's posts: their cache
+ * entries and cached counters, in ONE MGET (decoded by the counters' own packing rule). KEYS: n
+ * feed:post:{id}, then their n ctr:c:post:{id}. ARGV: the post counter fields. Billed: EVALSHA + MGET.
+ */
+export const READ_POST_CACHES = `${COUNTER_PACKING}
+local n = #KEYS / 2
+local values = redis.call('MGET', unpack(KEYS))
+local posts, counts = {}, {}
+for i = 1, n do
+  posts[i] = values[i]
+  counts[i] = unpack_counters(values[n + i], #ARGV) or false
+end
+return cjson.encode({posts = posts, counts = counts})
+`;
+
+/**
+ * At N > 1, a ranked first page's snapshot, ranked by the caller (it needed every database's
+ * posts): stored on the reader's database after the answer (DEL first: the same snapshot is never
+ * written twice). KEYS: feed:rk:{user}:{snapshot}. ARGV: TTL, then the members in ranked order.
+ * Billed: EVALSHA + DEL + RPUSH + EXPIRE.
+ */
+export const STORE_RANKING = `
+redis.call('DEL', KEYS[1])
+redis.call('RPUSH', KEYS[1], unpack(ARGV, 2))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
 `;

@@ -7,6 +7,8 @@ import { ADD_POSTS } from "./chunks.lua";
  * state (`normal` | `to-big` | `big` | `to-normal`): followers get the post through the queue
  * unless the author is `big`.
  * The post counts in the author's own `feed` badge once it is on their timeline (read from it).
+ * Runs on the AUTHOR's database (timeline; the states, outbox and activity are on every database).
+ * ARGV[8] = '0' when the post's cache lives on another database (CACHE_POST runs there, in parallel).
  * Billed: EVALSHA + SET + EXISTS + HGET (+ ZADD + ZREMRANGEBYRANK on the own timeline; + ZADD +
  * ZREMRANGEBYRANK + ZADD on the outbox and activity for big authors).
  */
@@ -23,8 +25,9 @@ local score = ARGV[4]
 local cap = tonumber(ARGV[5])
 local outboxCap = tonumber(ARGV[6])
 local author = ARGV[7]
+local cacheHere = ARGV[8] ~= '0' -- '0' at N > 1 when the post lives on another database (CACHE_POST there)
 -- NX: a delete that already tombstoned the post (a redelivery after it) must win.
-redis.call('SET', post, value, 'EX', postTtl, 'NX')
+if cacheHere then redis.call('SET', post, value, 'EX', postTtl, 'NX') end
 if redis.call('EXISTS', tl) == 1 then add_posts(tl, cap, {member}, {score}) end
 local state = redis.call('HGET', states, author)
 if state then
@@ -51,4 +54,38 @@ redis.call('SET', post, ARGV[1], 'EX', ARGV[2]) -- tombstone, its TTL
 redis.call('ZREM', tl, ARGV[3])                 -- member
 redis.call('ZREM', outbox, ARGV[3])
 return redis.call('HGET', states, ARGV[4]) or 'normal'
+`;
+
+/**
+ * At N > 1, a new post's cache on the POST's database (when the author's is another one). NX: a
+ * tombstone written first wins. Billed: EVALSHA + SET.
+ */
+export const CACHE_POST = `
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX') -- feed:post:{id}, JSON, TTL
+return 1
+`;
+
+/**
+ * At N > 1, a big (or transitioning) account's post on the copy of its outbox and of the activity
+ * set that every other database keeps (readers merge the outbox of their own database). Idempotent.
+ * KEYS: feed:ob:{author}, feed:act. ARGV: member, score, cap, author. Billed: EVALSHA + ZADD +
+ * ZREMRANGEBYRANK + ZADD.
+ */
+export const ADD_TO_OUTBOX = `
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[3]) + 1))
+redis.call('ZADD', KEYS[2], 'GT', ARGV[2], ARGV[4])
+return 1
+`;
+
+/**
+ * At N > 1, a deleted post on every database but its author's (where UNPUBLISH_POST runs): the
+ * tombstone (so a reader's first round drops it, and a fan-out page on any database refuses a late
+ * "add" of it) and its member out of that database's copy of the outbox.
+ * KEYS: feed:post:{id}, feed:ob:{author}. ARGV: tombstone, its TTL, member. Billed: EVALSHA + SET + ZREM.
+ */
+export const TOMBSTONE_COPY = `
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[3])
+return 1
 `;

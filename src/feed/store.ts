@@ -43,18 +43,18 @@ const NEWEST_POSTS = (n: string, before: string, authors = AUTHORS) => `
 
 export type PostRow = { id: string; author_id: string; text: string | null; created_at: string | null };
 export type FlagRow = { post_id: string; kind: "l" | "v" };
-/** The counters of some posts with Redis database 0's flush watermark, read in one snapshot (what `completeSnapshot` takes; at N > 1 it completes only posts of database 0 from it). */
-export type CounterSnapshot = { watermark: number; values: Map<string, Map<string, number>> };
+/** The counters of some posts with each Redis database's flush watermark (database 0's also as `watermark`), read in one snapshot: what `completeSnapshot` takes. */
+export type CounterSnapshot = { watermark: number; watermarks: Map<number, number>; values: Map<string, Map<string, number>> };
 
 /**
  * A timeline build in ONE statement (one snapshot): the newest `cap` post ids of the user's
  * authors; for the first `pageSize` of them their text (to cache) and their flushed counters with
- * the flush watermark (so the counters' warm needs no statement of its own); the user's likes
+ * every Redis database's flush watermark (so the counters' warm needs no statement of its own); the user's likes
  * and favourites on posts from the oldest of them up (the flags, at most `flagLimit` rows each);
  * and the followees to pull (big accounts are not loaded: their outboxes are merged at read time).
  * Rows are tagged by kind in the first column; the other columns mean what the kind says.
  */
-export async function readTimelineBuild(db: Database, userId: string, cap: number, pageSize: number, flagLimit: number) {
+export async function readTimelineBuild(db: Database, userId: string, cap: number, pageSize: number, flagLimit: number, databases = 1) {
   const rows = await queryRows<{ kind: "p" | "l" | "v" | "c" | "w" | "b"; a: string; b: string | null; c: string | null; d: string | null }>(
     db,
     `WITH tl AS (${NEWEST_POSTS("$2", "9223372036854775807", PUSHED_AUTHORS)}),
@@ -69,21 +69,25 @@ export async function readTimelineBuild(db: Database, userId: string, cap: numbe
                 WHERE user_id = $1 AND post_id >= (SELECT m FROM floor) ORDER BY post_id DESC LIMIT $4)
      UNION ALL SELECT 'c', c.entity_id::text, c.field, c.value::text, NULL FROM counters c
                 WHERE c.entity = 'post' AND c.entity_id IN (SELECT id FROM ranked WHERE rn <= $3)
-     UNION ALL SELECT 'w', coalesce(max(batch), 0)::text, NULL, NULL, NULL FROM counter_flush_batches WHERE database = 0
+     UNION ALL SELECT 'w', (SELECT coalesce(max(batch), 0) FROM counter_flush_batches WHERE database = d)::text, d::text, NULL, NULL
+                FROM generate_series(0, $5::int - 1) AS d
      UNION ALL (SELECT 'b', f.followee_id::text, NULL, NULL, NULL
                 FROM (SELECT followee_id FROM follows WHERE follower_id = $1 ORDER BY created_at DESC LIMIT ${MAX_FOLLOWEES}) f
                 JOIN feed_big_accounts b ON b.author_id = f.followee_id AND b.state IN ('to-big', 'big'))`,
-    [userId, cap, pageSize, flagLimit],
+    [userId, cap, pageSize, flagLimit, databases],
   );
   const posts: PostRow[] = [];
   const flags: FlagRow[] = [];
-  const counters: CounterSnapshot = { watermark: 0, values: new Map() };
+  const counters: CounterSnapshot = { watermark: 0, watermarks: new Map(), values: new Map() };
   const bigFollowees: string[] = [];
   for (const r of rows) {
     if (r.kind === "b") bigFollowees.push(r.a);
     else if (r.kind === "p") posts.push({ id: r.a, author_id: r.b!, text: r.c, created_at: r.d });
     else if (r.kind === "l" || r.kind === "v") flags.push({ post_id: r.a, kind: r.kind });
-    else if (r.kind === "w") counters.watermark = Number(r.a);
+    else if (r.kind === "w") {
+      counters.watermarks.set(Number(r.b), Number(r.a));
+      if (r.b === "0") counters.watermark = Number(r.a);
+    }
     else {
       let fields = counters.values.get(r.a);
       if (!fields) counters.values.set(r.a, (fields = new Map()));

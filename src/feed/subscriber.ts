@@ -1,4 +1,7 @@
 import type { EventServices, Subscriber } from "../lib/events";
+import { databaseOf } from "../lib/redis-topology";
+import type { ScriptRunner } from "../lib/script-batch";
+import { copyToOutboxes, tombstoneElsewhere } from "./everywhere";
 import { MARK_FOLLOW, UNFOLLOW } from "./follow.lua";
 import {
   feedKeys,
@@ -12,19 +15,19 @@ import {
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
 import type { FeedMessage } from "./messages";
-import { PUBLISH_POST, UNPUBLISH_POST } from "./publish.lua";
+import { CACHE_POST, PUBLISH_POST, UNPUBLISH_POST } from "./publish.lua";
 import { SET_REACTION_FLAG } from "./reaction.lua";
 import { encodeCachedPost, timelineCap } from "./timeline";
 import { dropTrendingPosts } from "./trending";
 
-const script = (s: EventServices, source: string, keys: string[], args: (string | number)[]) =>
-  s.redis.createScript(source).exec(keys, args.map(String));
+const script = (redis: ScriptRunner, source: string, keys: string[], args: (string | number)[]) =>
+  redis.createScript(source).exec(keys, args.map(String));
 
 const send = (s: EventServices, message: FeedMessage) => s.env.FEED_QUEUE.send(message);
 
 /** A like/favourite event writes the reader's flag for that post (`l`/`v` + post id). */
 const flagging = (prefix: "l" | "v", on: boolean) => async (e: { userId: string; postId: string }, s: EventServices) => {
-  await script(s, SET_REACTION_FLAG, [feedKeys.flags(e.userId)], [`${prefix}${e.postId}`, on ? "1" : "0", TIMELINE_TTL_SECONDS, FLAGS_CAP]);
+  await script(s.redisFor(e.userId), SET_REACTION_FLAG, [feedKeys.flags(e.userId)], [`${prefix}${e.postId}`, on ? "1" : "0", TIMELINE_TTL_SECONDS, FLAGS_CAP]);
 };
 
 /**
@@ -40,44 +43,64 @@ const flagging = (prefix: "l" | "v", on: boolean) => async (e: { userId: string;
  * - like/favourite: the reader's flag.
  * A script runs before the message is sent, so a consumer always finds the post cached or tombstoned
  * and the intent recorded.
+ *
+ * At N > 1 each script runs on its keys' database (`keys.ts`), the scripts of one event in one
+ * round (one pipeline per database, in parallel): the author's timeline and the post's cache may be
+ * on two databases; a delete's tombstone goes to every database (a reader's first round and every
+ * fan-out page see it on their own); a big account's post is copied into every database's outbox in
+ * one more round (rare: big accounts post little next to their readers' pages), its queued
+ * announcement copies it again (a database down meanwhile gets it on the retry).
  */
 export const feedSubscriber: Subscriber = {
   name: "feed",
   on: {
     "post.created": async (e, s) => {
-      const state = await script(
-        s,
-        PUBLISH_POST,
-        [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId), feedKeys.activity()],
-        [encodeCachedPost(e), POST_CACHE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.postId, timelineCap(s.env), OUTBOX_CAP, e.authorId],
-      );
+      const authorDb = databaseOf(e.authorId, s.databases);
+      const cachedElsewhere = databaseOf(e.postId, s.databases) !== authorDb;
+      const value = encodeCachedPost(e);
+      const [state] = await Promise.all([
+        script(
+          s.redisFor(e.authorId),
+          PUBLISH_POST,
+          [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId), feedKeys.activity()],
+          [value, POST_CACHE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.postId, timelineCap(s.env), OUTBOX_CAP, e.authorId, cachedElsewhere ? "0" : "1"],
+        ),
+        // A cache: its database being down must not hold the fan-out back (a page's miss reads Postgres).
+        cachedElsewhere ? script(s.redisFor(e.postId), CACHE_POST, [feedKeys.post(e.postId)], [value, POST_CACHE_TTL_SECONDS]).catch(logCopyFailure("post cache", e.postId)) : null,
+      ]);
+      // N > 1: the outbox every reader merges is on every database (written while the message goes out).
+      const copied = state !== "normal" && s.databases > 1 ? copyToOutboxes(s, e.postId, e.authorId, authorDb) : null;
       // A big account's followers pull its outbox: no fan-out (millions of writes) for its posts,
       // one message that announces it (live badges) once its queue window has passed.
       if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null, publishedAt: Date.now() });
       else await send(s, { kind: "big-post", op: "add", postId: e.postId, authorId: e.authorId });
+      await copied;
     },
     "post.deleted": async (e, s) => {
-      // Both scripts start now, so they share the event's one round trip.
+      // Every script starts now, so they share the event's one round trip (one pipeline per database).
+      const authorDb = databaseOf(e.authorId, s.databases);
       const [state] = await Promise.all([
         script(
-          s,
+          s.redisFor(e.authorId),
           UNPUBLISH_POST,
           [feedKeys.post(e.postId), feedKeys.timeline(e.authorId), feedKeys.bigStates(), feedKeys.outbox(e.authorId)],
           [TOMBSTONE, TOMBSTONE_TTL_SECONDS, timelineMember(e.postId, e.authorId), e.authorId],
         ),
         dropTrendingPosts(s.redis, [e.postId]),
+        // N > 1: the tombstone on every other database (a failed one is written again by the per-minute cron).
+        s.databases > 1 ? tombstoneElsewhere(s, e.postId, e.authorId, authorDb).catch(logCopyFailure("tombstone", e.postId)) : null,
       ]);
       if (state !== "big") await send(s, { kind: "fanout", op: "remove", postId: e.postId, authorId: e.authorId, after: null });
       else await send(s, { kind: "big-post", op: "remove", postId: e.postId, authorId: e.authorId });
     },
     "follow.created": async (e, s) => {
-      await script(s, MARK_FOLLOW, [feedKeys.intent(e.followerId, e.followeeId)], [INTENT_TTL_SECONDS]);
+      await script(s.redisFor(e.followerId), MARK_FOLLOW, [feedKeys.intent(e.followerId, e.followeeId)], [INTENT_TTL_SECONDS]);
       // Its own queue: a burst of follows queues syncs behind each other, never ahead of a post.
       await s.env.FEED_SYNC_QUEUE.send({ kind: "sync", followerId: e.followerId, followeeId: e.followeeId });
     },
     "follow.deleted": async (e, s) => {
       await script(
-        s,
+        s.redisFor(e.followerId),
         UNFOLLOW,
         [feedKeys.timeline(e.followerId), feedKeys.intent(e.followerId, e.followeeId), feedKeys.unfollowEpoch(e.followerId), feedKeys.bigFollows(e.followerId)],
         [e.followeeId, INTENT_TTL_SECONDS, TIMELINE_TTL_SECONDS],
@@ -89,3 +112,6 @@ export const feedSubscriber: Subscriber = {
     "favorite.deleted": flagging("v", false),
   },
 };
+
+const logCopyFailure = (what: string, postId: string) => (err: unknown) =>
+  console.error(JSON.stringify({ level: "error", message: `feed ${what} copy failed on a database`, postId, error: err instanceof Error ? err.message : String(err) }));

@@ -1,7 +1,9 @@
-import { createScriptBatch } from "../lib/script-batch";
+import { databaseOf } from "../lib/redis-topology";
+import { createScriptBatch, type ScriptRunner } from "../lib/script-batch";
 import type { CronTask } from "../scheduled";
 import { BIG_ACCOUNT_EXIT_RATIO, DEFAULT_BIG_ACCOUNT_FOLLOWERS, feedKeys, timelineMember, TOMBSTONE, TOMBSTONE_TTL_SECONDS } from "./keys";
 import { UNPUBLISH_POST } from "./publish.lua";
+import { onEveryDatabase, tombstoneElsewhere } from "./everywhere";
 import { dropTrendingPosts } from "./trending";
 import { claimTransitions, readBigAccounts, readRecentlyDeleted } from "./store";
 import { SYNC_BIG_STATES } from "./transition.lua";
@@ -12,7 +14,7 @@ const TOMBSTONES_PER_RUN = 1000;
 
 /**
  * Every minute: tombstones the posts deleted in the last three minutes again, in ONE Redis round
- * trip. A delete whose request-path tombstone failed (Redis unreachable) is hidden from pages and
+ * trip (one per database, in parallel, at N > 1). A delete whose request-path tombstone failed (Redis unreachable) is hidden from pages and
  * taken out of the stored trending lists within a minute of Redis coming back; others just get
  * their tombstone rewritten.
  */
@@ -20,17 +22,32 @@ export const feedTombstoneTask: CronTask = {
   name: "feed.tombstones",
   async run(services) {
     const deleted = await readRecentlyDeleted(services.db, TOMBSTONE_LOOKBACK_SECONDS, TOMBSTONES_PER_RUN);
-    const redis = createScriptBatch(() => services.redis);
+    // One pipeline per database: the author's database runs UNPUBLISH_POST, every other one (N > 1)
+    // gets the tombstone copy; trending's stored lists are on database 0.
+    const batches = new Map<number, ScriptRunner>();
+    const batched = {
+      databases: services.databases,
+      redisAt(index: number) {
+        let batch = batches.get(index);
+        if (!batch) batches.set(index, (batch = createScriptBatch(() => services.redisAt(index))));
+        return batch;
+      },
+    };
     await Promise.all([
-      ...deleted.map((p) =>
-        redis
-          .createScript(UNPUBLISH_POST)
-          .exec(
-            [feedKeys.post(p.id), feedKeys.timeline(p.author_id), feedKeys.bigStates(), feedKeys.outbox(p.author_id)],
-            [TOMBSTONE, String(TOMBSTONE_TTL_SECONDS), timelineMember(p.id, p.author_id), p.author_id],
-          ),
-      ),
-      ...(deleted.length > 0 ? [dropTrendingPosts(redis, deleted.map((p) => p.id))] : []),
+      ...deleted.flatMap((p) => {
+        const authorDb = databaseOf(p.author_id, services.databases);
+        return [
+          batched
+            .redisAt(authorDb)
+            .createScript(UNPUBLISH_POST)
+            .exec(
+              [feedKeys.post(p.id), feedKeys.timeline(p.author_id), feedKeys.bigStates(), feedKeys.outbox(p.author_id)],
+              [TOMBSTONE, String(TOMBSTONE_TTL_SECONDS), timelineMember(p.id, p.author_id), p.author_id],
+            ),
+          ...(services.databases > 1 ? [tombstoneElsewhere(batched, p.id, p.author_id, authorDb)] : []),
+        ];
+      }),
+      ...(deleted.length > 0 ? [dropTrendingPosts(batched.redisAt(0), deleted.map((p) => p.id))] : []),
     ]);
     return { tombstoned: deleted.length };
   },
@@ -55,7 +72,8 @@ export const feedBigAccountsTask: CronTask = {
     const states = await readBigAccounts(services.db, BIG_ACCOUNTS_SYNCED);
     const big = states.filter((r) => r.state === "big").map((r) => r.author_id);
     const moving = states.filter((r) => r.state !== "big").map((r) => r.author_id);
-    await services.redis.createScript(SYNC_BIG_STATES).exec([feedKeys.bigStates()], [String(big.length), ...big, ...moving]);
+    // `feed:big` is on every database (each publish and follow sync reads its own database's copy).
+    await onEveryDatabase(services, (redis) => redis.createScript(SYNC_BIG_STATES).exec([feedKeys.bigStates()], [String(big.length), ...big, ...moving]));
     return { transitions: claimed.length, bigAccounts: states.length };
   },
 };

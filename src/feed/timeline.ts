@@ -1,4 +1,4 @@
-import { completeFromSnapshot, completeSnapshot, decodeCachedCounters, shownCounts } from "../counters/counters";
+import { completeFromSnapshot, completeSnapshot, decodeCachedCounters, readCounters, shownCounts } from "../counters/counters";
 import { counterKeys } from "../counters/keys";
 import { fieldsOf } from "../counters/registry";
 import { isoTimestamp } from "../db/columns";
@@ -6,6 +6,7 @@ import { ApiError, isDependencyFailure, isRedisCommandError } from "../lib/error
 import { isId } from "../lib/ids";
 import { decodeCursor, encodeCursor } from "../lib/pagination";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
+import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
 import { FILL_CACHES } from "./fill.lua";
@@ -24,7 +25,7 @@ import {
   TOMBSTONE,
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
-import { READ_PAGE, READ_RANKED } from "./page.lua";
+import { READ_PAGE, READ_POST_CACHES, READ_RANKED, STORE_RANKING } from "./page.lua";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
 
 export type Post = { id: string; authorId: string; text: string; createdAt: string };
@@ -86,7 +87,9 @@ async function run(redis: ScriptRunner, source: string, keys: string[], args: (s
  * The caller's home timeline, newest first: posts of the accounts they follow and their own, each
  * hydrated with its counters and the caller's like/favourite flags.
  *
- * Warm: ONE Redis round trip and no Postgres. Cold (no timeline): the read marks the timeline as
+ * Warm: ONE Redis round trip and no Postgres (N > 1: TWO — the reader's database for the ids,
+ * flags, outboxes and the posts that live there, then one call per other database holding posts of
+ * the page, in parallel, for their posts and counters: `completeRemote`). Cold (no timeline): the read marks the timeline as
  * building, one statement reads it from Postgres, one script writes it and serves the page.
  * Misses (post, counters or flags not cached) cost one statement per kind and one script.
  * Redis down: one Postgres statement, `degraded: true`. Postgres down: what Redis holds, items it
@@ -128,7 +131,7 @@ const configArgs = (env: Services["env"]) => [
 /** The raw page from Redis, building the timeline first when it is not built; "postgres" when builds keep racing unfollows. */
 async function readPage(services: Services, userId: string, before: string | null, limit: number): Promise<RawPage | "postgres"> {
   const max = before ? `(${before}` : "+inf";
-  const read = () => run(services.redis, READ_PAGE, pageKeys(userId), [max, limit, EMPTY_TIMELINE_TTL_SECONDS, ...configArgs(services.env)]);
+  const read = () => run(services.redisFor(userId), READ_PAGE, pageKeys(userId), [max, limit, EMPTY_TIMELINE_TTL_SECONDS, ...configArgs(services.env)]);
   let answer = await read();
   for (let attempt = 1; "cold" in answer && answer.cold; attempt++) {
     if (attempt > BUILD_ATTEMPTS) return "postgres";
@@ -145,10 +148,10 @@ async function readPage(services: Services, userId: string, before: string | nul
  */
 async function buildTimeline(services: Services, userId: string, epoch: string, max: string, limit: number) {
   const cap = timelineCap(services.env);
-  const build = await readTimelineBuild(services.db, userId, cap, limit, FLAGS_CAP);
+  const build = await readTimelineBuild(services.db, userId, cap, limit, FLAGS_CAP, services.databases);
   const pairs: string[] = [];
   for (const p of build.posts) pairs.push(timelineMember(p.id, p.author_id), p.id);
-  const answer = await run(services.redis, INIT_TIMELINE, [...pageKeys(userId), feedKeys.seen(userId)], [
+  const answer = await run(services.redisFor(userId), INIT_TIMELINE, [...pageKeys(userId), feedKeys.seen(userId)], [
     epoch,
     cap,
     EMPTY_TIMELINE_TTL_SECONDS,
@@ -190,6 +193,8 @@ async function hydrate(
     return { id, authorId, member: m };
   });
   if (members.length === 0) return { items: [], degraded: false };
+  // N > 1: posts of other databases than the reader's, from their own databases (round 2).
+  const unreachable = services.databases > 1 ? await completeRemote(services, userId, members, raw) : new Set<string>();
 
   const posts = new Map<string, string>();
   const counts = new Map<string, number[]>();
@@ -212,7 +217,12 @@ async function hydrate(
 
   let degraded = false;
   const postMisses = members.filter((m) => !posts.has(m.id)).map((m) => m.id);
-  const countMisses = members.filter((m) => !counts.has(m.id) && posts.get(m.id) !== TOMBSTONE).map((m) => m.id);
+  const allCountMisses = members.filter((m) => !counts.has(m.id) && posts.get(m.id) !== TOMBSTONE).map((m) => m.id);
+  // The posts of a database that did not answer: their counters from Postgres (what a Redis outage
+  // answers today, `degraded`), not warmed into a database that is down.
+  const countMisses = allCountMisses.filter((id) => !unreachable.has(id));
+  const countsUnreachable = allCountMisses.filter((id) => unreachable.has(id));
+  if (unreachable.size > 0) degraded = true;
   const fill: { posts: [string, string][]; flags?: { floor: string; seen: string; rows: FlagRow[] } } = { posts: [] };
   if (raw.built && flag.size < members.length) {
     // The build read the flags from its oldest post up with the timeline: no statement needed.
@@ -232,13 +242,16 @@ async function hydrate(
     }
   }
   const uncovered = members.filter((m) => !flag.has(m.id));
-  if (postMisses.length > 0 || countMisses.length > 0 || uncovered.length > 0) {
+  if (postMisses.length > 0 || countMisses.length > 0 || uncovered.length > 0 || countsUnreachable.length > 0) {
     const results = await Promise.allSettled([
       postMisses.length > 0 ? readPosts(services.db, postMisses) : Promise.resolve([]),
       countMisses.length > 0 ? completeFromSnapshot(services, "post", countMisses, "warm") : Promise.resolve(new Map<string, number[]>()),
       uncovered.length > 0 ? readFlags(services, userId, uncovered, hashFloor, Boolean(overflowed) || fill.flags !== undefined) : Promise.resolve(null),
+      countsUnreachable.length > 0 ? readCounters(services, "post", countsUnreachable) : Promise.resolve(null),
     ]);
-    const [postRows, warmed, flagRead] = results;
+    const [postRows, warmed, flagRead, stale] = results;
+    if (stale.status === "fulfilled" && stale.value) for (const [id, row] of stale.value.values) counts.set(id, row);
+    else if (stale.status === "rejected") degraded = noteFailure(stale.reason);
     if (postRows.status === "fulfilled") {
       for (const r of postRows.value) {
         const value = r.deleted ? TOMBSTONE : encodeCachedPost({ authorId: r.author_id, text: r.text, createdAt: isoTimestamp(r.created_at) });
@@ -253,7 +266,7 @@ async function hydrate(
       if (flagRead.value.build) fill.flags = { ...flagRead.value.build, seen: typeof floor === "string" ? floor : "", rows: flagRead.value.rows };
     } else if (flagRead.status === "rejected") degraded = noteFailure(flagRead.reason);
   }
-  if (fill.posts.length > 0 || fill.flags) await writeFill(services, userId, fill);
+  if (fill.posts.length > 0 || fill.flags) await writeFill(services, userId, { ...fill, posts: fill.posts.filter(([id]) => !unreachable.has(id)) });
 
   const items: FeedItem[] = [];
   for (const m of members) {
@@ -299,21 +312,67 @@ async function readFlags(services: Services, userId: string, uncovered: Parsed[]
   return { rows: await readFlagsOf(services.db, userId, uncovered.map((m) => m.id)), build: undefined };
 }
 
-/** One script caches the posts and flags the page read from Postgres. A Redis failure here only loses the caching. */
+/**
+ * One script caches the posts and flags the page read from Postgres (N > 1: one per database, in
+ * parallel — the flags on the reader's, each post on its own). A Redis failure here only loses the caching.
+ */
 async function writeFill(services: Services, userId: string, fill: { posts: [string, string][]; flags?: { floor: string; seen: string; rows: FlagRow[] } }) {
-  const args: (string | number)[] = [POST_CACHE_TTL_SECONDS, TOMBSTONE_TTL_SECONDS, TOMBSTONE, fill.posts.length, ...fill.posts.map(([, v]) => v)];
-  if (fill.flags) {
-    args.push(fill.flags.floor, fill.flags.seen, TIMELINE_TTL_SECONDS, FLAGS_CAP);
-    for (const r of fill.flags.rows) args.push(`${r.kind}${r.post_id}`, "1");
-  } else {
-    args.push("", "", TIMELINE_TTL_SECONDS, FLAGS_CAP);
+  const own = databaseOf(userId, services.databases);
+  const byDatabase = groupByDatabase(fill.posts, ([id]) => id, services.databases);
+  if (fill.flags && !byDatabase.has(own)) byDatabase.set(own, []);
+  const settled = await settleEach(byDatabase, (index, posts) => {
+    const flags = index === own ? fill.flags : undefined;
+    const args: (string | number)[] = [POST_CACHE_TTL_SECONDS, TOMBSTONE_TTL_SECONDS, TOMBSTONE, posts.length, ...posts.map(([, v]) => v)];
+    if (flags) {
+      args.push(flags.floor, flags.seen, TIMELINE_TTL_SECONDS, FLAGS_CAP);
+      for (const r of flags.rows) args.push(`${r.kind}${r.post_id}`, "1");
+    } else {
+      args.push("", "", TIMELINE_TTL_SECONDS, FLAGS_CAP);
+    }
+    return services.redisAt(index).createScript(FILL_CACHES).exec([feedKeys.flags(userId), ...posts.map(([id]) => feedKeys.post(id))], args.map(String));
+  });
+  for (const outcome of settled.values()) {
+    if (outcome.status === "fulfilled") continue;
+    if (isRedisCommandError(outcome.reason)) throw commandFailure("Feed fill script", outcome.reason);
+    if (!isRedisOutage(outcome.reason)) throw outcome.reason;
   }
-  try {
-    await services.redis.createScript(FILL_CACHES).exec([feedKeys.flags(userId), ...fill.posts.map(([id]) => feedKeys.post(id))], args.map(String));
-  } catch (err) {
-    if (isRedisCommandError(err)) throw commandFailure("Feed fill script", err);
-    if (!isRedisOutage(err)) throw err;
+}
+
+/**
+ * Round 2 of a page at N > 1: the posts and counters of the page's posts that live on other
+ * databases than the reader's, one call per such database, in parallel (≤ 6 at once). Writes them
+ * into `raw` (what round 1 read there for them is not theirs); posts round 1 already found
+ * tombstoned (a delete writes its tombstone to every database) are not asked for. Answers the ids
+ * whose database failed: left as misses, their posts and counters are read from Postgres.
+ */
+async function completeRemote(services: Services, userId: string, members: Parsed[], raw: { posts: (string | false)[]; counts: unknown[] }): Promise<Set<string>> {
+  const own = databaseOf(userId, services.databases);
+  const remote = members.map((m, i) => ({ id: m.id, i })).filter((m) => raw.posts[m.i] !== TOMBSTONE && databaseOf(m.id, services.databases) !== own);
+  const unreachable = new Set<string>();
+  if (remote.length === 0) return unreachable;
+  const byDatabase = groupByDatabase(remote, (m) => m.id, services.databases);
+  const settled = await settleEach(byDatabase, (index, list) =>
+    run(services.redisAt(index), READ_POST_CACHES, [...list.map((m) => feedKeys.post(m.id)), ...list.map((m) => counterKeys.cache("post", m.id))], [...POST_FIELDS]),
+  );
+  for (const [index, list] of byDatabase) {
+    const outcome = settled.get(index)!;
+    if (outcome.status === "rejected") {
+      if (outcome.reason instanceof ApiError || !isRedisOutage(outcome.reason)) throw outcome.reason;
+      for (const m of list) {
+        raw.posts[m.i] = false;
+        raw.counts[m.i] = false;
+        unreachable.add(m.id);
+      }
+      continue;
+    }
+    const answer = outcome.value as unknown as { posts: (string | false)[]; counts: unknown[] | Record<string, never> };
+    const counts = Array.isArray(answer.counts) ? answer.counts : [];
+    list.forEach((m, k) => {
+      raw.posts[m.i] = answer.posts[k] ?? false;
+      raw.counts[m.i] = counts[k] ?? false;
+    });
   }
+  return unreachable;
 }
 
 /** A post's counters as the feed shows them (the counters capability's rule: never below zero). */
@@ -368,12 +427,16 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
   const at = page.cursor ? decodeRankedCursor(page.cursor) : { snapshot: crypto.randomUUID(), offset: 0 };
   if (at.snapshot === "pg") return rankedFromPostgres(services, userId, at.offset, page.limit);
   const fields = POST_FIELDS as readonly string[];
+  // N > 1: a first page's candidates live on several databases, so the script hydrates them from
+  // the reader's and this Worker ranks them once the others answered (the same formula and order).
+  const mode = page.cursor ? "page" : services.databases > 1 ? "members" : "new";
+  const now = Date.now();
   const args = () => [
-    page.cursor ? "page" : "new",
+    mode,
     at.offset,
     page.limit,
     EMPTY_TIMELINE_TTL_SECONDS,
-    Date.now(),
+    now,
     RANKED_CANDIDATES,
     RANKED_SNAPSHOT_TTL_SECONDS,
     fields.indexOf("likes") + 1,
@@ -384,7 +447,10 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
   const keys = [...pageKeys(userId), feedKeys.rankedSnapshot(userId, at.snapshot)];
   try {
     for (let attempt = 0; attempt < RANKED_ATTEMPTS; attempt++) {
-      const answer = await run(services.redis, READ_RANKED, keys, args());
+      const answer = await run(services.redisFor(userId), READ_RANKED, keys, args());
+      // N > 1: a first page stores its ranking just after answering (its request left before the
+      // answer did); a next page that still came first reads again, a round each.
+      if (answer.expired && services.databases > 1 && attempt < RANKED_ATTEMPTS - 1) continue;
       if (answer.expired) {
         throw new ApiError("bad_request", "This ranking has expired", [{ field: "cursor", message: "names a ranking that expired: start again without a cursor" }]);
       }
@@ -401,6 +467,7 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
       }
       const raw = answer as RawPage;
       const { items, degraded } = await hydrate(services, userId, raw);
+      if (mode === "members") return rankHere(services, userId, at.snapshot, items, now, page.limit, degraded);
       return { items, nextCursor: raw.more ? encodeCursor([at.snapshot, at.offset + page.limit]) : null, degraded };
     }
     return await rankedFromPostgres(services, userId, at.offset, page.limit);
@@ -410,14 +477,38 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
   }
 }
 
-/** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */
-async function rankedFromPostgres(services: Services, userId: string, offset: number, limit: number): Promise<FeedPage> {
-  const candidates = await pageFromPostgres(services, userId, null, RANKED_CANDIDATES, true);
-  const now = Date.now();
-  const ranked = candidates.items
+/** READ_RANKED's order: score descending, ties newest first. */
+function rank(items: FeedItem[], now: number): FeedItem[] {
+  return items
     .map((item) => ({ item, score: rankScore(item.counts, Date.parse(item.post.createdAt), now) }))
     .sort((a, b) => b.score - a.score || (BigInt(b.item.post.id) > BigInt(a.item.post.id) ? 1 : -1))
     .map((r) => r.item);
+}
+
+/**
+ * N > 1: the first ranked page from its hydrated candidates, ranked here as READ_RANKED ranks; the
+ * snapshot later pages walk is stored on the reader's database once the page is answered (not a
+ * round of the answer; a next page arriving first reads once more).
+ */
+function rankHere(services: Services, userId: string, snapshot: string, candidates: FeedItem[], now: number, limit: number, degraded: boolean): FeedPage {
+  const ranked = rank(candidates, now);
+  if (ranked.length > 0) {
+    const store = services
+      .redisFor(userId)
+      .createScript(STORE_RANKING)
+      .exec([feedKeys.rankedSnapshot(userId, snapshot)], [String(RANKED_SNAPSHOT_TTL_SECONDS), ...ranked.map((i) => timelineMember(i.post.id, i.post.authorId))])
+      .catch((err: unknown) => {
+        if (!isRedisOutage(err)) throw err;
+      });
+    services.waitUntil(store);
+  }
+  return { items: ranked.slice(0, limit), nextCursor: ranked.length > limit ? encodeCursor([snapshot, limit]) : null, degraded };
+}
+
+/** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */
+async function rankedFromPostgres(services: Services, userId: string, offset: number, limit: number): Promise<FeedPage> {
+  const candidates = await pageFromPostgres(services, userId, null, RANKED_CANDIDATES, true);
+  const ranked = rank(candidates.items, Date.now());
   const items = ranked.slice(offset, offset + limit);
   return { items, nextCursor: ranked.length > offset + limit ? encodeCursor(["pg", offset + limit]) : null, degraded: true };
 }

@@ -1,8 +1,10 @@
-import { isRedisOutage } from "../lib/redis-failures";
+import { isRedisCommandError } from "../lib/errors";
+import { commandFailure, isRedisOutage } from "../lib/redis-failures";
+import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import { createScriptBatch } from "../lib/script-batch";
 import type { Services } from "../lib/services";
-import { feedKeys, TIMELINE_TTL_SECONDS } from "./keys";
-import { MERGED_TOP_FUNCTION } from "./unseen.lua";
+import { FEED_UNSEEN_CAP, feedKeys, TIMELINE_TTL_SECONDS } from "./keys";
+import { GET_FEED_UNSEEN_MANY, MERGED_TOP_FUNCTION } from "./unseen.lua";
 
 /**
  * Moves the `feed` badge's marker to the merged page's newest post id (the timeline's top or a
@@ -35,10 +37,14 @@ return 1
  * started in the same turn as the reset, go out in one pipeline with it (the reset first, so it
  * marks the timeline the page serves). The read is announced (`feed.first-page-read`) when the
  * marker moved or the timeline was built: live sockets then read `feed` alone. Redis down: the page degrades on its own and the badge is left as it was.
+ * The marker and the timeline are the reader's: at N > 1 the batch is the reader's database's, and
+ * `read` reaches every other database as usual.
  */
 export async function readingFirstPage<T>(services: Services, userId: string, read: (services: Services) => Promise<T>): Promise<T> {
-  const batch = createScriptBatch(() => services.redis);
-  const redis = Object.create(services.redis, { createScript: { value: batch.createScript.bind(batch) } }) as Services["redis"];
+  const own = databaseOf(userId, services.databases);
+  const batch = createScriptBatch(() => services.redisAt(own));
+  const redis = Object.create(services.redisAt(own), { createScript: { value: batch.createScript.bind(batch) } }) as Services["redis"];
+  const redisAt = (index: number) => (index === own ? redis : services.redisAt(index));
   const reset = batch
     .createScript<number>(RESET_UNSEEN)
     .exec([feedKeys.timeline(userId), feedKeys.seen(userId), feedKeys.bigFollows(userId), feedKeys.activity()], [String(TIMELINE_TTL_SECONDS)])
@@ -49,8 +55,46 @@ export async function readingFirstPage<T>(services: Services, userId: string, re
         return 0;
       },
     );
-  const [page, moved] = await Promise.all([read(Object.create(services, { redis: { value: redis } }) as Services), reset]);
+  const scoped = Object.create(services, {
+    redis: { value: own === 0 ? redis : services.redis },
+    redisAt: { value: redisAt },
+    redisFor: { value: (ownerId: string) => redisAt(databaseOf(ownerId, services.databases)) },
+  }) as Services;
+  const [page, moved] = await Promise.all([read(scoped), reset]);
   // Announced once the page is served: a timeline built by this read has its pulled set by now.
   if (moved !== 0) services.waitUntil(services.events.emit({ type: "feed.first-page-read", userId, at: Date.now() }, services));
   return page;
+}
+
+/**
+ * The `feed` badge of each of `userIds` (uncapped, at most FEED_UNSEEN_CAP: each socket's cap
+ * applies), for the badge hubs: one request per database holding some of the users, in parallel
+ * (≤ 6 at once; one request at N = 1), each reading its users' markers and timelines and its own
+ * copies of the outboxes. In `userIds` order; `null` for the users of a database that failed (an
+ * outage or a rate limit: the caller reads them on their own, which degrades), the others exact.
+ * A command error (a bug) throws.
+ */
+export async function readFeedUnseenMany(services: Pick<Services, "redisAt" | "databases">, userIds: readonly string[], maxPulled: number): Promise<(number | null)[]> {
+  const positions = userIds.map((userId, i) => ({ userId, i }));
+  const byDatabase = groupByDatabase(positions, (p) => p.userId, services.databases);
+  const settled = await settleEach(byDatabase, (index, list) =>
+    services
+      .redisAt(index)
+      .createScript<unknown[]>(GET_FEED_UNSEEN_MANY)
+      .exec(
+        [feedKeys.activity(), ...list.flatMap((p) => [feedKeys.seen(p.userId), feedKeys.timeline(p.userId), feedKeys.bigFollows(p.userId)])],
+        [feedKeys.outboxPrefix(), String(maxPulled), String(FEED_UNSEEN_CAP)],
+      ),
+  );
+  const counts: (number | null)[] = userIds.map(() => null);
+  for (const [index, list] of byDatabase) {
+    const outcome = settled.get(index)!;
+    if (outcome.status === "rejected") {
+      if (isRedisCommandError(outcome.reason)) throw commandFailure("Feed badge script", outcome.reason);
+      if (!isRedisOutage(outcome.reason)) throw outcome.reason;
+      continue;
+    }
+    list.forEach((p, k) => (counts[p.i] = Number(outcome.value[k])));
+  }
+  return counts;
 }

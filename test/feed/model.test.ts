@@ -15,6 +15,11 @@
  * The `feed` badge, at every read step and at the end: the number of posts above the reader's
  * marker on the merged page (the walk: timeline and big accounts' outboxes), capped at a random
  * cap; after a first-page read (half the read steps), zero.
+ *
+ * The same seeds also run over three Redis databases (users spread over the three, posts wherever
+ * their ids fall): timelines, flags and markers on the reader's database, posts on theirs, outboxes
+ * on every one; every check is the same. (There the `feed` badge is read by the feed's own
+ * `readFeedUnseenMany`, the read the badge hubs make, one request per database of its users.)
  */
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -23,27 +28,32 @@ import type { Env } from "../../src/env";
 import { deliver } from "../../src/feed/fanout";
 import { addReaction, removeReaction, type Reaction } from "../../src/counters/reactions";
 import { queryRows } from "../../src/counters/store";
-import { feedKeys } from "../../src/feed/keys";
+import { feedKeys, maxPulledAccounts } from "../../src/feed/keys";
 import type { FeedMessage } from "../../src/feed/messages";
 import { readHomeFeed } from "../../src/feed/timeline";
-import { readingFirstPage } from "../../src/feed/unseen";
+import { readFeedUnseenMany, readingFirstPage } from "../../src/feed/unseen";
 import { getBadges } from "../../src/badges/badges";
 import { capped } from "../../src/badges/shared";
 import { createServices, type Services } from "../../src/lib/services";
 import { follow, unfollow } from "../../src/social/follows";
 import { createPost, deletePost } from "../../src/social/posts";
 import { newId } from "../support/api";
-import { redis } from "./support";
+import { databasesEnv, newIdOn, stackDatabases } from "../support/databases";
 import { prng } from "../support/prng";
 
 const byIdDesc = (a: string, b: string) => (BigInt(b) > BigInt(a) ? 1 : BigInt(b) < BigInt(a) ? -1 : 0);
 
-async function runSeed(seed: number, steps: number) {
+async function runSeed(seed: number, steps: number, overrides: Partial<Env> = {}) {
   const rnd = prng(seed);
   const held: FeedMessage[] = [];
   const queue = { send: async (m: FeedMessage) => void held.push(structuredClone(m)), sendBatch: async () => {} } as unknown as Queue<FeedMessage>;
-  const { services, close } = createServices({ ...(env as unknown as Env), FEED_QUEUE: queue, FEED_SYNC_QUEUE: queue }, createExecutionContext(), events);
-  const users = Array.from({ length: 5 }, () => newId());
+  const { services, close } = createServices({ ...(env as unknown as Env), ...overrides, FEED_QUEUE: queue, FEED_SYNC_QUEUE: queue }, createExecutionContext(), events);
+  const n = services.databases;
+  // At N > 1 the users are spread over every database (and the posts fall where their ids put them).
+  const users = Array.from({ length: 5 }, (_, i) => (n === 1 ? newId() : newIdOn(i, n)));
+  /** The `feed` badge: the badges call at N = 1; at N > 1 the feed's own read of it (the hubs' read). */
+  const feedBadge = async (user: string, cap: number) =>
+    n === 1 ? (await getBadges(services, user, cap)).feed : capped((await readFeedUnseenMany(services, [user], maxPulledAccounts(services.env)))[0]!, cap);
   const follows = new Set<string>(); // "follower>followee"
   const posts = new Map<string, { author: string; text: string; createdAt: string; live: boolean }>();
   const reactions = { like: new Set<string>(), favorite: new Set<string>() }; // "user>post"
@@ -90,15 +100,15 @@ async function runSeed(seed: number, steps: number) {
    */
   async function checkFeedBadge(user: string) {
     const ids = await walk(user);
-    const marker = Number((await redis.get(feedKeys.seen(user))) ?? 0);
+    const marker = Number((await services.redisFor(user).get(feedKeys.seen(user))) ?? 0);
     const cap = rnd.pick([2, 5, 99]);
     const context = `seed ${seed}, user ${user}, cap ${cap}, marker ${marker}, page ${ids.join(",")}, log:\n${log.slice(-25).join("\n")}`;
     const above = ids.filter((id) => Number(id) > marker).length;
-    expect((await getBadges(services, user, cap)).feed, `feed badge: ${context}`).toEqual(capped(above, cap));
+    expect(await feedBadge(user, cap), `feed badge: ${context}`).toEqual(capped(above, cap));
     if (rnd.next() < 0.5) {
       log.push(`first page ${user}`);
       await readingFirstPage(services, user, (s) => readHomeFeed(s, user, { limit: rnd.int(1, 12) }));
-      expect((await getBadges(services, user, cap)).feed, `feed badge after a first-page read: ${context}`).toEqual(capped(0, cap));
+      expect(await feedBadge(user, cap), `feed badge after a first-page read: ${context}`).toEqual(capped(0, cap));
     }
   }
 
@@ -198,7 +208,7 @@ async function runSeed(seed: number, steps: number) {
         // A TTL ran out: the timeline's or the reaction flags'.
         const user = rnd.pick(users);
         const key = rnd.next() < 0.6 ? feedKeys.timeline(user) : feedKeys.flags(user);
-        await redis.del(key);
+        await services.redisFor(user).del(key);
         log.push(`expire ${key}`);
       } else {
         const user = rnd.pick(users);
@@ -229,5 +239,13 @@ describe("home timeline model", () => {
     it(`seed ${seed}: every read shows no deleted post, no unfollowed account, no duplicate and every item as the model draws it; drained, every timeline equals the model; the feed badge is the posts above the marker on the merged page`, async () => {
       await runSeed(seed, 150);
     });
+  }
+});
+
+describe.skipIf(stackDatabases().length < 3)("home timeline model over three Redis databases", () => {
+  for (const seed of [1, 2, 3, 4]) {
+    it(`seed ${seed}: the same checks with users, posts and their keys spread over three databases`, async () => {
+      await runSeed(seed, 150, databasesEnv(stackDatabases().slice(0, 3)));
+    }, 60_000);
   }
 });
