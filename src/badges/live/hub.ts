@@ -21,7 +21,8 @@ import {
   type PostedTo,
   type TallyChange,
 } from "./protocol";
-import { changedKinds, oneMore, readCheapKinds, readFeedUnseenMany, valuesOf, type BadgeValues, type CheapKind } from "./values";
+import { readFeedUnseenMany } from "../../feed/unseen";
+import { changedKinds, oneMore, readCheapKinds, valuesOf, type BadgeValues, type CheapKind } from "./values";
 
 /** Users whose last tally time is remembered (the oldest is forgotten first). */
 const MAX_TALLY_TIMES = 10_000;
@@ -360,7 +361,8 @@ export class BadgeHub extends DurableObject<Env> {
     const after: Promise<void>[] = [];
     for (const [i, userId] of batch.entries()) {
       const loop = this.reading.get(userId)!;
-      if (!counts || !this.applyFeed(userId, counts[i]!)) {
+      const count = counts?.[i];
+      if (count == null || !this.applyFeed(userId, count)) {
         loop.again = true;
         loop.kinds.add("feed");
       }
@@ -454,10 +456,11 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   /**
-   * Each user's `feed` count: one request per database holding some of them, in parallel (null when
-   * one failed: each user is then read on their own, so only that database's users degrade).
+   * Each user's `feed` count: one request per database holding some of them, in parallel (null for
+   * the users of a database that failed, or for all on a command error: each is then read on their
+   * own, so only that database's users degrade).
    */
-  private async readFeeds(userIds: string[]): Promise<number[] | null> {
+  private async readFeeds(userIds: string[]): Promise<(number | null)[] | null> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
       return await readFeedUnseenMany(services, userIds, this.maxPulled());

@@ -85,23 +85,3 @@ export async function readCheapKinds(
 const feedUnseenKeys = (userId: string) => [feedKeys.seen(userId), feedKeys.timeline(userId), feedKeys.bigFollows(userId), feedKeys.activity()];
 const feedUnseenArgs = (maxPulled: number) => [feedKeys.outboxPrefix(), maxPulled, FEED_UNSEEN_CAP];
 
-/**
- * The `feed` badge of each of `userIds` (uncapped: each socket's cap applies), in `userIds`' order:
- * one request per database holding some of them, in parallel (at most 6 at once); one request in
- * all at N = 1. Throws when any of those requests failed (the caller then reads each user on their
- * own, which degrades only the users of the failed database).
- */
-export async function readFeedUnseenMany(services: Pick<Services, "redisAt" | "databases">, userIds: string[], maxPulled: number): Promise<number[]> {
-  const groups = groupByDatabase(userIds, (u) => u, services.databases);
-  const settled = await settleEach(groups, async (index, users) => {
-    const keys = [feedKeys.activity(), ...users.flatMap((u) => [feedKeys.seen(u), feedKeys.timeline(u), feedKeys.bigFollows(u)])];
-    return (await runScript<number[]>(services.redisAt(index), GET_FEED_UNSEEN_MANY, keys, feedUnseenArgs(maxPulled))).map(Number);
-  });
-  const counts = new Map<string, number>();
-  for (const [index, users] of groups) {
-    const result = settled.get(index)!;
-    if (result.status === "rejected") throw result.reason;
-    users.forEach((u, i) => counts.set(u, result.value[i]!));
-  }
-  return userIds.map((u) => counts.get(u)!);
-}
