@@ -90,7 +90,7 @@ export async function flushOnce(services: Pick<Services, "redisAt" | "databases"
  * max applied batch) never passes an unapplied batch — which the cache warm relies on. A run that
  * applies one batch costs one Postgres statement, whatever the number of increments merged into it.
  */
-async function flushDatabase(
+export async function flushDatabase(
   services: Pick<Services, "redisAt" | "db">,
   index: number,
   options: FlushOptions,
