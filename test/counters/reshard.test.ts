@@ -166,6 +166,9 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     await clients[1]!.set(feedKeys.seen(mover), "12345");
     await clients[1]!.zadd(feedKeys.outbox(mover), { score: 10, member: `10:${mover}` }, { score: 11, member: `11:${mover}` });
     await clients[1]!.set(feedKeys.timeline(mover), "a cache"); // a cache: dropped, not copied
+    const trendingPost = idMoving(1, 2);
+    const bucket = counterKeys.trendingBucket(491_000);
+    await clients[1]!.zadd(bucket, { score: 7, member: trendingPost }, { score: 5, member: ids[3]! });
     for (const id of ids) await incr(service(1), id, 1);
 
     // Traffic: three loops of increments, two of reads, until the reshard is done.
@@ -242,6 +245,13 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     expect(await clients[2]!.zrange(feedKeys.outbox(mover), 0, -1, { withScores: true })).toEqual([`10:${mover}`, "10", `11:${mover}`, "11"]);
     for (const client of clients) expect(await client.exists(feedKeys.timeline(mover))).toBe(0);
     expect(await clients[1]!.exists(badgeKeys.notifications(mover), feedKeys.seen(mover), feedKeys.outbox(mover))).toBe(0);
+
+    // A trending bucket's moving post takes its score along; a staying one keeps it.
+    expect(await clients[2]!.zscore(bucket, trendingPost)).toBe("7");
+    expect(await clients[1]!.zscore(bucket, trendingPost)).toBeNull();
+    expect(await clients[1]!.zscore(bucket, ids[3]!)).toBe("5");
+    await clients[1]!.del(bucket);
+    await clients[2]!.del(bucket);
 
     const state = parseReshardState(await clients[0]!.get(RESHARD_STATE_KEY));
     expect(state).toMatchObject({ from: 2, to: 3, phase: "done", moving: [] });
