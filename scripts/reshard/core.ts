@@ -96,8 +96,10 @@ export async function reshard(deps: ReshardDeps, options: ReshardOptions): Promi
   const { to } = options;
   if (!Number.isInteger(to) || to < 1 || to > 64) throw new Error(`--to must be an integer from 1 to 64, not ${to}`);
   const db0 = databases[0]!;
-  const writeState = async (next: ReshardState) => {
+  /** Database 0's plan is the one isolates route by; `everywhere` also updates each database's copy (plan and end). */
+  const writeState = async (next: ReshardState, everywhere = false) => {
     await db0.set(RESHARD_STATE_KEY, JSON.stringify(next));
+    if (everywhere) for (const other of databases.slice(1)) await other.set(RESHARD_STATE_KEY, JSON.stringify(next));
     return next;
   };
   let state = parseReshardState(await db0.get(RESHARD_STATE_KEY));
@@ -123,16 +125,21 @@ export async function reshard(deps: ReshardDeps, options: ReshardOptions): Promi
         }
       } else {
         const size = await databases[i]!.dbsize();
-        if (size > (marker ? 1 : 0) || (marker && marker.index !== i)) throw new Error(`database ${i} is new to the deployment but is not empty (${size} keys): give an empty database`);
+        const plan = (await databases[i]!.exists(RESHARD_STATE_KEY)) as number;
+        if (size > (marker ? 1 : 0) + plan || (marker && marker.index !== i)) throw new Error(`database ${i} is new to the deployment but is not empty (${size} keys): give an empty database`);
+        // Its marker before its copy of the plan: a database with a key and no marker is refused.
+        if (!marker) await databases[i]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(i, to));
       }
     }
     if (!marker0) await db0.set(TOPOLOGY_MARKER_KEY, topologyMarker(0, from));
-    state = await writeState({ from, to, phase: "prepared", rev: (state?.rev ?? 0) + 1, moving: [], moved: "0".repeat(SLOT_COUNT), updatedAt: Date.now() });
+    state = await writeState({ from, to, phase: "prepared", rev: (state?.rev ?? 0) + 1, moving: [], moved: "0".repeat(SLOT_COUNT), updatedAt: Date.now() }, true);
     log(`prepared: ${from} → ${to} databases; deploy the ${to === 1 ? "one-database" : `${to}-database`} setting, then run the command again to move the slots`);
   } else if (state.to !== to) {
     throw new Error(`a reshard from ${state.from} to ${state.to} databases is ${state.phase}: finish it first (npm run reshard -- --to ${state.to})`);
   }
   report.from = state.from;
+  // Every database's copy of the plan again (a first run stopped between writing them is completed).
+  await writeState(state, true);
   if (options.prepareOnly) return report;
   if (databases.length !== Math.max(state.from, state.to)) {
     throw new Error(`a reshard from ${state.from} to ${state.to} needs the ${Math.max(state.from, state.to)} databases of the larger setting, database 0 first; ${databases.length} given`);
@@ -197,7 +204,7 @@ export async function reshard(deps: ReshardDeps, options: ReshardOptions): Promi
   // Databases leaving the deployment (to < from) keep nothing of an owner now; their pending deltas are flushed last.
   for (let i = to; i < from; i++) await drainCounters({ ...clients, db: deps.db }, i, new Set());
   for (let i = 0; i < to; i++) await databases[i]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(i, to));
-  state = await writeState({ ...state, phase: "done", moving: [], moved: "1".repeat(SLOT_COUNT), rev: state.rev + 1, updatedAt: Date.now() });
+  state = await writeState({ ...state, phase: "done", moving: [], moved: "1".repeat(SLOT_COUNT), rev: state.rev + 1, updatedAt: Date.now() }, true);
   report.phase = "done";
   log(`done: ${from} → ${to} databases${to < from ? `; databases ${to}..${from - 1} hold no owner's keys any more: drop them from UPSTASH_REDIS_DATABASES and deploy` : ""}`);
   return report;

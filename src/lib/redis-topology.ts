@@ -94,7 +94,11 @@ export const ROUTING_REFRESH_MS = 1_000;
  */
 export const RESHARD_FENCE_MS = 2 * ROUTING_REFRESH_MS + 500;
 
-/** Database 0's key holding the reshard state (JSON `ReshardState`), read with its marker. */
+/**
+ * The key of the reshard state (JSON `ReshardState`), read with the marker. Database 0's is the
+ * one routing follows; every other database holds a copy written when a reshard is planned and
+ * when it is done, so its check knows whether it must ask database 0.
+ */
 export const RESHARD_STATE_KEY = "topology:reshard";
 
 /**
@@ -288,7 +292,7 @@ export function topologyMarker(index: number, n: number): string {
 
 /**
  * One call per database, run once per isolate before the database's first command: reads the
- * marker (and on database 0, given KEYS[2], the reshard state); adopts an EMPTY database that has
+ * marker (and, given KEYS[2], the database's copy of the reshard state); adopts an EMPTY database that has
  * none (a new deployment, or a database that lost everything) by writing it; refuses a database
  * holding keys but no marker (it belongs to something else, e.g. the one database of an N = 1
  * deployment: going to N > 1 is a reshard). Answers `{0|1, marker, state}` (0: just written;
@@ -298,7 +302,7 @@ export const CHECK_TOPOLOGY_MARKER = `
 local key = KEYS[1]                -- topology
 local marker = ARGV[1]             -- the marker this database should hold
 local state = ''
-if KEYS[2] then state = redis.call('GET', KEYS[2]) or '' end  -- topology:reshard (database 0 only)
+if KEYS[2] then state = redis.call('GET', KEYS[2]) or '' end  -- topology:reshard
 local found = redis.call('GET', key)
 if found then return {1, found, state} end
 if redis.call('DBSIZE') > 0 then return {2, '', state} end

@@ -175,7 +175,16 @@ function instrument(redis: Redis, topology: Topology, index: number, credentials
   const checkKey = `${topology.fingerprint}\n${index}`;
   const request = async (req: unknown) => {
     if (topology.n > 1) {
-      if (verified.get(checkKey) !== true) await verifyDatabase(checkKey, topology, index, credentials);
+      if (verified.get(checkKey) !== true) {
+        const before = routingHomes(topology.n);
+        await verifyDatabase(checkKey, topology, index, credentials);
+        // This request was routed before the check installed a reshard's table (a new isolate
+        // during a reshard): if the table takes slots away from this database, it may be for one.
+        const after = routingHomes(topology.n);
+        if (after !== before && movedAwayFrom(index, before, topology.n)) {
+          throw new DependencyUnavailableError("redis", new Error("routed before the reshard's table was read: routed again by the next call"));
+        }
+      }
       const installed = installedRouting(topology.n);
       if (installed?.live && Date.now() - (routingReadAt.get(topology.fingerprint) ?? 0) >= ROUTING_REFRESH_MS) await refreshRouting(topology, installed.rev, index);
     }
@@ -209,20 +218,13 @@ export async function verifyDatabase(checkKey: string, topology: Topology, index
   const known = verified.get(checkKey);
   if (known === true) return;
   if (known) throw known;
-  // Database 0 holds the reshard state the other databases' markers are judged by.
-  const zeroKey = `${topology.fingerprint}\n0`;
-  if (index > 0) await verifyDatabase(zeroKey, topology, 0, topology.databases[0]!);
   let res: Response;
   let body: { result?: unknown; error?: string };
   try {
     res = await fetch(credentials.url, {
       method: "POST",
       headers: { authorization: `Bearer ${credentials.token}`, "content-type": "application/json" },
-      body: JSON.stringify(
-        index === 0
-          ? ["EVAL", CHECK_TOPOLOGY_MARKER, 2, TOPOLOGY_MARKER_KEY, RESHARD_STATE_KEY, topologyMarker(index, topology.n)]
-          : ["EVAL", CHECK_TOPOLOGY_MARKER, 1, TOPOLOGY_MARKER_KEY, topologyMarker(index, topology.n)],
-      ),
+      body: JSON.stringify(["EVAL", CHECK_TOPOLOGY_MARKER, 2, TOPOLOGY_MARKER_KEY, RESHARD_STATE_KEY, topologyMarker(index, topology.n)]),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     body = (await res.json()) as typeof body;
@@ -232,9 +234,18 @@ export async function verifyDatabase(checkKey: string, topology: Topology, index
   if (res.status === 401 || res.status === 403) return refuse(checkKey, new TopologyError(`the token of UPSTASH_REDIS_DATABASES[${index}] is refused (HTTP ${res.status})`));
   if (!res.ok || body.error !== undefined) throw new DependencyUnavailableError("redis", new Error(`topology check of database ${index}: HTTP ${res.status} ${body.error ?? ""}`));
   try {
-    const state = index === 0 ? parseReshardState(Array.isArray(body.result) ? body.result[2] : null) : (reshardStates.get(topology.fingerprint) ?? null);
+    // Every database holds a copy of the reshard plan (the command writes it to all); database 0's
+    // is the one routing follows. A database whose copy says no reshard, or one that is done,
+    // is judged by its own copy, so an outage of database 0 does not stop the others' checks; while
+    // a reshard is prepared or running, database 0 is checked first and its plan decides.
+    const own = parseReshardState(Array.isArray(body.result) ? body.result[2] : null);
+    let state = own;
+    if (index > 0 && own && own.phase !== "done") {
+      await verifyDatabase(`${topology.fingerprint}\n0`, topology, 0, topology.databases[0]!);
+      state = reshardStates.get(topology.fingerprint) ?? own;
+    }
     assertMarker(body.result, index, topology.n, state);
-    if (index === 0) {
+    if (index === 0 || !reshardStates.has(topology.fingerprint)) {
       reshardStates.set(topology.fingerprint, state);
       routingReadAt.set(topology.fingerprint, Date.now());
       installRouting(topology.n, state);

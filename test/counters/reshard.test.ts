@@ -36,8 +36,10 @@ afterAll(async () => {
   installRouting(2, null);
   if (!databases.enough) return;
   const clients = stackDatabases().slice(0, 3).map(clientOf);
-  await clients[0]!.del(RESHARD_STATE_KEY);
-  for (const [index, client] of clients.entries()) await client.set(TOPOLOGY_MARKER_KEY, topologyMarker(index, 3));
+  for (const [index, client] of clients.entries()) {
+    await client.del(RESHARD_STATE_KEY);
+    await client.set(TOPOLOGY_MARKER_KEY, topologyMarker(index, 3));
+  }
 });
 
 const clientOf = (d: DatabaseCredentials) => new Redis({ url: d.url, token: d.token, automaticDeserialization: false, enableTelemetry: false });
@@ -78,6 +80,7 @@ async function startAtTwo() {
   const clients = credentials().map(clientOf);
   await clients[2]!.flushdb();
   await clients[0]!.del(RESHARD_STATE_KEY);
+  await clients[1]!.del(RESHARD_STATE_KEY);
   await clients[0]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(0, 2));
   await clients[1]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(1, 2));
 }
