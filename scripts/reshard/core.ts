@@ -151,6 +151,11 @@ export async function reshard(deps: ReshardDeps, options: ReshardOptions): Promi
   if (state.moving.length > 0) groups.push([...state.moving]);
   for (let i = 0; i < pendingSlots.length; i += slotsPerStep) groups.push(pendingSlots.slice(i, i + slotsPerStep));
   const total = groups.length;
+  // Databases joining get the global keys every database holds before any owner lands on them.
+  if (to > from) {
+    const merged = await copyEverywhereKeys(databases, from, to);
+    log(`global keys merged into the joining databases ${from}..${to - 1}: ${merged}`);
+  }
   if (state.moving.length > 0) log(`resuming: step of slots ${describeSlots(state.moving)} was interrupted; redoing it`);
 
   for (const [k, group] of groups.entries()) {
@@ -324,6 +329,41 @@ async function moveKeysOf(databases: readonly Redis[], index: number, slots: Rea
     }
   } while (cursor !== "0");
   return counts;
+}
+
+/**
+ * Merges database 0's `everywhere` keys (`key-owners.ts`) into databases from..to-1, keeping what
+ * the Worker already wrote there (it writes such keys to every database of its setting): HSETNX
+ * per field, ZADD NX per member, SET NX, and the TTL only where the key had none. Idempotent.
+ */
+async function copyEverywhereKeys(databases: readonly Redis[], from: number, to: number): Promise<number> {
+  const source = databases[0]!;
+  let merged = 0;
+  let cursor = "0";
+  do {
+    const [next, keys] = (await source.scan(cursor, { count: SCAN_COUNT })) as [string | number, string[]];
+    cursor = String(next);
+    for (const key of keys.filter((k) => classifyKey(k).action === "everywhere")) {
+      const type = String(await source.type(key));
+      const ttl = Number(await source.pttl(key));
+      const value = type === "hash" ? await source.hgetall(key) : type === "zset" ? await source.zrange(key, 0, -1, { withScores: true }) : type === "string" ? await source.get(key) : null;
+      if (value === null || value === undefined) continue;
+      const entries = type === "string" ? [] : pairs(value as unknown[]);
+      if (type !== "string" && entries.length === 0) continue;
+      for (let i = from; i < to; i++) {
+        const dest = databases[i]!;
+        const hadTtl = Number(await dest.pttl(key)) > 0;
+        const write = dest.pipeline();
+        if (type === "hash") for (const [f, v] of entries) write.hsetnx(key, String(f), String(v));
+        else if (type === "zset") for (const [m, sc] of entries) write.zadd(key, { nx: true }, { member: String(m), score: Number(sc) });
+        else write.set(key, String(value), { nx: true });
+        if (ttl > 0 && !hadTtl) write.pexpire(key, ttl);
+        await write.exec();
+      }
+      merged += 1;
+    }
+  } while (cursor !== "0");
+  return merged;
 }
 
 /** Copies keys with their type, contents and expiry (no DUMP: its binary payload does not survive a JSON REST API). */

@@ -11,12 +11,16 @@
  *  - `members`: a per-database sorted set whose members are owner ids (trending's hour buckets:
  *    each database holds its own posts' scores): the moving owners' members are added to the same
  *    key on their new database and removed from the old one, so a post's score stays in one place.
+ *  - `everywhere`: global keys kept in every database because reads on every database need them
+ *    (the badges read's broadcast ids, red-dot channels, streams' items and last items, authors'
+ *    published counts): a database joining the deployment gets database 0's, merged in without
+ *    overwriting what the Worker already wrote there (HSETNX, ZADD NX, SET NX).
  *  - `database`: per-database or database-0 state, not owned by one id (pending deltas and
  *    batches, which the reshard flushes instead; global badge keys; the reconcile cursor; ops
  *    records; the markers): left where it is.
  *  - `unknown`: no rule matches (left alone, and counted in the reshard's log).
  */
-export type KeyAction = "copy" | "drop" | "members" | "database" | "unknown";
+export type KeyAction = "copy" | "drop" | "members" | "everywhere" | "database" | "unknown";
 
 export type KeyOwner = {
   action: KeyAction;
@@ -54,7 +58,8 @@ const RULES: Rule[] = [
   { pattern: /^badge:st:u:(\d+)$/, action: "drop" }, // stream access: cache
   { pattern: /^badge:dm:(\d+)$/, action: "copy" }, // direct messages: hot-only
   { pattern: /^badge:ib:(\d+)$/, action: "drop" }, // inbox: cache
-  { pattern: /^badge:(bc:window|bc:ids|rd:ch|au:pub|st:last|active)$|^badge:st:i:.+$/, action: "database" }, // global: not one user's
+  { pattern: /^badge:(bc:window|rd:ch|au:pub|st:last)$|^badge:st:i:.+$/, action: "everywhere" }, // global, read with every user's badges
+  { pattern: /^badge:(bc:ids|active)$/, action: "database" }, // read by nothing any more; the repair cron's active set
   // feed (src/feed/keys.ts)
   { pattern: /^feed:tl:(\d+)$/, action: "drop" }, // timeline: rebuilt on read
   { pattern: /^feed:post:(\d+)$/, action: "drop", keepIf: (value) => value === "d" }, // post cache; a tombstone is copied

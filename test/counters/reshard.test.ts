@@ -169,6 +169,7 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     await clients[1]!.set(feedKeys.seen(mover), "12345");
     await clients[1]!.zadd(feedKeys.outbox(mover), { score: 10, member: `10:${mover}` }, { score: 11, member: `11:${mover}` });
     await clients[1]!.set(feedKeys.timeline(mover), "a cache"); // a cache: dropped, not copied
+    await clients[0]!.hset(badgeKeys.reddotChannels(), { [`reshard-${mover}`]: "100" }); // a global key every database holds
     const trendingPost = idMoving(1, 2);
     const bucket = counterKeys.trendingBucket(491_000);
     await clients[1]!.zadd(bucket, { score: 7, member: trendingPost }, { score: 5, member: ids[3]! });
@@ -249,6 +250,9 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     for (const client of clients) expect(await client.exists(feedKeys.timeline(mover))).toBe(0);
     expect(await clients[1]!.exists(badgeKeys.notifications(mover), feedKeys.seen(mover), feedKeys.outbox(mover))).toBe(0);
 
+    // The joining database got the global keys every database holds.
+    expect(await clients[2]!.hget(badgeKeys.reddotChannels(), `reshard-${mover}`)).toBe("100");
+    for (const client of clients) await client.hdel(badgeKeys.reddotChannels(), `reshard-${mover}`);
     // A trending bucket's moving post takes its score along; a staying one keeps it.
     expect(await clients[2]!.zscore(bucket, trendingPost)).toBe("7");
     expect(await clients[1]!.zscore(bucket, trendingPost)).toBeNull();
