@@ -70,11 +70,13 @@ const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
 const db = { $client: pool } as unknown as Database;
 const log = (line: string) => console.log(`[reshard ${new Date().toISOString()}] ${line}`);
 let code = 0;
+let planned = false;
 try {
   const state = parseReshardState(await new Redis({ url: databases[0]!.url, token: databases[0]!.token, enableTelemetry: false }).get(RESHARD_STATE_KEY));
   // A first run only records the plan: isolates learn of a reshard when they start, so the Worker
   // must be deployed between the plan and the move.
-  const prepareOnly = flags.prepare || !state || state.phase === "done";
+  planned = !!state && state.phase !== "done";
+  const prepareOnly = flags.prepare || !planned;
   const report = await reshard({ databases, db, log, slotsPerStep }, { to, prepareOnly });
   log(JSON.stringify(report));
   if (report.phase === "prepared") {
@@ -86,7 +88,7 @@ try {
   }
 } catch (error) {
   console.error(`reshard: ${error instanceof Error ? error.message : String(error)}`);
-  console.error("reshard: nothing is lost; run the same command again to resume");
+  if (planned) console.error("reshard: nothing is lost; the step that stopped stays degraded until the same command is run again, which resumes it");
   code = 1;
 } finally {
   await pool.end();
