@@ -30,7 +30,7 @@ export interface DevRecord {
    * Where the run's Redis and Upstash bridge listen (database 0): `npm run load` counts round trips
    * and commands there — in every database of `databases` when the run has several.
    */
-  stack?: { redisUrl: string; restUrl: string; restToken: string; databases?: { redisUrl: string; restUrl: string; restToken: string }[] };
+  stack?: { redisUrl: string; restUrl: string; restToken: string; databases?: { redisUrl: string; restUrl: string; restToken: string }[]; databaseUrl?: string };
 }
 
 export const devRecordPath = (dataDir: string) => join(dataDir, "dev.pid");

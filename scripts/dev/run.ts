@@ -94,6 +94,8 @@ stackInfo = {
   restUrl: stack.restUrl,
   restToken: stack.restToken,
   databases: stack.databases.map((d) => ({ redisUrl: d.redisUrl, restUrl: d.restUrl, restToken: d.restToken })),
+  // Postgres, for `npm run reshard` (which flushes the counters while it moves slots).
+  databaseUrl: stack.databaseUrl,
 };
 record();
 const devVars = readDevVars();

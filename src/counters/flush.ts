@@ -1,4 +1,4 @@
-import { groupByDatabase, settleEach } from "../lib/redis-topology";
+import { groupByDatabase, settleEach, UNAVAILABLE_DATABASE } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { CUT_PENDING } from "./cut.lua";
 import { counterKeys } from "./keys";
@@ -68,6 +68,8 @@ export async function flushOnce(services: Pick<Services, "redisAt" | "databases"
   if (stale.length > 0) {
     // Each entity's cache entry is on its own database; a mark is forgotten only once its DEL ran.
     const byDatabase = groupByDatabase(stale, (m) => m.id, n);
+    // A slot being moved by a reshard has no database for now: its marks wait (the reshard deletes them where they land).
+    byDatabase.delete(UNAVAILABLE_DATABASE);
     const dels = await settleEach(byDatabase, (index, marks) => services.redisAt(index).del(...marks.map((m) => counterKeys.cache(m.entity, m.id))));
     const done = [...byDatabase].flatMap(([index, marks]) => (dels.get(index)!.status === "fulfilled" ? marks : []));
     await clearStaleMarks(services.db, done);
@@ -90,7 +92,7 @@ export async function flushOnce(services: Pick<Services, "redisAt" | "databases"
  * max applied batch) never passes an unapplied batch — which the cache warm relies on. A run that
  * applies one batch costs one Postgres statement, whatever the number of increments merged into it.
  */
-async function flushDatabase(
+export async function flushDatabase(
   services: Pick<Services, "redisAt" | "db">,
   index: number,
   options: FlushOptions,

@@ -21,8 +21,12 @@ import { ApiError } from "./errors";
 /** Slots a deployment is divided into; fixed forever (a change would move every key). */
 export const SLOT_COUNT = 1024;
 
-/** Version of the slot rule and marker layout above; a marker of another version is refused. */
-export const TOPOLOGY_VERSION = 1;
+/**
+ * Version of the slot rule and marker layout written now. 2 added the reshard state (below) read
+ * with database 0's marker; markers of version 1 (same layout, written before) are accepted.
+ */
+export const TOPOLOGY_VERSION = 2;
+const ACCEPTED_VERSIONS: readonly unknown[] = [1, 2];
 
 /** The key of each database's marker. */
 export const TOPOLOGY_MARKER_KEY = "topology";
@@ -70,9 +74,127 @@ export function databaseOfSlot(slot: number, n: number): number {
   return slot % n;
 }
 
-/** The database holding an owner's keys, out of n (0 when n is 1, without computing anything). */
+/**
+ * The database index `databaseOf` answers for an owner whose slot is being moved by a reshard: no
+ * client answers it (`redisAt` gives one whose every call fails as an outage), so the existing
+ * outage paths answer degraded for exactly the owners of moving slots, for the seconds a step takes.
+ */
+export const UNAVAILABLE_DATABASE = 1024; // past any database index, and not -1 (callers use -1 for "none")
+
+/**
+ * While a reshard runs, an isolate re-reads its state (one GET on database 0) before a request
+ * when its copy is older than this (`redis.ts`).
+ */
+export const ROUTING_REFRESH_MS = 1_000;
+
+/**
+ * How long a reshard waits after marking slots moving before it flushes and copies them: longer
+ * than an isolate's refresh period plus a request's flight, so no isolate still writes to a moving
+ * slot's old home once the step starts. Also how long a slot is degraded at least.
+ */
+export const RESHARD_FENCE_MS = 2 * ROUTING_REFRESH_MS + 500;
+
+/**
+ * The key of the reshard state (JSON `ReshardState`), read with the marker. Database 0's is the
+ * one routing follows; every other database holds a copy written when a reshard is planned and
+ * when it is done, so its check knows whether it must ask database 0.
+ */
+export const RESHARD_STATE_KEY = "topology:reshard";
+
+/**
+ * A reshard from `from` to `to` databases (`scripts/reshard/`), kept in database 0 while it runs
+ * and after it ended (`done`), so that a setting listing either number of databases routes right:
+ *  - `prepared`: nothing moved yet; every slot at its `from` home. Isolates with the `to`-database
+ *    setting may start (the operator deploys it now).
+ *  - `moving`: `moved[s] === "1"` slots live at `s mod to`; the `moving` slots are unavailable (their
+ *    pending deltas are being flushed and their Redis-only keys copied); the rest at `s mod from`.
+ *  - `done`: every slot at `s mod to`.
+ * `rev` grows with every write: an isolate that re-reads the state and finds another `rev` knows
+ * its table was out of date.
+ */
+export type ReshardState = {
+  from: number;
+  to: number;
+  phase: "prepared" | "moving" | "done";
+  rev: number;
+  /** Slots being moved by the running step. */
+  moving: number[];
+  /** SLOT_COUNT characters, "1" for a slot already at its new home. */
+  moved: string;
+  updatedAt: number;
+};
+
+/** Parses the reshard state as stored; null when absent; a TopologyError when unreadable. */
+export function parseReshardState(raw: unknown): ReshardState | null {
+  if (raw === null || raw === undefined || raw === "" || raw === false) return null;
+  try {
+    const state = (typeof raw === "string" ? JSON.parse(raw) : raw) as ReshardState;
+    if (Number.isInteger(state.from) && Number.isInteger(state.to) && typeof state.moved === "string" && Array.isArray(state.moving)) return state;
+  } catch {
+    // falls through
+  }
+  throw new TopologyError(`database 0 holds an unreadable reshard state (${RESHARD_STATE_KEY}): rerun \`npm run reshard\``);
+}
+
+/** Where slot `slot` lives under a reshard state, for a setting of `n` databases (UNAVAILABLE_DATABASE while it moves, or when the setting lacks its home). */
+export function homeOfSlot(slot: number, state: ReshardState, n: number): number {
+  if (state.phase !== "done" && state.moving.includes(slot)) return UNAVAILABLE_DATABASE;
+  const home = state.phase === "done" || state.moved[slot] === "1" ? slot % state.to : slot % state.from;
+  return home < n ? home : UNAVAILABLE_DATABASE;
+}
+
+/**
+ * The routing table of this isolate, installed by database 0's marker check (`redis.ts`) when a
+ * reshard state is there and differs from the plain rule: one per setting size n (a Worker has
+ * one setting). Absent — the plain rule `slot mod n` — in every steady state with the setting of
+ * the last reshard's `to`, so routing then costs nothing.
+ */
+let routing: { n: number; homes: Int16Array; live: boolean; rev: number } | undefined;
+
+/** Installs (or, with no state, removes) the routing table for settings of `n` databases. */
+export function installRouting(n: number, state: ReshardState | null): void {
+  if (!state || (state.phase === "done" && state.to === n)) {
+    if (routing?.n === n) routing = undefined;
+    return;
+  }
+  const homes = new Int16Array(SLOT_COUNT);
+  for (let slot = 0; slot < SLOT_COUNT; slot++) homes[slot] = homeOfSlot(slot, state, n);
+  routing = { n, homes, live: state.phase !== "done", rev: state.rev };
+}
+
+/**
+ * Whether a slot that `before` (an earlier `routingHomes(n)`) placed on database `index` lives
+ * elsewhere under the table installed now: a request routed by `before` to `index` may then be
+ * for an owner that left it.
+ */
+export function movedAwayFrom(index: number, before: Int16Array | undefined, n: number): boolean {
+  const now = routing?.n === n ? routing.homes : undefined;
+  for (let slot = 0; slot < SLOT_COUNT; slot++) {
+    const was = before ? before[slot]! : slot % n;
+    if (was === index && (now ? now[slot]! : slot % n) !== index) return true;
+  }
+  return false;
+}
+
+/** The installed table's home of every slot for settings of `n` databases (undefined: the plain rule). Never mutated: a change installs a new one. */
+export function routingHomes(n: number): Int16Array | undefined {
+  return routing?.n === n ? routing.homes : undefined;
+}
+
+/** The reshard revision the installed table of settings of `n` databases follows, and whether a reshard is running (then the table is re-read about every second). */
+export function installedRouting(n: number): { rev: number; live: boolean } | undefined {
+  return routing?.n === n ? { rev: routing.rev, live: routing.live } : undefined;
+}
+
+/**
+ * The database holding an owner's keys, out of n (0 when n is 1, without computing anything):
+ * `slot mod n`, or during (and after) a reshard the installed table's home of the slot, which is
+ * UNAVAILABLE_DATABASE for a slot being moved.
+ */
 export function databaseOf(ownerId: string, n: number): number {
-  return n === 1 ? 0 : databaseOfSlot(slotOf(ownerId), n);
+  if (n === 1) return 0;
+  const slot = slotOf(ownerId);
+  return routing !== undefined && routing.n === n ? routing.homes[slot]! : databaseOfSlot(slot, n);
 }
 
 /**
@@ -170,23 +292,30 @@ export function topologyMarker(index: number, n: number): string {
 
 /**
  * One call per database, run once per isolate before the database's first command: reads the
- * marker; adopts an EMPTY database that has none (a new deployment, or a database that lost
- * everything) by writing it; refuses a database holding keys but no marker (it belongs to
- * something else, e.g. the one database of an N = 1 deployment: going to N > 1 is a reshard).
- * Answers `{0|1, marker}` (0: just written), or `{2, ""}` when refused.
+ * marker (and, given KEYS[2], the database's copy of the reshard state); adopts an EMPTY database that has
+ * none (a new deployment, or a database that lost everything) by writing it; refuses a database
+ * holding keys but no marker (it belongs to something else, e.g. the one database of an N = 1
+ * deployment: going to N > 1 is a reshard). Answers `{0|1, marker, state}` (0: just written;
+ * state "" when none), or `{2, "", state}` when refused.
  */
 export const CHECK_TOPOLOGY_MARKER = `
 local key = KEYS[1]                -- topology
 local marker = ARGV[1]             -- the marker this database should hold
+local state = ''
+if KEYS[2] then state = redis.call('GET', KEYS[2]) or '' end  -- topology:reshard
 local found = redis.call('GET', key)
-if found then return {1, found} end
-if redis.call('DBSIZE') > 0 then return {2, ''} end
+if found then return {1, found, state} end
+if redis.call('DBSIZE') > 0 then return {2, '', state} end
 redis.call('SET', key, marker)
-return {0, marker}
+return {0, marker, state}
 `;
 
-/** Throws a TopologyError unless the answer of CHECK_TOPOLOGY_MARKER says this is database `index` of `n`. */
-export function assertMarker(answer: unknown, index: number, n: number): void {
+/**
+ * Throws a TopologyError unless the answer of CHECK_TOPOLOGY_MARKER says this is database `index`
+ * of `n` — or, while database 0 holds a reshard state from F to T (`state`), database `index` of F
+ * or of T with a setting of F or T databases.
+ */
+export function assertMarker(answer: unknown, index: number, n: number, state: ReshardState | null = null): void {
   const [status, found] = Array.isArray(answer) ? answer : [];
   if (status === 2) {
     throw new TopologyError(
@@ -199,7 +328,14 @@ export function assertMarker(answer: unknown, index: number, n: number): void {
   } catch {
     throw new TopologyError(`database ${index} holds an unreadable topology marker`);
   }
-  if (marker.version !== TOPOLOGY_VERSION || marker.index !== index || marker.databases !== n) {
+  if (state) {
+    const sizes = [state.from, state.to];
+    if (!sizes.includes(n)) {
+      throw new TopologyError(`a reshard from ${state.from} to ${state.to} databases is ${state.phase === "done" ? "done" : "running"}, but UPSTASH_REDIS_DATABASES lists ${n}: list ${state.to === 1 ? "the one database" : `the ${Math.max(state.from, state.to)} databases`} of the reshard`);
+    }
+    if (ACCEPTED_VERSIONS.includes(marker.version) && marker.index === index && sizes.includes(marker.databases as number)) return;
+  }
+  if (!ACCEPTED_VERSIONS.includes(marker.version) || marker.index !== index || marker.databases !== n) {
     throw new TopologyError(
       `UPSTASH_REDIS_DATABASES[${index}] holds the marker of database ${String(marker.index)} of ${String(marker.databases)} (version ${String(marker.version)}), not of database ${index} of ${n}: the list was reordered, or the number of databases changed without a reshard`,
     );

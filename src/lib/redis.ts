@@ -1,10 +1,30 @@
 import { Redis } from "@upstash/redis/cloudflare";
 import type { Env } from "../env";
 import { DependencyUnavailableError } from "./errors";
-import { assertMarker, CHECK_TOPOLOGY_MARKER, type DatabaseCredentials, type Topology, TOPOLOGY_MARKER_KEY, topologyMarker, topologyOf, TopologyError } from "./redis-topology";
+import {
+  assertMarker,
+  CHECK_TOPOLOGY_MARKER,
+  type DatabaseCredentials,
+  installedRouting,
+  installRouting,
+  movedAwayFrom,
+  parseReshardState,
+  RESHARD_STATE_KEY,
+  type ReshardState,
+  RESHARD_FENCE_MS,
+  ROUTING_REFRESH_MS,
+  routingHomes,
+  type Topology,
+  TOPOLOGY_MARKER_KEY,
+  topologyMarker,
+  topologyOf,
+  TopologyError,
+  UNAVAILABLE_DATABASE,
+} from "./redis-topology";
 
 /** Fail fast when Upstash is unreachable so callers can degrade instead of hanging the request. */
 const REQUEST_TIMEOUT_MS = 3_000;
+
 
 /**
  * Clients kept per isolate, one per (database, URL, token); a handful at most (tests point some at
@@ -40,6 +60,7 @@ export function redisFor(env: RedisEnv): Redis {
  */
 export function redisAt(env: RedisEnv, index: number): Redis {
   const topology = topologyOf(env);
+  if (index === UNAVAILABLE_DATABASE) return unavailableClient(topology);
   const credentials = topology.databases[index];
   if (!credentials) throw new RangeError(`no Redis database ${index} (the deployment has ${topology.n})`);
   const key = `${topology.fingerprint}\n${index}\n${credentials.url}\n${credentials.token}`;
@@ -65,6 +86,25 @@ export function redisAt(env: RedisEnv, index: number): Redis {
   return client;
 }
 
+/**
+ * The client `databaseOf` points a moving slot's owners at (UNAVAILABLE_DATABASE): every call
+ * fails as an outage at once, without a request, so the callers' outage paths answer degraded
+ * (counter reads stale from Postgres, increments applied through Postgres) while the slot moves.
+ */
+function unavailableClient(topology: Topology): Redis {
+  const key = `${topology.fingerprint}\nunavailable`;
+  let client = clients.get(key);
+  if (client) return client;
+  client = new Redis({ url: topology.databases[0]!.url, token: topology.databases[0]!.token, enableTelemetry: false, enableAutoPipelining: false, retry: false });
+  const holder = client as unknown as { client: { request(req: unknown): Promise<unknown> } };
+  holder.client = new Proxy(holder.client, {
+    get: (target, prop) =>
+      prop === "request" ? () => Promise.reject(new DependencyUnavailableError("redis", new Error("this owner's slot is being moved to another database (reshard)"))) : Reflect.get(target, prop, target),
+  });
+  clients.set(key, client);
+  return client;
+}
+
 /** Answers past a database's command budget, per database index, since this isolate started. */
 const rateLimited: number[] = [];
 
@@ -80,6 +120,49 @@ export function isRedisRateLimited(err: unknown): boolean {
 
 /** Marker checks passed (true) or refused (the error, kept: a wrong setting stays wrong until a deploy), per database. */
 const verified = new Map<string, true | TopologyError>();
+/** Database 0's reshard state as its check (or the last refresh) read it, per setting. */
+const reshardStates = new Map<string, ReshardState | null>();
+/** When the routing table was last read, per setting (only while a reshard runs). */
+const routingReadAt = new Map<string, number>();
+
+/**
+ * Re-reads the reshard state (one GET on database 0) and installs it. When it moved on since the
+ * table this request was routed by (`rev`), that table is too old for the reshard's fence to cover
+ * it, and some slot it placed on this request's database `index` lives elsewhere now, the request
+ * may be headed for a slot's old home: it fails as an outage (a degraded answer) instead of being
+ * sent.
+ */
+async function refreshRouting(topology: Topology, rev: number, index: number): Promise<void> {
+  const db0 = topology.databases[0]!;
+  let state: ReshardState | null;
+  try {
+    const res = await fetch(db0.url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${db0.token}`, "content-type": "application/json" },
+      body: JSON.stringify(["GET", RESHARD_STATE_KEY]),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const body = (await res.json()) as { result?: unknown; error?: string };
+    if (!res.ok || body.error !== undefined) throw new Error(`HTTP ${res.status} ${body.error ?? ""}`);
+    state = parseReshardState(body.result);
+  } catch (err) {
+    throw new DependencyUnavailableError("redis", err);
+  }
+  const age = Date.now() - (routingReadAt.get(topology.fingerprint) ?? 0);
+  const before = routingHomes(topology.n);
+  reshardStates.set(topology.fingerprint, state);
+  routingReadAt.set(topology.fingerprint, Date.now());
+  installRouting(topology.n, state);
+  // A table read less than RESHARD_FENCE_MS - FLIGHT_MARGIN_MS ago is covered by the reshard's
+  // fence: a change made since then is followed by that wait before any slot is touched. An older
+  // one (an isolate idle for a while) may have routed this request to a slot's old home.
+  if (age >= RESHARD_FENCE_MS - FLIGHT_MARGIN_MS && (state?.rev ?? -1) !== rev && movedAwayFrom(index, before, topology.n)) {
+    throw new DependencyUnavailableError("redis", new Error(`the reshard moved on (revision ${rev} → ${state?.rev ?? "none"}): routed again by the next call`));
+  }
+}
+
+/** Time left within the fence for a request to reach its database after its routing was checked. */
+const FLIGHT_MARGIN_MS = 500;
 
 /**
  * Puts a hook in front of the client's HTTP requests (every command, pipeline and script of the
@@ -91,7 +174,20 @@ function instrument(redis: Redis, topology: Topology, index: number, credentials
   const inner = holder.client;
   const checkKey = `${topology.fingerprint}\n${index}`;
   const request = async (req: unknown) => {
-    if (topology.n > 1 && verified.get(checkKey) !== true) await verifyDatabase(checkKey, topology, index, credentials);
+    if (topology.n > 1) {
+      if (verified.get(checkKey) !== true) {
+        const before = routingHomes(topology.n);
+        await verifyDatabase(checkKey, topology, index, credentials);
+        // This request was routed before the check installed a reshard's table (a new isolate
+        // during a reshard): if the table takes slots away from this database, it may be for one.
+        const after = routingHomes(topology.n);
+        if (after !== before && movedAwayFrom(index, before, topology.n)) {
+          throw new DependencyUnavailableError("redis", new Error("routed before the reshard's table was read: routed again by the next call"));
+        }
+      }
+      const installed = installedRouting(topology.n);
+      if (installed?.live && Date.now() - (routingReadAt.get(topology.fingerprint) ?? 0) >= ROUTING_REFRESH_MS) await refreshRouting(topology, installed.rev, index);
+    }
     try {
       return await inner.request(req);
     } catch (err) {
@@ -128,7 +224,7 @@ export async function verifyDatabase(checkKey: string, topology: Topology, index
     res = await fetch(credentials.url, {
       method: "POST",
       headers: { authorization: `Bearer ${credentials.token}`, "content-type": "application/json" },
-      body: JSON.stringify(["EVAL", CHECK_TOPOLOGY_MARKER, 1, TOPOLOGY_MARKER_KEY, topologyMarker(index, topology.n)]),
+      body: JSON.stringify(["EVAL", CHECK_TOPOLOGY_MARKER, 2, TOPOLOGY_MARKER_KEY, RESHARD_STATE_KEY, topologyMarker(index, topology.n)]),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     body = (await res.json()) as typeof body;
@@ -138,7 +234,22 @@ export async function verifyDatabase(checkKey: string, topology: Topology, index
   if (res.status === 401 || res.status === 403) return refuse(checkKey, new TopologyError(`the token of UPSTASH_REDIS_DATABASES[${index}] is refused (HTTP ${res.status})`));
   if (!res.ok || body.error !== undefined) throw new DependencyUnavailableError("redis", new Error(`topology check of database ${index}: HTTP ${res.status} ${body.error ?? ""}`));
   try {
-    assertMarker(body.result, index, topology.n);
+    // Every database holds a copy of the reshard plan (the command writes it to all); database 0's
+    // is the one routing follows. A database whose copy says no reshard, or one that is done,
+    // is judged by its own copy, so an outage of database 0 does not stop the others' checks; while
+    // a reshard is prepared or running, database 0 is checked first and its plan decides.
+    const own = parseReshardState(Array.isArray(body.result) ? body.result[2] : null);
+    let state = own;
+    if (index > 0 && own && own.phase !== "done") {
+      await verifyDatabase(`${topology.fingerprint}\n0`, topology, 0, topology.databases[0]!);
+      state = reshardStates.get(topology.fingerprint) ?? own;
+    }
+    assertMarker(body.result, index, topology.n, state);
+    if (index === 0 || !reshardStates.has(topology.fingerprint)) {
+      reshardStates.set(topology.fingerprint, state);
+      routingReadAt.set(topology.fingerprint, Date.now());
+      installRouting(topology.n, state);
+    }
   } catch (err) {
     if (err instanceof TopologyError) return refuse(checkKey, err);
     throw err;

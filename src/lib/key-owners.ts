@@ -1,0 +1,86 @@
+/**
+ * What a reshard does with each Redis key, by its name: every key shape of every capability's
+ * `keys.ts` (`src/counters`, `src/badges`, `src/feed`, `src/admin`) and of the topology, one rule
+ * each. `test/counters/reshard.test.ts` builds a key with every builder and checks that none is
+ * `unknown`, so a new key shape cannot be added without saying here what a reshard does with it.
+ *
+ *  - `copy`: owner-placed state that lives only in Redis (or whose loss would change an answer):
+ *    copied to the owner's new database, then deleted from the old one.
+ *  - `drop`: owner-placed cache that Postgres rebuilds on the next read: deleted from the old
+ *    database (and from the new one, where an earlier topology may have left a stale copy).
+ *  - `members`: a per-database sorted set whose members are owner ids (trending's hour buckets:
+ *    each database holds its own posts' scores): the moving owners' members are added to the same
+ *    key on their new database and removed from the old one, so a post's score stays in one place.
+ *  - `everywhere`: global keys kept in every database because reads on every database need them
+ *    (the badges read's broadcast ids, red-dot channels, streams' items and last items, authors'
+ *    published counts): a database joining the deployment gets database 0's, merged in without
+ *    overwriting what the Worker already wrote there (HSETNX, ZADD NX, SET NX).
+ *  - `database`: per-database or database-0 state, not owned by one id (pending deltas and
+ *    batches, which the reshard flushes instead; global badge keys; the reconcile cursor; ops
+ *    records; the markers): left where it is.
+ *  - `unknown`: no rule matches (left alone, and counted in the reshard's log).
+ */
+export type KeyAction = "copy" | "drop" | "members" | "everywhere" | "database" | "unknown";
+
+export type KeyOwner = {
+  action: KeyAction;
+  /** The owning id (copy/drop), when the name says it; `fromValue` otherwise. */
+  owner?: string;
+  /** The owner is in the value, not the name (`ctr:idem:*`: the fingerprint starts `entity:id:`). */
+  fromValue?: (value: string) => string | undefined;
+  /** A `drop` key whose value says it must be kept (a post's tombstone outlives queued deliveries). */
+  keepIf?: (value: string) => boolean;
+};
+
+type Rule = { pattern: RegExp; action: KeyAction; fromValue?: KeyOwner["fromValue"]; keepIf?: KeyOwner["keepIf"] };
+
+/** Owner id = the first capture group (a decimal id). Order matters: the more specific shape first. */
+const RULES: Rule[] = [
+  // topology (redis-topology.ts)
+  { pattern: /^topology(:reshard)?$/, action: "database" },
+  // counters (src/counters/keys.ts)
+  { pattern: /^ctr:c:[a-z_]+:(\d+)$/, action: "drop" },
+  { pattern: /^ctr:v:[a-z_]+:(\d+)$/, action: "drop" }, // the earlier cache layout
+  { pattern: /^ctr:(pending|batch:seq|batch:\d+|batches)$/, action: "database" }, // flushed per database by the reshard
+  { pattern: /^ctr:reconcile:cursor$/, action: "database" }, // database 0
+  { pattern: /^ctr:trend:h:\d+$/, action: "members" },
+  { pattern: /^ctr:trend:(f|l|lock|tmp):.+$|^ctr:trend:gone$/, action: "database" }, // database 0's lists, lock, scratch
+  { pattern: /^ctr:idem:.+$/, action: "copy", fromValue: (value) => /^[a-z_]+:(\d+):/.exec(value)?.[1] },
+  // operations (src/admin/keys.ts): database 0
+  { pattern: /^ops:(runs|fanouts)$/, action: "database" },
+  // badges (src/badges/keys.ts)
+  { pattern: /^badge:n:idem:(\d+):.+$/, action: "copy" },
+  { pattern: /^badge:n:(\d+)$/, action: "copy" }, // notifications: hot-only
+  { pattern: /^badge:m:(\d+)$/, action: "copy" }, // markers: the broadcast marker's truth is Postgres, ttlDay/act are not
+  { pattern: /^badge:rd:(\d+)$/, action: "copy" }, // red dots seen: hot-only
+  { pattern: /^badge:au:ep:(\d+)$/, action: "copy" }, // follow epoch: hot-only
+  { pattern: /^badge:au:(\d+)$/, action: "drop" }, // authors seen: cache (rebuilt from follows)
+  { pattern: /^badge:st:u:(\d+)$/, action: "drop" }, // stream access: cache
+  { pattern: /^badge:dm:(\d+)$/, action: "copy" }, // direct messages: hot-only
+  { pattern: /^badge:ib:(\d+)$/, action: "drop" }, // inbox: cache
+  { pattern: /^badge:(bc:window|rd:ch|au:pub|st:last)$|^badge:st:i:.+$/, action: "everywhere" }, // global, read with every user's badges
+  { pattern: /^badge:(bc:ids|active)$/, action: "database" }, // read by nothing any more; the repair cron's active set
+  // feed (src/feed/keys.ts)
+  { pattern: /^feed:tl:(\d+)$/, action: "drop" }, // timeline: rebuilt on read
+  { pattern: /^feed:post:(\d+)$/, action: "drop", keepIf: (value) => value === "d" }, // post cache; a tombstone is copied
+  { pattern: /^feed:rx:(\d+)$/, action: "drop" }, // reaction flags: cache
+  { pattern: /^feed:ep:(\d+)$/, action: "copy" }, // unfollow epoch: hot-only
+  { pattern: /^feed:fi:(\d+):\d+$/, action: "copy" }, // follow intent: the follower's
+  { pattern: /^feed:ob:(\d+)$/, action: "copy" }, // outbox: the only copy while the account is big
+  { pattern: /^feed:bf:(\d+)$/, action: "drop" }, // big follows: cache
+  { pattern: /^feed:rk:(\d+):.+$/, action: "copy" }, // ranked snapshot: open cursors point into it
+  { pattern: /^feed:seen:(\d+)$/, action: "copy" }, // the feed badge's marker: hot-only
+  { pattern: /^feed:new:(\d+)$/, action: "drop" }, // read by nothing any more
+  { pattern: /^feed:(big|act|dead)$/, action: "database" },
+];
+
+/** What a reshard does with `key` (see the module comment). */
+export function classifyKey(key: string): KeyOwner {
+  for (const rule of RULES) {
+    const match = rule.pattern.exec(key);
+    if (!match) continue;
+    const owner = match[1] && /^\d+$/.test(match[1]) ? match[1] : undefined;
+    return { action: rule.action, ...(owner ? { owner } : {}), ...(rule.fromValue ? { fromValue: rule.fromValue } : {}), ...(rule.keepIf ? { keepIf: rule.keepIf } : {}) };
+  }
+  return { action: "unknown" };
+}

@@ -1,0 +1,316 @@
+/**
+ * Resharding while serving (`scripts/reshard/core.ts`, the code `npm run reshard` runs): the test
+ * stack's databases, each behind a private chaos bridge, start as a 2-database deployment (the
+ * third emptied), and are resharded to 3 while several loops increment and read counters through
+ * the Worker. The counters model must be exact across it: every increment counted once, no read
+ * above the truth (a moving slot's reads are Postgres' values, marked stale), exact values after
+ * the move and after a flush, and every owner's keys on its new database. Then an interrupted
+ * reshard (3 → 2, stopped after its flush) is resumed by running it again.
+ *
+ * The file leaves the databases as it found them: three, with the markers of 3 and no reshard state.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { Redis } from "@upstash/redis/cloudflare";
+import { flushAll } from "../../src/counters/flush";
+import { counterKeys } from "../../src/counters/keys";
+import { queryRows } from "../../src/counters/store";
+import type { Env } from "../../src/env";
+import { classifyKey } from "../../src/lib/key-owners";
+import { badgeKeys } from "../../src/badges/keys";
+import { feedKeys } from "../../src/feed/keys";
+import { opsKeys } from "../../src/admin/keys";
+import { type DatabaseCredentials, databaseOfSlot, installRouting, parseReshardState, RESHARD_STATE_KEY, slotOf, TOPOLOGY_MARKER_KEY, topologyMarker } from "../../src/lib/redis-topology";
+import { reshard, ReshardInterrupted, type ReshardDeps } from "../../scripts/reshard/core";
+import { api, newId, show } from "../support/api";
+import { databasesEnv, stackDatabases, useChaosDatabases } from "../support/databases";
+import { servicesFor } from "./support";
+
+const databases = useChaosDatabases();
+/** The same three databases behind other bridges: a Worker deployed anew, whose isolates read the reshard state first. */
+const redeployed = useChaosDatabases();
+
+// Whatever happened, the databases go back to three with no reshard state (other files use them),
+// and this isolate forgets the routing the file's reshards installed.
+afterAll(async () => {
+  installRouting(3, null);
+  installRouting(2, null);
+  if (!databases.enough) return;
+  const clients = stackDatabases().slice(0, 3).map(clientOf);
+  for (const [index, client] of clients.entries()) {
+    await client.del(RESHARD_STATE_KEY);
+    await client.set(TOPOLOGY_MARKER_KEY, topologyMarker(index, 3));
+  }
+});
+
+const clientOf = (d: DatabaseCredentials) => new Redis({ url: d.url, token: d.token, automaticDeserialization: false, enableTelemetry: false });
+
+function credentials(): DatabaseCredentials[] {
+  return databases.pairs.map((p) => ({ url: p.restUrl, token: p.restToken }));
+}
+
+async function withServices<T>(env: Partial<Env>, work: (services: ReturnType<typeof servicesFor>["services"]) => Promise<T>): Promise<T> {
+  const { services, close } = servicesFor(env);
+  try {
+    return await work(services);
+  } finally {
+    await close();
+  }
+}
+
+/** Runs the reshard as the command does, with the Postgres of the test stack. */
+async function runReshard(to: number, options: Partial<Parameters<typeof reshard>[1]> = {}, deps: Partial<ReshardDeps> = {}) {
+  const lines: string[] = [];
+  const { services, close } = servicesFor();
+  const print = (line: string) => (lines.push(line), console.log(`[reshard] ${line}`));
+  try {
+    const report = await reshard({ databases: credentials(), db: services.db, log: print, ...deps }, { to, ...options });
+    return { report, lines };
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * The stack's three databases as a 2-database deployment: flushed, markers of 2, the third empty.
+ * (The flush goes through the stack's own bridges: the chaos ones must meet the reshard state at
+ * their first marker check, as a freshly deployed Worker does.)
+ */
+async function startAtTwo() {
+  await withServices(databasesEnv(stackDatabases().slice(0, 3)), (services) => flushAll(services));
+  const clients = credentials().map(clientOf);
+  await clients[2]!.flushdb();
+  await clients[0]!.del(RESHARD_STATE_KEY);
+  await clients[1]!.del(RESHARD_STATE_KEY);
+  await clients[0]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(0, 2));
+  await clients[1]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(1, 2));
+}
+
+/** An id whose slot is at `from` with 2 databases and at `to` with 3. */
+function idMoving(from: number, to: number): string {
+  for (;;) {
+    const id = newId();
+    const slot = slotOf(id);
+    if (databaseOfSlot(slot, 2) === from && databaseOfSlot(slot, 3) === to) return id;
+  }
+}
+
+async function postgresCoins(ids: string[]): Promise<Record<string, number>> {
+  return withServices({}, async (services) => {
+    const rows = await queryRows<{ id: string; value: string }>(
+      services.db,
+      "SELECT entity_id::text AS id, value::text AS value FROM counters WHERE entity = 'user' AND field = 'coins' AND entity_id = ANY($1::bigint[])",
+      [ids],
+    );
+    return Object.fromEntries(ids.map((id) => [id, Number(rows.find((r) => r.id === id)?.value ?? 0)]));
+  });
+}
+
+const service = (i: number) => ({ userId: `9${i}${newId().slice(-6)}`, role: "service" as const });
+
+describe("every key shape of every capability has a reshard rule", () => {
+  it("classifies each key builder's key (none unknown), with the owner the builder was given", () => {
+    const u = "123456";
+    const built: [string, string | undefined][] = [
+      [counterKeys.cache("post", u), u],
+      [counterKeys.pending(), undefined],
+      [counterKeys.batchSeq(), undefined],
+      [counterKeys.batch(7), undefined],
+      [counterKeys.unappliedBatches(), undefined],
+      [counterKeys.reconcileCursor(), undefined],
+      [counterKeys.trendingBucket(491000), undefined],
+      [counterKeys.trendingResult("24h"), undefined],
+      [counterKeys.trendingLast("24h"), undefined],
+      [counterKeys.trendingLock("24h"), undefined],
+      [counterKeys.trendingGone(), undefined],
+      [counterKeys.trendingScratch("24h"), undefined],
+      [counterKeys.idempotency("77", "k-1"), undefined],
+      [opsKeys.runs(), undefined],
+      [opsKeys.fanouts(), undefined],
+      ...Object.entries(badgeKeys).map(([name, build]) => [(build as (...a: string[]) => string)(u, "k-1"), /^(broadcastIds|reddotChannels|authorPublished|streamItems|streamLastItem|activeUsers)$/.test(name) ? undefined : u] as [string, string | undefined]),
+      ...Object.entries(feedKeys)
+        .filter(([name]) => !name.endsWith("Prefix"))
+        .map(([name, build]) => [(build as (...a: string[]) => string)(u, "42"), /^(bigStates|activity)$/.test(name) ? undefined : u] as [string, string | undefined]),
+    ];
+    for (const [key, owner] of built) {
+      const rule = classifyKey(key);
+      expect(rule.action, key).not.toBe("unknown");
+      expect(rule.owner, key).toBe(owner);
+    }
+    expect(classifyKey(counterKeys.idempotency("77", "k-1")).fromValue!(`user:${u}:[["coins",1]]\n{}`)).toBe(u);
+  });
+});
+
+describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the Worker serves", () => {
+  it("counts every increment once, never reads above the truth, and leaves every owner's keys on its new database", async () => {
+    await startAtTwo();
+    const two = databasesEnv(credentials().slice(0, 2));
+    const three = databasesEnv(credentials());
+    // Entities on every kind of move (and some that stay), so both old homes and the new database are involved.
+    const ids = [idMoving(0, 0), idMoving(0, 1), idMoving(0, 2), idMoving(1, 1), idMoving(1, 0), idMoving(1, 2)];
+    const issued: Record<string, number> = Object.fromEntries(ids.map((id) => [id, 0]));
+    const done: Record<string, number> = Object.fromEntries(ids.map((id) => [id, 0]));
+    let env = two;
+    const incr = async (caller: ReturnType<typeof service>, id: string, coins: number, headers?: Record<string, string>) => {
+      issued[id]! += coins;
+      const res = await api("POST", `/v1/counters/user/${id}`, { as: caller, body: { deltas: { coins } }, env, headers });
+      expect(res.status, show(res)).toBe(200);
+      done[id]! += coins;
+      return res;
+    };
+
+    // Before: an idempotent increment, and Redis-only state of other capabilities, on moving owners.
+    const idemHeaders = { "Idempotency-Key": `reshard-${newId()}` };
+    const idemCaller = service(0);
+    await incr(idemCaller, ids[2]!, 5, idemHeaders);
+    const clients = credentials().map(clientOf);
+    const mover = ids[5]!; // database 1 → database 2
+    await clients[1]!.hset(badgeKeys.notifications(mover), { like: "3", total: "3" });
+    await clients[1]!.expire(badgeKeys.notifications(mover), 3600);
+    await clients[1]!.set(feedKeys.seen(mover), "12345");
+    await clients[1]!.zadd(feedKeys.outbox(mover), { score: 10, member: `10:${mover}` }, { score: 11, member: `11:${mover}` });
+    await clients[1]!.set(feedKeys.timeline(mover), "a cache"); // a cache: dropped, not copied
+    await clients[0]!.hset(badgeKeys.reddotChannels(), { [`reshard-${mover}`]: "100" }); // a global key every database holds
+    const trendingPost = idMoving(1, 2);
+    const bucket = counterKeys.trendingBucket(491_000);
+    await clients[1]!.zadd(bucket, { score: 7, member: trendingPost }, { score: 5, member: ids[3]! });
+    for (const id of ids) await incr(service(1), id, 1);
+
+    // Traffic: three loops of increments, two of reads, until the reshard is done.
+    let running = true;
+    let resharding = false;
+    const staleReads = { count: 0 };
+    const reads = { count: 0 };
+    const incrementLoop = async (i: number) => {
+      const caller = service(i);
+      let k = 0;
+      while (running) await incr(caller, ids[(k++ + i) % ids.length]!, 1 + (k % 3));
+    };
+    const readLoop = async () => {
+      while (running) {
+        const before = { ...done };
+        const res = await api("GET", `/v1/counters/user?ids=${ids.join(",")}`, { env });
+        expect(res.status, show(res)).toBe(200);
+        reads.count += 1;
+        if (!resharding) await new Promise((resolve) => setTimeout(resolve, 20));
+        if (res.body.stale) staleReads.count += 1;
+        for (const item of res.body.items as { id: string; counts: { coins: number } }[]) {
+          expect(item.counts.coins, `read of ${item.id} above the increments issued`).toBeLessThanOrEqual(issued[item.id]!);
+          // Outside the move a non-stale read holds every finished increment. During it, an increment
+          // a moving slot's owner sent through Postgres may land after the new home warmed its cache:
+          // that read is below the truth until the reshard's next invalidation (never above it).
+          if (!res.body.stale && !resharding) expect(item.counts.coins, `exact read of ${item.id} missing a finished increment`).toBeGreaterThanOrEqual(before[item.id]!);
+        }
+      }
+    };
+    const traffic = Promise.all([incrementLoop(1), incrementLoop(2), incrementLoop(3), readLoop(), readLoop()]);
+    try {
+      // The command: prepare, then (the 3-database setting deployed) move the slots.
+      await new Promise((resolve) => setTimeout(resolve, 300)); // some traffic at N = 2 first
+      resharding = true;
+      const prepared = await runReshard(3, { prepareOnly: true });
+      expect(prepared.report.phase).toBe("prepared");
+      env = three; // the deploy of the new setting: from here every request runs with three databases
+      const { report, lines } = await runReshard(3, {}, { slotsPerStep: 342 });
+      expect(report).toMatchObject({ from: 2, to: 3, phase: "done", steps: 2, slotsMoved: 682 });
+      expect(lines.filter((l) => /^step \d\/2: .* live on their new databases/.test(l))).toHaveLength(2);
+    } finally {
+      running = false;
+      await traffic;
+    }
+    expect(reads.count).toBeGreaterThan(0);
+
+    // After a flush (which also drops the cache entries of increments applied through Postgres while
+    // their slot moved): Postgres holds exactly the model, and reads from Redis are exact again.
+    expect(done).toEqual(issued);
+    await withServices(three, (services) => flushAll(services));
+    expect(await postgresCoins(ids)).toEqual(done);
+    const after = await api("GET", `/v1/counters/user?ids=${ids.join(",")}`, { env: three });
+    expect(after.body.stale).toBe(false);
+    expect(Object.fromEntries((after.body.items as { id: string; counts: { coins: number } }[]).map((i) => [i.id, i.counts.coins]))).toEqual(done);
+
+    // Every owner's keys on its new database, and nowhere else.
+    for (const id of ids) {
+      const home = databaseOfSlot(slotOf(id), 3);
+      for (const [index, client] of clients.entries()) {
+        expect(await client.exists(counterKeys.cache("user", id)), `cache of ${id} on database ${index} (home ${home})`).toBe(index === home ? 1 : 0);
+      }
+    }
+    expect(await clients[2]!.exists(counterKeys.idempotency(idemCaller.userId, idemHeaders["Idempotency-Key"]))).toBe(1);
+    expect(await clients[0]!.exists(counterKeys.idempotency(idemCaller.userId, idemHeaders["Idempotency-Key"]))).toBe(0);
+    const replay = await api("POST", `/v1/counters/user/${ids[2]!}`, { as: idemCaller, body: { deltas: { coins: 5 } }, env: three, headers: idemHeaders });
+    expect(replay.status, show(replay)).toBe(200);
+    expect(await postgresCoins([ids[2]!])).toEqual({ [ids[2]!]: done[ids[2]!] }); // replayed, not applied again
+    await withServices(three, (services) => flushAll(services));
+    expect(await postgresCoins([ids[2]!])).toEqual({ [ids[2]!]: done[ids[2]!] });
+
+    expect(await clients[2]!.hgetall(badgeKeys.notifications(mover))).toEqual(["like", "3", "total", "3"]);
+    expect(await clients[2]!.ttl(badgeKeys.notifications(mover))).toBeGreaterThan(3000);
+    expect(await clients[2]!.get(feedKeys.seen(mover))).toBe("12345");
+    expect(await clients[2]!.zrange(feedKeys.outbox(mover), 0, -1, { withScores: true })).toEqual([`10:${mover}`, "10", `11:${mover}`, "11"]);
+    for (const client of clients) expect(await client.exists(feedKeys.timeline(mover))).toBe(0);
+    expect(await clients[1]!.exists(badgeKeys.notifications(mover), feedKeys.seen(mover), feedKeys.outbox(mover))).toBe(0);
+
+    // The joining database got the global keys every database holds.
+    expect(await clients[2]!.hget(badgeKeys.reddotChannels(), `reshard-${mover}`)).toBe("100");
+    for (const client of clients) await client.hdel(badgeKeys.reddotChannels(), `reshard-${mover}`);
+    // A trending bucket's moving post takes its score along; a staying one keeps it.
+    expect(await clients[2]!.zscore(bucket, trendingPost)).toBe("7");
+    expect(await clients[1]!.zscore(bucket, trendingPost)).toBeNull();
+    expect(await clients[1]!.zscore(bucket, ids[3]!)).toBe("5");
+    await clients[1]!.del(bucket);
+    await clients[2]!.del(bucket);
+
+    const state = parseReshardState(await clients[0]!.get(RESHARD_STATE_KEY));
+    expect(state).toMatchObject({ from: 2, to: 3, phase: "done", moving: [] });
+    for (const [index, client] of clients.entries()) expect(JSON.parse(String(await client.get(TOPOLOGY_MARKER_KEY)))).toMatchObject({ index, databases: 3 });
+  }, 90_000);
+
+  it("an interrupted reshard resumes where it stopped when run again, and loses nothing", async () => {
+    const three = databasesEnv(credentials());
+    const redeployedCredentials = redeployed.pairs.map((p) => ({ url: p.restUrl, token: p.restToken }));
+    const threeAgain = databasesEnv(redeployedCredentials);
+    const two = databasesEnv(redeployedCredentials.slice(0, 2));
+    const clients = credentials().map(clientOf);
+    const ids = [idMoving(0, 2), idMoving(1, 2), idMoving(0, 0), idMoving(1, 0)];
+    const model: Record<string, number> = Object.fromEntries(ids.map((id) => [id, 0]));
+    const add = async (env: Partial<Env>, coins: number) => {
+      for (const id of ids) {
+        const res = await api("POST", `/v1/counters/user/${id}`, { as: service(4), body: { deltas: { coins } }, env });
+        expect(res.status, show(res)).toBe(200);
+        model[id]! += coins;
+      }
+    };
+    await add(three, 2);
+    // The command's first run records the plan; the Worker is deployed again (a new setting, or the
+    // same one: its isolates start by reading the plan); the second run moves the slots, and stops.
+    expect((await runReshard(2, { prepareOnly: true })).report.phase).toBe("prepared");
+    await add(threeAgain, 1);
+    await expect(runReshard(2, { interruptAt: { step: 1, after: "flush" } }, { slotsPerStep: 1024 })).rejects.toThrow(ReshardInterrupted);
+    const stopped = parseReshardState(await clients[0]!.get(RESHARD_STATE_KEY));
+    expect(stopped).toMatchObject({ from: 3, to: 2, phase: "moving" });
+    expect(stopped!.moving.length).toBe(682);
+    // Meanwhile the moving owners answer degraded (stale), never wrong; increments still count.
+    await add(threeAgain, 3);
+    const during = await api("GET", `/v1/counters/user?ids=${ids.join(",")}`, { env: threeAgain });
+    expect(during.status, show(during)).toBe(200);
+    expect(during.body.stale).toBe(true);
+    for (const item of during.body.items as { id: string; counts: { coins: number } }[]) expect(item.counts.coins).toBeLessThanOrEqual(model[item.id]!);
+
+    const resumed = await runReshard(2, {}, { slotsPerStep: 1024 });
+    expect(resumed.lines[0]).toMatch(/^resuming: /);
+    expect(resumed.report).toMatchObject({ from: 3, to: 2, phase: "done", slotsMoved: 682 });
+    await add(threeAgain, 1); // the 3-database setting still serves after a shrink, never touching database 2
+    await add(two, 1); // and so does the 2-database one deployed after it
+    const after = await api("GET", `/v1/counters/user?ids=${ids.join(",")}`, { env: two });
+    expect(after.body.stale).toBe(false);
+    expect(Object.fromEntries((after.body.items as { id: string; counts: { coins: number } }[]).map((i) => [i.id, i.counts.coins]))).toEqual(model);
+    for (const id of ids) expect(await clients[2]!.exists(counterKeys.cache("user", id))).toBe(0);
+    await withServices(two, (services) => flushAll(services));
+    expect(await postgresCoins(ids)).toEqual(model);
+
+    // Back to three, as the file found the databases (a database joining must be empty).
+    await expect(runReshard(3)).rejects.toThrow(/database 2 is new to the deployment but is not empty/);
+    await clients[2]!.flushdb();
+    expect((await runReshard(3, {}, { slotsPerStep: 1024, fenceMs: 100 })).report.phase).toBe("done"); // no traffic left: no fence needed
+  }, 90_000);
+});
