@@ -320,7 +320,9 @@ async function moveKeysOf(databases: readonly Redis[], index: number, slots: Rea
     }
     for (const [dest, list] of copies) {
       await copyKeys(redis, databases[dest]!, list);
-      await redis.del(...list);
+      // A key kept by its value (a post's tombstone) is one every database holds: the old home keeps its copy.
+      const moved = list.filter((key) => classifyKey(key).action === "copy");
+      if (moved.length) await redis.del(...moved);
       counts.copied += list.length;
     }
     if (drops.length) {

@@ -58,20 +58,21 @@ const RULES: Rule[] = [
   { pattern: /^badge:st:u:(\d+)$/, action: "drop" }, // stream access: cache
   { pattern: /^badge:dm:(\d+)$/, action: "copy" }, // direct messages: hot-only
   { pattern: /^badge:ib:(\d+)$/, action: "drop" }, // inbox: cache
-  { pattern: /^badge:(bc:window|rd:ch|au:pub|st:last)$|^badge:st:i:.+$/, action: "everywhere" }, // global, read with every user's badges
-  { pattern: /^badge:(bc:ids|active)$/, action: "database" }, // read by nothing any more; the repair cron's active set
+  { pattern: /^badge:(bc:window|rd:ch|rd:ids|au:pub|st:last)$|^badge:st:i:.+$/, action: "everywhere" }, // global, read with every user's badges
+  { pattern: /^badge:(bc:ids|active|replayed)$|^badge:owed:\d+$/, action: "database" }, // read by nothing any more; each database's active set, owed writes and replays
   // feed (src/feed/keys.ts)
   { pattern: /^feed:tl:(\d+)$/, action: "drop" }, // timeline: rebuilt on read
-  { pattern: /^feed:post:(\d+)$/, action: "drop", keepIf: (value) => value === "d" }, // post cache; a tombstone is copied
+  { pattern: /^feed:post:(\d+)$/, action: "drop", keepIf: (value) => value === "d" }, // post cache; a tombstone (on every database) is copied to the new home and kept
   { pattern: /^feed:rx:(\d+)$/, action: "drop" }, // reaction flags: cache
   { pattern: /^feed:ep:(\d+)$/, action: "copy" }, // unfollow epoch: hot-only
   { pattern: /^feed:fi:(\d+):\d+$/, action: "copy" }, // follow intent: the follower's
-  { pattern: /^feed:ob:(\d+)$/, action: "copy" }, // outbox: the only copy while the account is big
+  { pattern: /^feed:ob:\d+$/, action: "everywhere" }, // a big account's outbox: on every database (read with every reader's page and badges)
   { pattern: /^feed:bf:(\d+)$/, action: "drop" }, // big follows: cache
   { pattern: /^feed:rk:(\d+):.+$/, action: "copy" }, // ranked snapshot: open cursors point into it
   { pattern: /^feed:seen:(\d+)$/, action: "copy" }, // the feed badge's marker: hot-only
   { pattern: /^feed:new:(\d+)$/, action: "drop" }, // read by nothing any more
-  { pattern: /^feed:(big|act|dead)$/, action: "database" },
+  { pattern: /^feed:(big|act)$/, action: "everywhere" }, // big states, activity: on every database
+  { pattern: /^feed:dead$/, action: "database" },
 ];
 
 /** What a reshard does with `key` (see the module comment). */
