@@ -357,7 +357,7 @@ async function copyEverywhereKeys(databases: readonly Redis[], from: number, to:
         const hadTtl = Number(await dest.pttl(key)) > 0;
         const write = dest.pipeline();
         if (type === "hash") for (const [f, v] of entries) write.hsetnx(key, String(f), String(v));
-        else if (type === "zset") for (const [m, sc] of entries) write.zadd(key, { nx: true }, { member: String(m), score: Number(sc) });
+        else if (type === "zset") for (const [m, sc] of entries) write.zadd(key, { nx: true }, { member: String(m), score: zsetScore(sc) });
         else write.set(key, String(value), { nx: true });
         if (ttl > 0 && !hadTtl) write.pexpire(key, ttl);
         await write.exec();
@@ -366,6 +366,16 @@ async function copyEverywhereKeys(databases: readonly Redis[], from: number, to:
     }
   } while (cursor !== "0");
   return merged;
+}
+
+/**
+ * A sorted-set score as Redis answered it, for a ZADD: a number, or `+inf`/`-inf` as Redis spells
+ * them (sentinel members use them; `Number("inf")` would be NaN and sent as null).
+ */
+function zsetScore(raw: unknown): number {
+  const text = String(raw);
+  if (/^[+-]?inf$/i.test(text)) return (text.startsWith("-") ? "-inf" : "+inf") as unknown as number;
+  return Number(text);
 }
 
 /** Copies keys with their type, contents and expiry (no DUMP: its binary payload does not survive a JSON REST API). */
@@ -404,7 +414,7 @@ async function copyKeys(source: Redis, dest: Redis, keys: readonly string[]): Pr
       const flat = value as unknown[];
       if (flat.length === 0) return;
       const members: { score: number; member: string }[] = [];
-      for (let j = 0; j < flat.length; j += 2) members.push({ member: String(flat[j]), score: Number(flat[j + 1]) });
+      for (let j = 0; j < flat.length; j += 2) members.push({ member: String(flat[j]), score: zsetScore(flat[j + 1]) });
       write.zadd(key, members[0]!, ...members.slice(1));
     } else if (kind === "set") {
       const members = (value as unknown[]).map(String);
@@ -442,7 +452,7 @@ async function moveMembers(databases: readonly Redis[], index: number, key: stri
     if (!slots.has(slot) || slot % from !== index) continue;
     let list = byDest.get(slot % to);
     if (!list) byDest.set(slot % to, (list = []));
-    list.push({ member, score: Number(flat[j + 1]) });
+    list.push({ member, score: zsetScore(flat[j + 1]) });
   }
   if (byDest.size === 0) return 0;
   const ttl = Number(await source.pttl(key));

@@ -171,6 +171,8 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     for (const client of clients.slice(0, 2)) await client.zadd(feedKeys.outbox(mover), { score: 10, member: `10:${mover}` }, { score: 11, member: `11:${mover}` });
     await clients[1]!.set(feedKeys.timeline(mover), "a cache"); // a cache: dropped, not copied
     await clients[0]!.hset(badgeKeys.reddotChannels(), { [`reshard-${mover}`]: "100" }); // a global key every database holds
+    // A sorted set every database holds, with a member at +inf (as the broadcast window's sentinel is).
+    await clients[0]!.zadd(badgeKeys.broadcastIds(), { score: "+inf" as unknown as number, member: `reshard-${mover}` });
     const trendingPost = idMoving(1, 2);
     const bucket = counterKeys.trendingBucket(491_000);
     await clients[1]!.zadd(bucket, { score: 7, member: trendingPost }, { score: 5, member: ids[3]! });
@@ -256,6 +258,8 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     // The joining database got the global keys every database holds.
     expect(await clients[2]!.hget(badgeKeys.reddotChannels(), `reshard-${mover}`)).toBe("100");
     for (const client of clients) await client.hdel(badgeKeys.reddotChannels(), `reshard-${mover}`);
+    expect(String(await clients[2]!.zscore(badgeKeys.broadcastIds(), `reshard-${mover}`))).toMatch(/^inf$|^Infinity$/);
+    for (const client of clients) await client.zrem(badgeKeys.broadcastIds(), `reshard-${mover}`);
     // A trending bucket's moving post takes its score along; a staying one keeps it.
     expect(await clients[2]!.zscore(bucket, trendingPost)).toBe("7");
     expect(await clients[1]!.zscore(bucket, trendingPost)).toBeNull();
