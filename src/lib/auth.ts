@@ -66,6 +66,14 @@ export async function verifyCallerToken(token: string, config: AuthConfig, jwks:
 /** HS256 with `JWT_SECRET`: `exp` required, `sub` a user id, `role` one of ROLES (default user). */
 async function verifySecretToken(token: string, secret: string | undefined): Promise<Caller> {
   if (!secret) throw new ApiError("unauthorized", "HS256 tokens are not accepted: JWT_SECRET is not set");
+  const memoKey = `${secret}\u0000${token}`;
+  const known = verifiedTokens.get(memoKey);
+  if (known) {
+    // What `verify` checks that can change with time is `exp` alone (`nbf` and `iat` once passed stay passed).
+    if (known.exp > Math.floor(Date.now() / 1000)) return known.caller;
+    verifiedTokens.delete(memoKey);
+    throw new ApiError("unauthorized", "Invalid or expired token");
+  }
   let payload: Record<string, unknown>;
   try {
     payload = await verify(token, await verificationKey(secret), "HS256");
@@ -77,8 +85,20 @@ async function verifySecretToken(token: string, secret: string | undefined): Pro
   if (typeof sub !== "string" || !isId(sub)) throw new ApiError("unauthorized", "Token sub is not a user id");
   const role = payload.role ?? "user";
   if (!ROLES.includes(role as Role)) throw new ApiError("unauthorized", "Token role is not recognised");
-  return { userId: sub, role: role as Role };
+  const caller: Caller = { userId: sub, role: role as Role };
+  if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.clear();
+  verifiedTokens.set(memoKey, { caller, exp: payload.exp });
+  return caller;
 }
+
+/**
+ * HS256 tokens this isolate has verified (by secret and token), with their `exp`: a client sends
+ * the same token on every request until it expires, so the signature check (decode, base64, HMAC)
+ * runs once per token, not once per request. Only successes are kept; a kept token is refused once
+ * its `exp` passes, as `verify` would. Bounded: emptied when full.
+ */
+const verifiedTokens = new Map<string, { caller: Caller; exp: number }>();
+const MAX_VERIFIED_TOKENS = 1_000;
 
 /** Clock difference tolerated on `nbf` between the provider and the edge. */
 const NOT_BEFORE_LEEWAY_SECONDS = 60;
