@@ -18,6 +18,35 @@ process.env.WRANGLER_SEND_METRICS = "false";
  */
 const alreadyRun = (process.env.TEST_SKIP_FILES ?? "").split("\n").filter(Boolean);
 
+/**
+ * What the Worker imports from these packages, pre-bundled (Vite's dependency optimizer) for the
+ * workers project. Every import of them from `src/` or a workers test must be listed here: one
+ * left out would load a second copy of the package's modules beside the bundled one (two
+ * `HTTPException` classes, two zod registries). test/node/prebundled.test.ts checks it.
+ */
+export const PREBUNDLED_PACKAGES = ["hono", "zod", "@hono/zod-openapi", "drizzle-orm", "@neondatabase/serverless", "@upstash/redis"] as const;
+export const PREBUNDLED_DEPENDENCIES = [
+  "hono",
+  "hono/body-limit",
+  "hono/cors",
+  "hono/factory",
+  "hono/http-exception",
+  "hono/jwt",
+  "hono/method-not-allowed",
+  "hono/router",
+  "hono/router/reg-exp-router",
+  "hono/router/trie-router",
+  "hono/utils/http-status",
+  "zod",
+  "@hono/zod-openapi",
+  "drizzle-orm",
+  "drizzle-orm/neon-serverless",
+  "drizzle-orm/pg-core",
+  "@neondatabase/serverless",
+  "@upstash/redis",
+  "@upstash/redis/cloudflare",
+] as const;
+
 /** Writes per user per minute in tests; test/platform/conventions.test.ts relies on it. */
 export const TEST_WRITE_LIMIT = 150;
 
@@ -77,6 +106,9 @@ export default defineConfig({
           name: "workers",
           include: ["test/**/*.test.ts"],
           exclude: ["test/node/**", ...alreadyRun],
+          // Workers tests load every module over the pool's module runner, one request each, in each
+          // file's fresh workerd: these packages' hundreds of files go as a few pre-bundled chunks.
+          deps: { optimizer: { ssr: { enabled: true, include: [...PREBUNDLED_DEPENDENCIES] } } },
           // Generous: some app tests drive hundreds of requests through workerd, and CI has 2 cores.
           testTimeout: 60_000,
         },

@@ -8,6 +8,7 @@ import type { CronJobName } from "./cron";
 import { docsAssetRoutes } from "./docs/assets";
 import { DOCS_CONTENT_SECURITY_POLICY, renderDocsPage } from "./docs/page";
 import { healthRoutes } from "./health/routes";
+import { AppRouter } from "./lib/app-router";
 import type { AppEnv } from "./lib/context";
 import { errorBody, handleError } from "./lib/errors";
 import { createEventBus, type Subscriber } from "./lib/events";
@@ -82,7 +83,9 @@ export function openApiDocument(app: OpenAPIHono<AppEnv>) {
 
 /** Builds the HTTP app: middleware, every capability's routes, the OpenAPI document and docs page. */
 export function newApp() {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  // RegExpRouter for every route, statics from a table (src/lib/app-router.ts): Hono's default
+  // router would fall back to its slower TrieRouter for this app's route shapes.
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, router: new AppRouter() });
   app.use("*", requestContext(events));
   // Before anything that can refuse a request: preflights end here, and CORS headers reach every answer.
   app.use("*", corsPolicy());

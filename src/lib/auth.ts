@@ -46,6 +46,12 @@ export function authenticate({ roles }: { roles?: readonly Role[] } = {}) {
  *   key must never serve as an HMAC secret.
  */
 export async function verifyCallerToken(token: string, config: AuthConfig, jwks: JwksKeyStore | undefined = config.JWT_JWKS_URL ? jwksFor(config.JWT_JWKS_URL) : undefined): Promise<Caller> {
+  // A token this isolate verified already is not decoded again (with JWKS keys configured the header
+  // is read first: an HS token naming one of their kids is refused, whatever was remembered).
+  if (!jwks && config.JWT_SECRET) {
+    const known = rememberedCaller(token, config.JWT_SECRET);
+    if (known) return known;
+  }
   // The header alone picks the path: an HS256 token (every request of an app minting its own) is
   // then decoded once, by the verifier, not a second time here.
   const header = decodeHeader(token);
@@ -66,6 +72,8 @@ export async function verifyCallerToken(token: string, config: AuthConfig, jwks:
 /** HS256 with `JWT_SECRET`: `exp` required, `sub` a user id, `role` one of ROLES (default user). */
 async function verifySecretToken(token: string, secret: string | undefined): Promise<Caller> {
   if (!secret) throw new ApiError("unauthorized", "HS256 tokens are not accepted: JWT_SECRET is not set");
+  const known = rememberedCaller(token, secret);
+  if (known) return known;
   let payload: Record<string, unknown>;
   try {
     payload = await verify(token, await verificationKey(secret), "HS256");
@@ -77,7 +85,31 @@ async function verifySecretToken(token: string, secret: string | undefined): Pro
   if (typeof sub !== "string" || !isId(sub)) throw new ApiError("unauthorized", "Token sub is not a user id");
   const role = payload.role ?? "user";
   if (!ROLES.includes(role as Role)) throw new ApiError("unauthorized", "Token role is not recognised");
-  return { userId: sub, role: role as Role };
+  const caller: Caller = { userId: sub, role: role as Role };
+  if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.clear();
+  verifiedTokens.set(memoKey(secret, token), { caller, exp: payload.exp });
+  return caller;
+}
+
+/**
+ * HS256 tokens this isolate has verified (by secret and token), with their `exp`: a client sends
+ * the same token on every request until it expires, so the signature check (decode, base64, HMAC)
+ * runs once per token, not once per request. Only successes are kept; a kept token is refused once
+ * its `exp` passes, as `verify` would. Bounded: emptied when full.
+ */
+const verifiedTokens = new Map<string, { caller: Caller; exp: number }>();
+const MAX_VERIFIED_TOKENS = 1_000;
+const memoKey = (secret: string, token: string) => `${secret}\u0000${token}`;
+
+/** The caller of a remembered token; undefined when not remembered; 401 once its `exp` has passed. */
+function rememberedCaller(token: string, secret: string): Caller | undefined {
+  const key = memoKey(secret, token);
+  const known = verifiedTokens.get(key);
+  if (!known) return undefined;
+  // What `verify` checks that can change with time is `exp` alone (`nbf` and `iat` once passed stay passed).
+  if (known.exp > Math.floor(Date.now() / 1000)) return known.caller;
+  verifiedTokens.delete(key);
+  throw new ApiError("unauthorized", "Invalid or expired token");
 }
 
 /** Clock difference tolerated on `nbf` between the provider and the edge. */
