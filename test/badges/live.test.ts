@@ -441,6 +441,22 @@ describe("GET /v1/me/live: lifecycle and limits", () => {
     expect(at - exp * 1000).toBeLessThan(2_000);
   });
 
+  it("still closes at the token's exp when an earlier alarm (a push interval's) runs first", async () => {
+    const me = newId();
+    const exp = Math.floor(Date.now() / 1000) + 3;
+    const d = await device(me, { token: await tokenFor(me, "user", 600, { exp }) });
+    const closedAt = new Promise<number>((resolve) => d.ws.addEventListener("close", () => resolve(Date.now())));
+    // An alarm due before exp, as a push waiting for its interval sets: it runs, finds nothing
+    // due, and must leave the alarm set for exp (the running alarm is not a later one).
+    const early = Date.now() + 300;
+    await runInDurableObject(hubOf(liveEnv, me), (_hub: BadgeHub, state) => state.storage.setAlarm(early));
+    await until(async () => runInDurableObject(hubOf(liveEnv, me), (_hub: BadgeHub, state) => state.storage.getAlarm()), (at) => at !== early, 5_000);
+    expect(await runInDurableObject(hubOf(liveEnv, me), (_hub: BadgeHub, state) => state.storage.getAlarm())).toBe(exp * 1000);
+    const at = await closedAt;
+    expect(d.closed).toEqual({ code: CLOSE_TOKEN_EXPIRED, reason: "token expired" });
+    expect(at - exp * 1000).toBeLessThan(2_000);
+  });
+
   it("refuses client messages over 1 KB", async () => {
     const me = newId();
     const d = await device(me);
