@@ -100,7 +100,9 @@ export async function startStack({
     if (runMigrations) await migrate(postgres.url, log);
 
     const token = mode === "dev" ? DEV_REST_TOKEN : randomBytes(16).toString("hex");
-    const bridge = await startUpstashBridge({ redisUrl: redis.url, token, maxCommandsPerSecond });
+    // A budget counts what the database runs (scripts' commands too, as Upstash counts them) when the
+    // stack started its redis-server itself; a server others share is metered per request instead.
+    const bridge = await startUpstashBridge({ redisUrl: redis.url, token, maxCommandsPerSecond, budgetMeter: redis.owned ? "server" : "request" });
     stops.push(() => bridge.close());
     const databases: StackRedisDatabase[] = [{ redisUrl: redis.url, restUrl: bridge.url, restToken: bridge.token, bridge }];
     const extraRedis: Awaited<ReturnType<typeof startRedis>>[] = [];
@@ -110,7 +112,7 @@ export async function startStack({
       stops.push(() => more.stop());
       extraRedis.push(more);
       const moreToken = mode === "dev" ? `${DEV_REST_TOKEN}-${i}` : randomBytes(16).toString("hex");
-      const moreBridge = await startUpstashBridge({ redisUrl: more.url, token: moreToken, maxCommandsPerSecond });
+      const moreBridge = await startUpstashBridge({ redisUrl: more.url, token: moreToken, maxCommandsPerSecond, budgetMeter: "server" });
       stops.push(() => moreBridge.close());
       databases.push({ redisUrl: more.url, restUrl: moreBridge.url, restToken: moreBridge.token, bridge: moreBridge });
     }

@@ -65,6 +65,27 @@ export interface UpstashBridgeOptions {
    * Every command of a request counts (a pipeline of 5 counts 5; a script counts 1). None by default.
    */
   maxCommandsPerSecond?: number;
+  /**
+   * How the budget counts (only with `maxCommandsPerSecond`):
+   * - `request` (default): the commands a request names (a pipeline of 5 counts 5, a script 1),
+   *   checked before it runs; right for a redis-server other clients share (the tests' chaos bridges);
+   * - `server`: every command the redis-server runs, scripts' own commands included, as Upstash
+   *   counts and bills them (INFO commandstats, read at most every METER_REFRESH_MS), taken from a
+   *   bucket of C refilled at C per second; a request is refused while the bucket is empty (what
+   *   ran past it is paid back, so the server averages at most C per second). Only for a redis-server this bridge alone
+   *   uses (each database of a stack the stack started itself).
+   */
+  budgetMeter?: "request" | "server";
+}
+
+/** How stale the `server` meter's count may be (a request's commands land within it). */
+const METER_REFRESH_MS = 20;
+
+/** Commands a redis-server has run since it started, scripts' own included (INFO itself excluded). */
+export function commandsRun(commandstats: string): number {
+  let total = 0;
+  for (const match of commandstats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (match[1] !== "info") total += Number(match[2]);
+  return total;
 }
 
 /** Upstash's answer past a database's request limit (its wording, with the bridge's own figures). */
@@ -94,6 +115,7 @@ export async function startUpstashBridge({
   host = "127.0.0.1",
   port = 0,
   maxCommandsPerSecond: initialBudget,
+  budgetMeter = "request",
 }: UpstashBridgeOptions): Promise<UpstashBridge> {
   let maxCommandsPerSecond = initialBudget;
   const redis = connectToRedis(redisUrl);
@@ -104,9 +126,39 @@ export async function startUpstashBridge({
   let windowUsage = 0;
   let rateLimited = 0;
   let spans: RequestSpan[] | undefined;
+  // The `server` meter: a bucket of C commands refilled at C per second, from which every command
+  // the server ran is taken once read (so commands that ran past the budget, by requests admitted
+  // while it was not yet reached, are paid back: over any run the server runs at most C per second
+  // on average, however many requests are in flight).
+  let serverTotal: number | undefined;
+  let serverTokens = 0;
+  let serverReadAt = 0;
+  let serverReading: Promise<void> | undefined;
+  async function readServerUsage(): Promise<void> {
+    if (Date.now() - serverReadAt < METER_REFRESH_MS) return;
+    serverReading ??= (async () => {
+      try {
+        const total = commandsRun(String(await redis.info("commandstats")));
+        const now = Date.now();
+        const limit = maxCommandsPerSecond ?? 0;
+        if (serverTotal === undefined) serverTokens = limit;
+        else serverTokens = Math.min(limit, serverTokens + ((now - serverReadAt) / 1000) * limit) - (total - serverTotal);
+        serverTotal = total;
+        serverReadAt = now;
+        windowUsage = Math.max(0, Math.round(limit - serverTokens));
+      } finally {
+        serverReading = undefined;
+      }
+    })();
+    await serverReading;
+  }
   /** Takes `commands` from this second's budget; false (nothing taken) when they do not fit. */
-  function withinBudget(commands: number): boolean {
+  async function withinBudget(commands: number): Promise<boolean> {
     if (maxCommandsPerSecond === undefined) return true;
+    if (budgetMeter === "server") {
+      await readServerUsage();
+      return serverTokens > 0;
+    }
     const second = Math.floor(Date.now() / 1000);
     if (second !== windowSecond) [windowSecond, windowUsage] = [second, 0];
     if (windowUsage + commands > maxCommandsPerSecond) return false;
@@ -150,7 +202,7 @@ export async function startUpstashBridge({
       const body = await readJson(req);
       if (path === "/") {
         const command = asCommand(body);
-        if (!withinBudget(1)) return refuse(res);
+        if (!(await withinBudget(1))) return refuse(res);
         stats.commands += 1;
         const reply = await runOne(command);
         if (reply instanceof Error) return respond(res, 400, { error: reply.message });
@@ -158,7 +210,7 @@ export async function startUpstashBridge({
       }
       if (path === "/pipeline" || path === "/multi-exec") {
         const commands = asCommandList(body);
-        if (!withinBudget(commands.length)) return refuse(res);
+        if (!(await withinBudget(commands.length))) return refuse(res);
         stats.commands += commands.length;
         const replies = path === "/pipeline" ? await runPipeline(commands) : await runMultiExec(commands);
         // A transaction discarded at queue time is one error, not a list.
@@ -232,6 +284,8 @@ export async function startUpstashBridge({
     },
     setMaxCommandsPerSecond(limit: number | undefined) {
       maxCommandsPerSecond = limit;
+      serverTotal = undefined; // the bucket starts full: what ran uncapped is not charged
+      serverReadAt = 0;
     },
     trace() {
       const recorded: RequestSpan[] = (spans = []);

@@ -236,6 +236,26 @@ describe("a command budget (--max-commands-per-second)", () => {
     }
   });
 
+  it.skipIf(!hasRedisServerBinary())("metered at the server, counts a script's own commands as Upstash does, and refuses once the second's count is reached", async () => {
+    const ownRedis = await startRedis({ ignoreEnv: true }); // the meter counts everything its server runs
+    const metered = await startUpstashBridge({ redisUrl: ownRedis.url, token: "meter", maxCommandsPerSecond: 10, budgetMeter: "server" });
+    const client = new Redis({ url: metered.url, token: "meter", enableAutoPipelining: false });
+    const k = key("meter");
+    try {
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+      // One request: EVAL, twelve INCRs and a GET inside: 14 commands, past the budget of 10.
+      expect(await client.eval("for i = 1, 12 do redis.call('INCR', KEYS[1]) end return redis.call('GET', KEYS[1])", [k], [])).toBe(12);
+      await new Promise((r) => setTimeout(r, 30)); // past the meter's refresh
+      await expect(client.get(k)).rejects.toThrow(/^ERR max requests limit exceeded\. Limit: 10, Usage: 14\./);
+      expect(metered.rateLimited).toBe(1);
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+      expect(await client.get(k)).toBe(12); // a new second: served again
+    } finally {
+      await metered.close();
+      await ownRedis.stop();
+    }
+  });
+
   it("can be set, changed and lifted while the bridge runs", async () => {
     const own = await startUpstashBridge({ redisUrl: inject("redisUrl"), token: "budget-later" });
     const send = () => fetch(own.url, { method: "POST", headers: { authorization: "Bearer budget-later" }, body: JSON.stringify(["INCR", key("later")]) });
