@@ -102,8 +102,8 @@ export async function settled(device: LiveDevice, userId: string, cap?: number, 
  * BIG_ACCOUNT_FOLLOWERS instead of following an author ten thousand times), then waits for the
  * transitions to end (their pages put the authors in their followers' pulled sets).
  */
-export async function makeBig(authors: string[]) {
-  const { services, close } = servicesFor({ BIG_ACCOUNT_FOLLOWERS: "900000000" });
+export async function makeBig(authors: string[], overrides: Partial<Env> = {}) {
+  const { services, close } = servicesFor({ ...overrides, BIG_ACCOUNT_FOLLOWERS: "900000000" });
   try {
     await queryRows(
       services.db,

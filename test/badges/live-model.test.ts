@@ -46,7 +46,7 @@ async function runModel(options: { overrides?: Partial<Env>; users: string[]; au
       for (const s of streams) if (rnd.next() < 0.7) await ok("PUT", `/v1/streams/chat/${s}/members/${u}`, service);
       await ok("GET", "/v1/me/feed", { userId: u }); // a timeline that exists: posts are pushed to it
     }
-    if (bigs.length > 0) await makeBig(bigs);
+    if (bigs.length > 0) await makeBig(bigs, overrides);
     const following = new Set(users.flatMap((u) => authors.map((a) => `${u}>${a}`)));
     const posts: { id: string; author: string }[] = [];
     const publish = async (author: string) => {
@@ -127,10 +127,11 @@ describe.skipIf(stackDatabases().length < 3)("live badges over three Redis datab
     const hubs = [...new Set(users.map((u) => hubOf(env as unknown as Env, u)))];
     for (const hub of hubs) await runInDurableObject(hub, (h: BadgeHub) => void (h.servicesEnv = overrides));
     try {
-      // Normal authors only for now: a big account's followers are found through the feed's pulled
-      // sets and outboxes, which the badges read finds on the user's database only once the feed's
-      // keys are split by owner too (then add big accounts here, as at N = 1).
-      await runModel({ overrides, users, authors: [newId(), newId(), newId()], bigs: [], rounds: 3 });
+      // As at N = 1: the first author stays normal (fanned out to timelines on each follower's
+      // database), the other two become big (their outboxes on every database, pulled by each
+      // user's badges read and announced to every hub shard).
+      const authors = [newId(), newId(), newId()];
+      await runModel({ overrides, users, authors, bigs: authors.slice(1), rounds: 3 });
     } finally {
       for (const hub of hubs) await runInDurableObject(hub, (h: BadgeHub) => void (h.servicesEnv = {}));
     }
