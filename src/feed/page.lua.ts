@@ -282,22 +282,6 @@ return cjson.encode(page)
 `;
 
 /**
- * Round 2 of a page at N > 1, on one database holding some of the page's posts: their cache
- * entries and cached counters, in ONE MGET (decoded by the counters' own packing rule). KEYS: n
- * feed:post:{id}, then their n ctr:c:post:{id}. ARGV: the post counter fields. Billed: EVALSHA + MGET.
- */
-export const READ_POST_CACHES = `${COUNTER_PACKING}
-local n = #KEYS / 2
-local values = redis.call('MGET', unpack(KEYS))
-local posts, counts = {}, {}
-for i = 1, n do
-  posts[i] = values[i]
-  counts[i] = unpack_counters(values[n + i], #ARGV) or false
-end
-return cjson.encode({posts = posts, counts = counts})
-`;
-
-/**
  * At N > 1, a ranked first page's snapshot, ranked by the caller (it needed every database's
  * posts): stored on the reader's database after the answer (DEL first: the same snapshot is never
  * written twice). KEYS: feed:rk:{user}:{snapshot}. ARGV: TTL, then the members in ranked order.

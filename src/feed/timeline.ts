@@ -1,5 +1,6 @@
 import { completeFromSnapshot, completeSnapshot, decodeCachedCounters, readCounters, shownCounts } from "../counters/counters";
 import { counterKeys } from "../counters/keys";
+import { unpackCounters } from "../counters/packing";
 import { fieldsOf } from "../counters/registry";
 import { isoTimestamp } from "../db/columns";
 import { ApiError, isDependencyFailure, isRedisCommandError } from "../lib/errors";
@@ -25,7 +26,7 @@ import {
   TOMBSTONE,
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
-import { READ_PAGE, READ_POST_CACHES, READ_RANKED, STORE_RANKING } from "./page.lua";
+import { READ_PAGE, READ_RANKED, STORE_RANKING } from "./page.lua";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
 
 export type Post = { id: string; authorId: string; text: string; createdAt: string };
@@ -351,9 +352,16 @@ async function completeRemote(services: Services, userId: string, members: Parse
   const unreachable = new Set<string>();
   if (remote.length === 0) return unreachable;
   const byDatabase = groupByDatabase(remote, (m) => m.id, services.databases);
-  const settled = await settleEach(byDatabase, (index, list) =>
-    run(services.redisAt(index), READ_POST_CACHES, [...list.map((m) => feedKeys.post(m.id)), ...list.map((m) => counterKeys.cache("post", m.id))], [...POST_FIELDS]),
-  );
+  // A bare MGET (one billed command per database, no script): post caches are JSON, which the
+  // client hands back parsed (written back as the same JSON text), counters are decoded by the
+  // counters' own rule.
+  const settled = await settleEach(byDatabase, async (index, list) => {
+    const values = await services.redisAt(index).mget<unknown[]>(...list.map((m) => feedKeys.post(m.id)), ...list.map((m) => counterKeys.cache("post", m.id)));
+    return {
+      posts: list.map((_, k) => postCacheText(values[k])),
+      counts: list.map((_, k) => unpackCounters(values[list.length + k], POST_FIELDS.length) ?? false),
+    };
+  });
   for (const [index, list] of byDatabase) {
     const outcome = settled.get(index)!;
     if (outcome.status === "rejected") {
@@ -365,14 +373,19 @@ async function completeRemote(services: Services, userId: string, members: Parse
       }
       continue;
     }
-    const answer = outcome.value as unknown as { posts: (string | false)[]; counts: unknown[] | Record<string, never> };
-    const counts = Array.isArray(answer.counts) ? answer.counts : [];
+    const answer = outcome.value;
     list.forEach((m, k) => {
       raw.posts[m.i] = answer.posts[k] ?? false;
-      raw.counts[m.i] = counts[k] ?? false;
+      raw.counts[m.i] = answer.counts[k] ?? false;
     });
   }
   return unreachable;
+}
+
+/** A post cache value from a bare MGET as the page script answers it: its JSON text, a tombstone, or false. */
+function postCacheText(value: unknown): string | false {
+  if (value === null || value === undefined) return false;
+  return typeof value === "string" ? value : JSON.stringify(value);
 }
 
 /** A post's counters as the feed shows them (the counters capability's rule: never below zero). */
