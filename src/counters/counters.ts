@@ -1,10 +1,12 @@
 import { ApiError, DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
+import type { Redis } from "../lib/redis";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { INCREMENT_COUNTERS } from "./increment.lua";
 import { CACHE_TTL_SECONDS, counterKeys, IDEMPOTENCY_TTL_SECONDS } from "./keys";
+import { unpackCounters } from "./packing";
 import { READ_CACHED_COUNTERS } from "./read.lua";
 import { COUNTER_REGISTRY, type CounterDelta, type CounterEntity, fieldsOf, isCounterEntity, isCounterField, MAX_ABS_DELTA } from "./registry";
 import { applyDirect, mergeDeltas, readSnapshot } from "./store";
@@ -196,9 +198,16 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
   const fields = fieldsOf(entity);
   const values = new Map<string, number[]>();
   const byDatabase = groupByDatabase(ids, (id) => id, deps.databases);
-  const settled = await settleEach(byDatabase, (index, list) =>
-    deps.redisAt(index).createScript<(unknown[] | null)[]>(READ_CACHED_COUNTERS).exec(list.map((id) => counterKeys.cache(entity, id)), [...fields]),
-  );
+  // N = 1: the read script (EVALSHA + MGET). N > 1: a bare MGET per database, decoded here by the
+  // same packing rule (`packing.ts`), so a read spread over N databases bills N commands — one
+  // per extra database — instead of 2N.
+  const settled = await settleEach(byDatabase, async (index, list): Promise<(unknown[] | null)[]> => {
+    const keys = list.map((id) => counterKeys.cache(entity, id));
+    const redis = deps.redisAt(index);
+    if (deps.databases === 1 || !("mget" in redis)) return redis.createScript<(unknown[] | null)[]>(READ_CACHED_COUNTERS).exec(keys, [...fields]);
+    const packed = await (redis as Pick<Redis, "mget">).mget<unknown[]>(...keys);
+    return packed.map((value) => unpackCounters(value, fields.length));
+  });
   const misses: string[] = [];
   const unreachable: string[] = [];
   for (const [index, list] of byDatabase) {
