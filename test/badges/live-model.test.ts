@@ -127,11 +127,12 @@ describe.skipIf(stackDatabases().length < 3)("live badges over three Redis datab
     const hubs = [...new Set(users.map((u) => hubOf(env as unknown as Env, u)))];
     for (const hub of hubs) await runInDurableObject(hub, (h: BadgeHub) => void (h.servicesEnv = overrides));
     try {
-      // As at N = 1: the first author stays normal (fanned out to timelines on each follower's
-      // database), the other two become big (their outboxes on every database, pulled by each
-      // user's badges read and announced to every hub shard).
-      const authors = [newId(), newId(), newId()];
-      await runModel({ overrides, users, authors, bigs: authors.slice(1), rounds: 3 });
+      // Normal authors only: a big account's post reaches the hubs through a queued announcement,
+      // and the queue consumer runs with this Worker's own bindings (one database), not the
+      // three-database setting this test gives its requests and hubs, so it would test a mixed
+      // setting no deployment has (it fails now and then that way). Big accounts over three
+      // databases are covered where their keys live: test/feed/databases.test.ts.
+      await runModel({ overrides, users, authors: [newId(), newId(), newId()], bigs: [], rounds: 3 });
     } finally {
       for (const hub of hubs) await runInDurableObject(hub, (h: BadgeHub) => void (h.servicesEnv = {}));
     }
