@@ -4,7 +4,7 @@ import { queryRows } from "../counters/store";
 import { counterKeys } from "../counters/keys";
 import { CRON_SCHEDULES, type CronJobName } from "../cron";
 import { hubShards, hubStub } from "../badges/live";
-import { settleEach } from "../lib/redis-topology";
+import { settleEveryDatabase } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { RECENT_ROOM_HOURS } from "../live/audiences";
 import { DEAD_LETTER_SOURCES } from "./dead-letters";
@@ -107,9 +107,8 @@ async function readDatabases(services: Pick<Services, "redisAt" | "databases">) 
     const error = err instanceof Error ? err.message : String(err);
     return [{ dependency: { name: "default", index: 0, ok: false, latencyMs: 0, error } as RedisDependency, figures: undefined }];
   }
-  const all = Array.from({ length: n }, (_, i) => [i, i] as [number, number]);
-  const settled = await settleEach(all, (index) => readDatabase(services, index, n));
-  return all.map(([index]) => {
+  const settled = await settleEveryDatabase(n, (index) => readDatabase(services, index, n));
+  return Array.from({ length: n }, (_, index) => {
     const outcome = settled.get(index)!;
     if (outcome.status === "fulfilled") return outcome.value;
     const error = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../lib/errors";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
-import { settleEach } from "../lib/redis-topology";
+import { settleEach, settleEveryDatabase } from "../lib/redis-topology";
 import { CATCH_UP_CHANNELS, GET_REDDOTS, READ_CHANNELS, REFRESH_CHANNEL, SEE_CHANNEL } from "./reddots.lua";
 import { luaMap, runEverywhere, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
 
@@ -58,9 +58,8 @@ export async function catchUpChannels(services: EveryDatabase): Promise<number> 
   const n = services.databases;
   if (n === 1) return 0;
   const keys = [badgeKeys.reddotChannels(), badgeKeys.reddotRefreshIds()];
-  const all = Array.from({ length: n }, (_, i) => [i, i] as [number, number]);
   type Flat = string[] | Record<string, never>;
-  const read = await settleEach(all, (index) => runScript<{ channels: Flat; ids: Flat }>(services.redisAt(index), READ_CHANNELS, keys, []));
+  const read = await settleEveryDatabase(n, (index) => runScript<{ channels: Flat; ids: Flat }>(services.redisAt(index), READ_CHANNELS, keys, []));
   const pairs = (flat: Flat) => {
     const list = Array.isArray(flat) ? flat.map(String) : [];
     const map = new Map<string, string>();

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Redis } from "../lib/redis";
 import { DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
-import { settleEach } from "../lib/redis-topology";
+import { settleEveryDatabase } from "../lib/redis-topology";
 
 /** What badge code needs from the Redis client: scripts only (every badge operation is one EVALSHA). */
 export type ScriptRedis = Pick<Redis, "createScript">;
@@ -99,10 +99,7 @@ export type Everywhere<T> = { answer: T; missed: number[] };
 export async function runEverywhere<T>(services: EveryDatabase, source: string, keys: string[], args: (string | number)[]): Promise<Everywhere<T>> {
   const n = services.databases;
   if (n === 1) return { answer: await runScript<T>(services.redisAt(0), source, keys, args), missed: [] };
-  const settled = await settleEach(
-    Array.from({ length: n }, (_, i) => [i, i] as [number, number]),
-    (index) => runScript<T>(services.redisAt(index), source, keys, args),
-  );
+  const settled = await settleEveryDatabase(n, (index) => runScript<T>(services.redisAt(index), source, keys, args));
   const missed: number[] = [];
   let answer: { value: T } | undefined;
   let outage: unknown;

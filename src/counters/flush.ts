@@ -1,4 +1,4 @@
-import { groupByDatabase, settleEach, UNAVAILABLE_DATABASE } from "../lib/redis-topology";
+import { groupByDatabase, settleEach, settleEveryDatabase, UNAVAILABLE_DATABASE } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { CUT_PENDING } from "./cut.lua";
 import { counterKeys } from "./keys";
@@ -41,11 +41,10 @@ const DEFAULT_BUDGET_MS = 20_000;
  */
 export async function flushOnce(services: Pick<Services, "redisAt" | "databases" | "db">, options: FlushOptions = {}): Promise<FlushReport> {
   const n = services.databases;
-  const all = Array.from({ length: n }, (_, i) => [i, i] as [number, number]);
-  const settled = await settleEach(all, (index) => flushDatabase(services, index, options));
+  const settled = await settleEveryDatabase(n, (index) => flushDatabase(services, index, options));
   const reports: (FlushReport & { stale?: StaleMark[] })[] = [];
   let failure: unknown;
-  for (const [index] of all) {
+  for (let index = 0; index < n; index++) {
     const outcome = settled.get(index)!;
     if (outcome.status === "fulfilled") reports.push(outcome.value);
     else failure ??= outcome.reason;

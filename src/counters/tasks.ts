@@ -1,5 +1,5 @@
 import { RUN_FIELDS } from "../admin/keys";
-import { settleEach } from "../lib/redis-topology";
+import { settleEveryDatabase } from "../lib/redis-topology";
 import type { CronTask } from "../scheduled";
 import { flushOnce, type FlushReport } from "./flush";
 import { counterKeys } from "./keys";
@@ -56,12 +56,11 @@ export const trimTrendingTask: CronTask = {
   async run(services) {
     const hour = hourOf(Date.now());
     const keys = [counterKeys.trendingBucket(hour), counterKeys.trendingBucket(hour - 1)];
-    const all = Array.from({ length: services.databases }, (_, i) => [i, i] as [number, number]);
-    const settled = await settleEach(all, (index) =>
+    const settled = await settleEveryDatabase(services.databases, (index) =>
       services.redisAt(index).createScript(TRIM_TRENDING).exec(keys, [String(TRENDING_BUCKET_TOP), String(TRENDING_BUCKET_TTL_SECONDS)]),
     );
     const failed = [...settled.values()].find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
-    return { buckets: keys.length * all.length };
+    return { buckets: keys.length * services.databases };
   },
 };

@@ -1,4 +1,4 @@
-import { settleEach } from "../lib/redis-topology";
+import { settleEveryDatabase } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
 import { feedKeys, OUTBOX_CAP, timelineMember, TOMBSTONE, TOMBSTONE_TTL_SECONDS } from "./keys";
 import { ADD_TO_OUTBOX, TOMBSTONE_COPY } from "./publish.lua";
@@ -14,9 +14,7 @@ export type Databases = { redisAt(index: number): ScriptRunner; readonly databas
  * once all are settled (the callers are idempotent and retried: a queue message, the cron).
  */
 export async function onEveryDatabase(services: Databases, task: (redis: ScriptRunner, index: number) => Promise<unknown>, except = -1): Promise<void> {
-  const indexes: [number, number][] = [];
-  for (let i = 0; i < services.databases; i++) if (i !== except) indexes.push([i, i]);
-  const settled = await settleEach(indexes, (index) => task(services.redisAt(index), index));
+  const settled = await settleEveryDatabase(services.databases, (index) => task(services.redisAt(index), index), except);
   for (const outcome of settled.values()) if (outcome.status === "rejected") throw outcome.reason;
 }
 

@@ -57,10 +57,13 @@ const CRC16_TABLE = (() => {
   return table;
 })();
 
+/** One encoder for every slot computed (an owner id's slot is computed on every call at N > 1). */
+const UTF8 = new TextEncoder();
+
 /** CRC16-CCITT (XMODEM: poly 0x1021, init 0), the checksum Redis Cluster uses for key slots. */
 export function crc16(text: string): number {
   let crc = 0;
-  for (const byte of new TextEncoder().encode(text)) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff]!;
+  for (const byte of UTF8.encode(text)) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff]!;
   return crc;
 }
 
@@ -236,6 +239,17 @@ export async function settleEach<K, T, R>(
   }
   await Promise.all(Array.from({ length: Math.min(limit, list.length) }, worker));
   return results;
+}
+
+/**
+ * Runs `task` once for every database index of n (but `except`), at most 6 at once, and settles
+ * each: the writes and reads that every database takes (global keys, per-database flush and
+ * status). One database failing never hides the others' results.
+ */
+export function settleEveryDatabase<R>(n: number, task: (index: number) => Promise<R>, except = -1): Promise<Map<number, PromiseSettledResult<R>>> {
+  const indexes: [number, number][] = [];
+  for (let i = 0; i < n; i++) if (i !== except) indexes.push([i, i]);
+  return settleEach(indexes, (index) => task(index));
 }
 
 type TopologyEnv = { UPSTASH_REDIS_REST_URL?: string; UPSTASH_REDIS_REST_TOKEN?: string; UPSTASH_REDIS_DATABASES?: string };
