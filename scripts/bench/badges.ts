@@ -24,7 +24,7 @@ import { Redis as IORedis } from "ioredis";
 import { databaseOf } from "../../src/lib/redis-topology.js";
 import { badgeKeys, BUILT, STREAM_META, streamName, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { feedKeys, TIMELINE_TTL_SECONDS } from "../../src/feed/keys.js";
-import { billedCommandsBetween, bridgeRequests, printTable, redisCommandStats, resetBridgeStats, runLoad, startBenchWithClients } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, printTable, redisCommandStats, resetBridgeStats, runLoad, startBenchWithClients, runAtDatabases } from "./harness.js";
 
 const NAIVE_USERS = 100_000;
 const TARGET_USERS = 1_000_000;
@@ -47,24 +47,8 @@ const BIG_FOLLOWS = [0, 10, 200];
 const MARKER = 1_000_000;
 const stream = (j: number) => ({ kind: "chat", id: String(9_000_000_000_000 + j) });
 
-/** `--databases 1,3` (the default): the N each pass runs at, in order. */
-function databasesOption(argv: string[]): number[] {
-  const at = argv.indexOf("--databases");
-  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--databases="))?.slice("--databases=".length);
-  const list = (raw ?? "1,3").split(",").map(Number);
-  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${raw}`);
-  return list;
-}
-
 async function main() {
-  const results: string[] = [];
-  for (const n of databasesOption(process.argv.slice(2))) {
-    console.log(`\n── N = ${n} Redis database${n === 1 ? "" : "s"} ──`);
-    const keys = await benchAt(n);
-    // N = 1's keys are the historical ones; other N get a suffix.
-    results.push(...Object.entries(keys).map(([key, value]) => `${key}${n === 1 ? "" : `_n${n}`}=${value}`));
-  }
-  console.log(`RESULT ${results.join(" ")}`);
+  await runAtDatabases(benchAt);
 }
 
 /** One pass of every measure over a fresh stack of `databases` Redis databases; prints its tables, answers its RESULT keys. */

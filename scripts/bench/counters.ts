@@ -32,7 +32,7 @@ import { counterKeys } from "../../src/counters/keys.js";
 import { databaseOf } from "../../src/lib/redis-topology.js";
 import { fieldsOf } from "../../src/counters/registry.js";
 import { CRON_SCHEDULES } from "../../src/cron.js";
-import { billedCommandsBetween, bridgeRequests, combineLoads, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, combineLoads, printTable, redisCommandStats, runLoad, startBenchWithClients, runAtDatabases, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 64;
 /** Screens reading the hot post at once in the edge-copy scenario. */
@@ -45,24 +45,8 @@ const post = (i: number) => String(1 + (i % POSTS));
 /** A path no route serves: answered 404 by the app without any I/O. */
 const NO_IO_PATH = "/v1/no-such-route";
 
-/** `--databases 1,3` (the default): the N each pass runs at, in order. */
-function databasesOption(argv: string[]): number[] {
-  const at = argv.indexOf("--databases");
-  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--databases="))?.slice("--databases=".length);
-  const list = (raw ?? "1,3").split(",").map(Number);
-  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${raw}`);
-  return list;
-}
-
 async function main() {
-  const results: string[] = [];
-  for (const n of databasesOption(process.argv.slice(2))) {
-    console.log(`\n── N = ${n} Redis database${n === 1 ? "" : "s"} ──`);
-    const keys = await benchAt(n);
-    // N = 1's keys are the historical ones; other N get a suffix.
-    results.push(...Object.entries(keys).map(([key, value]) => `${key}${n === 1 ? "" : `_n${n}`}=${value}`));
-  }
-  console.log(`RESULT ${results.join(" ")}`);
+  await runAtDatabases(benchAt);
 }
 
 /** One pass of every measure over a fresh stack of `databases` Redis databases; prints its tables, answers its RESULT keys. */

@@ -28,7 +28,7 @@
 import { Redis as IORedis } from "ioredis";
 import { performance } from "node:perf_hooks";
 import { databaseOf } from "../../src/lib/redis-topology.js";
-import { billedCommandsBetween, bridgeRequests, printTable, redisCommandStats, runLoad, startBenchWithClients, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, printTable, redisCommandStats, runLoad, startBenchWithClients, runAtDatabases, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 32;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 4_000);
@@ -44,24 +44,11 @@ const SYNC_BACKLOG = 10_000;
 const SYNC_BASE = 30_000_000; // followers whose follow syncs are queued
 const SYNC_FOLLOWEE = "1"; // a seeded author with ~100 posts: each sync copies them
 
-/** `--databases 1,3` (the default): the N each pass runs at, in order. */
-function databasesOption(argv: string[]): number[] {
-  const at = argv.indexOf("--databases");
-  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--databases="))?.slice("--databases=".length);
-  const list = (raw ?? "1,3").split(",").map(Number);
-  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${raw}`);
-  return list;
-}
-
 async function main() {
-  const results: string[] = [];
-  for (const n of databasesOption(process.argv.slice(2))) {
-    console.log(`\n── N = ${n} Redis database${n === 1 ? "" : "s"} ──`);
+  await runAtDatabases(async (n) => {
     const line = await benchAt(n);
-    // N = 1's keys are the historical ones; other N get a suffix.
-    results.push(...line.split(" ").map((kv) => (n === 1 ? kv : kv.replace("=", `_n${n}=`))));
-  }
-  console.log(`RESULT ${results.join(" ")}`);
+    return Object.fromEntries(line.split(" ").map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+  });
 }
 
 /** Direct-client pipelines, one per database, each command sent to its key owner's database. */

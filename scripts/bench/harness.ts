@@ -515,3 +515,26 @@ export function formatNumber(v: number): string {
   if (Number.isInteger(v)) return String(v);
   return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
+
+/** `--databases 1,3` (or `--databases=1,3`; default `fallback`): the N each pass of a bench runs at, in order. */
+export function databasesOption(argv: string[], fallback = "1,3"): number[] {
+  const at = argv.indexOf("--databases");
+  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--databases="))?.slice("--databases=".length);
+  const list = (raw ?? fallback).split(",").map(Number);
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${raw}`);
+  return list;
+}
+
+/**
+ * Runs `benchAt` once per N of `--databases` (each on its own fresh stack) and prints one RESULT
+ * line: N = 1's keys as they always were, other N's with an `_n{N}` suffix.
+ */
+export async function runAtDatabases(benchAt: (databases: number) => Promise<Record<string, string | number>>): Promise<void> {
+  const results: string[] = [];
+  for (const n of databasesOption(process.argv.slice(2))) {
+    console.log(`\n── N = ${n} Redis database${n === 1 ? "" : "s"} ──`);
+    const keys = await benchAt(n);
+    results.push(...Object.entries(keys).map(([key, value]) => `${key}${n === 1 ? "" : `_n${n}`}=${value}`));
+  }
+  console.log(`RESULT ${results.join(" ")}`);
+}

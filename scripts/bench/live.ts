@@ -29,7 +29,7 @@ import { Redis as IORedis } from "ioredis";
 import pg from "pg";
 import { badgeKeys, BUILT, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { groupByDatabase } from "../../src/lib/redis-topology.js";
-import { billedCommandsBetween, bridgeRequests, combineLoads, printTable, redisCommandStats, runLoad, startBenchWorker, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, combineLoads, printTable, redisCommandStats, runLoad, startBenchWorker, runAtDatabases, type LoadResult } from "./harness.js";
 
 const VIEWERS = 10_000;
 const FAN_EVERY = 10; // users with i % 10 < 3 follow the host
@@ -52,24 +52,8 @@ const SLICES = 4;
 const userId = (i: number) => String(1_000_000_000_000 + i);
 const isFan = (i: number) => i % FAN_EVERY < 3;
 
-/** `--databases 1,3` (the default): the N each pass runs at, in order. */
-function databasesOption(argv: string[]): number[] {
-  const at = argv.indexOf("--databases");
-  const raw = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--databases="))?.slice("--databases=".length);
-  const list = (raw ?? "1,3").split(",").map(Number);
-  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${raw}`);
-  return list;
-}
-
 async function main() {
-  const results: string[] = [];
-  for (const n of databasesOption(process.argv.slice(2))) {
-    console.log(`\n── N = ${n} Redis database${n === 1 ? "" : "s"} ──`);
-    const keys = await benchAt(n);
-    // N = 1's keys are the historical ones; other N get a suffix.
-    results.push(...Object.entries(keys).map(([key, value]) => `${key}${n === 1 ? "" : `_n${n}`}=${value}`));
-  }
-  console.log(`RESULT ${results.join(" ")}`);
+  await runAtDatabases(benchAt);
 }
 
 /** One pass of every measure over a fresh stack of `databases` Redis databases; prints its tables, answers its RESULT keys. */

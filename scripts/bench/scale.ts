@@ -45,7 +45,7 @@
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
-import { benchLog, formatNumber, printTable, startBenchWorker, type BenchWorker } from "./harness.js";
+import { databasesOption, benchLog, formatNumber, printTable, startBenchWorker, type BenchWorker } from "./harness.js";
 import type { RequestSpan } from "../stack/upstash-bridge.js";
 import { call, createHotPosts, signCallers, stackMeter, startLiveRoom, type Callers } from "../load/target.js";
 import { pickScenarios, type Fixtures, type Scenario } from "../load/scenarios.js";
@@ -60,8 +60,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "16" },
   },
 });
-const DATABASES = values.databases!.split(",").map(Number);
-if (DATABASES.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error(`--databases must be a list of 1–16, not ${values.databases}`);
+const DATABASES = databasesOption([`--databases=${values.databases!}`]);
 const CAP = Number(values["max-commands-per-second"]);
 if (!(CAP >= 0)) throw new Error("--max-commands-per-second must be ≥ 0 (0: uncapped)");
 const MEASURE_MS = Number(values.seconds) * 1_000;

@@ -17,7 +17,7 @@ import { api, show } from "../support/api";
 import { countBilledCommands } from "../support/billed";
 import { databasesEnv, newIdOn, useChaosDatabases } from "../support/databases";
 import { createChaos } from "../support/stack";
-import { servicesFor } from "../counters/support";
+import { withServices } from "../counters/support";
 
 const admin = { userId: "1", role: "admin" as const };
 const databases = useChaosDatabases();
@@ -29,14 +29,6 @@ async function status(env: Partial<Env> = databases.env): Promise<Status> {
   return res.body as Status;
 }
 
-async function withServices<T>(env: Partial<Env>, work: (services: ReturnType<typeof servicesFor>["services"]) => Promise<T>): Promise<T> {
-  const { services, close } = servicesFor(env);
-  try {
-    return await work(services);
-  } finally {
-    await close();
-  }
-}
 
 /** The top-level counter figures are the per-database ones summed (the worst lag for the lag). */
 function expectTotals(s: Status) {

@@ -8,13 +8,12 @@
 import { describe, expect, it } from "vitest";
 import { flushAll, flushOnce } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
-import { queryRows } from "../../src/counters/store";
 import type { Env } from "../../src/env";
 import { rateLimitedAnswers, redisAt } from "../../src/lib/redis";
 import { api, newId, show } from "../support/api";
 import { databasesEnv, newIdOn, stackDatabases, useChaosDatabases } from "../support/databases";
 import { createChaos } from "../support/stack";
-import { readCounts, servicesFor } from "./support";
+import { postgresCoins, readCounts, withServices } from "./support";
 
 const service = { userId: newId(), role: "service" as const };
 const databases = useChaosDatabases();
@@ -22,25 +21,7 @@ const { enough, pairs } = databases;
 
 const incr = (id: string, coins: number, env = databases.env) => api("POST", `/v1/counters/user/${id}`, { as: service, body: { deltas: { coins } }, env });
 
-async function withServices<T>(env: Partial<Env>, work: (services: ReturnType<typeof servicesFor>["services"]) => Promise<T>): Promise<T> {
-  const { services, close } = servicesFor(env);
-  try {
-    return await work(services);
-  } finally {
-    await close();
-  }
-}
 
-async function postgresCoins(ids: string[]): Promise<Record<string, number>> {
-  return withServices({}, async (services) => {
-    const rows = await queryRows<{ id: string; value: string }>(
-      services.db,
-      "SELECT entity_id::text AS id, value::text AS value FROM counters WHERE entity = 'user' AND field = 'coins' AND entity_id = ANY($1::bigint[])",
-      [ids],
-    );
-    return Object.fromEntries(ids.map((id) => [id, Number(rows.find((r) => r.id === id)?.value ?? 0)]));
-  });
-}
 
 describe.skipIf(!enough)("one of three databases killed mid-traffic", () => {
   it("degrades only its own entities (stale, as a full outage does), loses nothing, and the others stay exact", async () => {

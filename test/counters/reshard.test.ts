@@ -13,7 +13,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Redis } from "@upstash/redis/cloudflare";
 import { flushAll } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
-import { queryRows } from "../../src/counters/store";
 import type { Env } from "../../src/env";
 import { classifyKey } from "../../src/lib/key-owners";
 import { badgeKeys } from "../../src/badges/keys";
@@ -23,7 +22,7 @@ import { type DatabaseCredentials, databaseOfSlot, installRouting, parseReshardS
 import { reshard, ReshardInterrupted, type ReshardDeps } from "../../scripts/reshard/core";
 import { api, newId, show } from "../support/api";
 import { databasesEnv, stackDatabases, useChaosDatabases } from "../support/databases";
-import { servicesFor } from "./support";
+import { postgresCoins, servicesFor, withServices } from "./support";
 
 const databases = useChaosDatabases();
 /** The same three databases behind other bridges: a Worker deployed anew, whose isolates read the reshard state first. */
@@ -48,14 +47,6 @@ function credentials(): DatabaseCredentials[] {
   return databases.pairs.map((p) => ({ url: p.restUrl, token: p.restToken }));
 }
 
-async function withServices<T>(env: Partial<Env>, work: (services: ReturnType<typeof servicesFor>["services"]) => Promise<T>): Promise<T> {
-  const { services, close } = servicesFor(env);
-  try {
-    return await work(services);
-  } finally {
-    await close();
-  }
-}
 
 /** Runs the reshard as the command does, with the Postgres of the test stack. */
 async function runReshard(to: number, options: Partial<Parameters<typeof reshard>[1]> = {}, deps: Partial<ReshardDeps> = {}) {
@@ -94,16 +85,6 @@ function idMoving(from: number, to: number): string {
   }
 }
 
-async function postgresCoins(ids: string[]): Promise<Record<string, number>> {
-  return withServices({}, async (services) => {
-    const rows = await queryRows<{ id: string; value: string }>(
-      services.db,
-      "SELECT entity_id::text AS id, value::text AS value FROM counters WHERE entity = 'user' AND field = 'coins' AND entity_id = ANY($1::bigint[])",
-      [ids],
-    );
-    return Object.fromEntries(ids.map((id) => [id, Number(rows.find((r) => r.id === id)?.value ?? 0)]));
-  });
-}
 
 const service = (i: number) => ({ userId: `9${i}${newId().slice(-6)}`, role: "service" as const });
 
