@@ -81,6 +81,30 @@ const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/pr
 
 type Client = { user: string; ws: WebSocket; state: any; onChange?: (changed: any, at: number) => void; pongs: number };
 
+/**
+ * Waits for every one of `clients` to get both its `authors` and its `feed` push for one new post:
+ * `all` resolves when all have, `done()` says how many have, `lastAt()` when the last one did.
+ */
+function awaitAuthorsAndFeed(clients: { onChange?: (changed: Partial<Record<string, { count: number }>>, at: number) => void }[]) {
+  let done = 0;
+  let lastAt = 0;
+  const all = new Promise<void>((resolve) => {
+    for (const c of clients) {
+      const got = { authors: false, feed: false };
+      c.onChange = (changed, at) => {
+        if (changed.authors?.count === 1) got.authors = true;
+        if (changed.feed?.count === 1) got.feed = true;
+        if (got.authors && got.feed) {
+          c.onChange = undefined;
+          lastAt = at;
+          if (++done === clients.length) resolve();
+        }
+      };
+    }
+  });
+  return { all, done: () => done, lastAt: () => lastAt };
+}
+
 async function main() {
   const { bench, redis, db, close } = await startBenchWithClients();
   const log = benchLog;
@@ -256,27 +280,12 @@ async function main() {
     // ── 4. An author with 5,000 connected followers posts ──
     await sleep(SETTLE_MS);
     const followers = clients.slice(0, FOLLOWERS);
-    let done = 0;
-    let lastFollowerAt = 0;
-    const allFollowers = new Promise<void>((resolve) => {
-      for (const c of followers) {
-        const got = { authors: false, feed: false };
-        c.onChange = (changed, at) => {
-          if (changed.authors?.count === 1) got.authors = true;
-          if (changed.feed?.count === 1) got.feed = true;
-          if (got.authors && got.feed) {
-            c.onChange = undefined;
-            lastFollowerAt = at;
-            if (++done === FOLLOWERS) resolve();
-          }
-        };
-      }
-    });
+    const authorPost = awaitAuthorsAndFeed(followers);
     before = await redisCommandStats(bench.stack);
     await call("POST", "/v1/posts", await bench.token(AUTHOR), { text: "hello followers" });
     const postRespondedAt = performance.now();
-    await Promise.race([allFollowers, sleep(60_000)]);
-    const authorPostAllMs = done === FOLLOWERS ? lastFollowerAt - postRespondedAt : Number.NaN;
+    await Promise.race([authorPost.all, sleep(60_000)]);
+    const authorPostAllMs = authorPost.done() === FOLLOWERS ? authorPost.lastAt() - postRespondedAt : Number.NaN;
     await sleep(500);
     const postBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
 
@@ -286,22 +295,7 @@ async function main() {
     // followers it knows, reading nothing.
     await sleep(SETTLE_MS);
     const bigFollowers = clients.slice(SOCKETS - BIG_ONLINE);
-    let bigDone = 0;
-    let lastBigAt = 0;
-    const allBig = new Promise<void>((resolve) => {
-      for (const c of bigFollowers) {
-        const got = { authors: false, feed: false };
-        c.onChange = (changed, at) => {
-          if (changed.authors?.count === 1) got.authors = true;
-          if (changed.feed?.count === 1) got.feed = true;
-          if (got.authors && got.feed) {
-            c.onChange = undefined;
-            lastBigAt = at;
-            if (++bigDone === BIG_ONLINE) resolve();
-          }
-        };
-      }
-    });
+    const bigPost = awaitAuthorsAndFeed(bigFollowers);
     const bigBefore = await redisCommandStats(bench.stack.redisUrl);
     const bigCallsBefore = (await hubs()).calls;
     await call("POST", "/v1/posts", await bench.token(BIG), { text: "hello, all 100,000 of you" });
@@ -311,8 +305,8 @@ async function main() {
     await sleep(300);
     const bigPublished = await redisCommandStats(bench.stack.redisUrl);
     const bigCallsPublished = (await hubs()).calls;
-    await Promise.race([allBig, sleep(60_000)]);
-    const bigPostAllMs = bigDone === BIG_ONLINE ? lastBigAt - bigRespondedAt : Number.NaN;
+    await Promise.race([bigPost.all, sleep(60_000)]);
+    const bigPostAllMs = bigPost.done() === BIG_ONLINE ? bigPost.lastAt() - bigRespondedAt : Number.NaN;
     await sleep(500);
     const bigPublishBilled = billedCommandsBetween(bigBefore, bigPublished).total;
     const bigPostBilled = billedCommandsBetween(bigPublished, await redisCommandStats(bench.stack.redisUrl)).total;
@@ -341,14 +335,14 @@ async function main() {
       { scenario: "idle, ping every 10 s, 30 s", sockets: SOCKETS, "workerd cpu %": idleCpuPct, "rss bytes/socket": bytesPerSocket, "billed cmds": idleBilled, note: `${pongs} pongs; ${hubsAfterIdle.handled - hubsBeforeIdle.handled} messages woke a hub; rss/socket after the window ${bytesPerSocketIdle}` },
       { scenario: "1,000 notifications at 50/s", sockets: SOCKETS, "p50 ms": percentile(latencies, 0.5), "p99 ms": percentile(latencies, 0.99), "billed cmds": notifyBilled, note: `writes ${writeBilled}/call (offline), push reads ${pushReadsBilled}; ${missing} pushes missing` },
       { scenario: "broadcast", sockets: SOCKETS, "ms to last": broadcastAllMs, "object calls": broadcastCalls, "billed cmds": broadcastBilled, note: `${reached} sockets reached` },
-      { scenario: "author post, 5,000 online followers", sockets: FOLLOWERS, "ms to last": authorPostAllMs, "billed cmds": postBilled, note: `${done} followers got authors + feed` },
+      { scenario: "author post, 5,000 online followers", sockets: FOLLOWERS, "ms to last": authorPostAllMs, "billed cmds": postBilled, note: `${authorPost.done()} followers got authors + feed` },
       {
         scenario: "big account post, 100,000 followers, 5,000 online",
         sockets: BIG_ONLINE,
         "ms to last": bigPostAllMs,
         "object calls": bigPostCalls,
         "billed cmds": bigPostBilled,
-        note: `${bigDone} followers got authors + feed; the publish request billed ${bigPublishBilled} and made ${bigCallsPublished - bigCallsBefore} object call (the author's own push)`,
+        note: `${bigPost.done()} followers got authors + feed; the publish request billed ${bigPublishBilled} and made ${bigCallsPublished - bigCallsBefore} object call (the author's own push)`,
       },
       { scenario: "polling GET /v1/me/badges, 1 per client per 30 s", sockets: SOCKETS, "billed cmds": pollBilled, note: `${poll.errors} errors; push over the same window: ${pushWindowBilled}` },
     ]);
