@@ -104,6 +104,13 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
+          // One workerd and one module graph for all of this project's files, as one long-lived
+          // production isolate serves many requests: a file no longer pays for a fresh runtime and
+          // a fresh import of the Worker (about 2 s each), and the pool no longer starts a runtime
+          // between two files, which is where it stalled (cloudflare/workers-sdk#15498). Files
+          // already share the stack's Redis and Postgres; ids are random, and a test that needs a
+          // per-isolate cache in a known state sets it up itself.
+          isolate: false,
           include: ["test/**/*.test.ts"],
           exclude: ["test/node/**", ...alreadyRun],
           // Workers tests load every module over the pool's module runner, one request each, in each

@@ -81,7 +81,17 @@ export function redisAt(env: RedisEnv, index: number): Redis {
     signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   instrument(client, topology, index, credentials);
-  if (clients.size >= MAX_CLIENTS + (topology.n > 1 ? topology.n : 0)) clients.delete(clients.keys().next().value!);
+  return remember(key, client, topology);
+}
+
+/**
+ * Keeps `client` under `key`, first dropping the oldest clients until there is room under the
+ * bound of `topology`'s setting. A loop, not one drop: a setting with more databases may have
+ * filled the map past the bound of the one asking now.
+ */
+function remember(key: string, client: Redis, topology: Topology): Redis {
+  const bound = MAX_CLIENTS + (topology.n > 1 ? topology.n : 0);
+  while (clients.size >= bound) clients.delete(clients.keys().next().value!);
   clients.set(key, client);
   return client;
 }
@@ -101,8 +111,7 @@ function unavailableClient(topology: Topology): Redis {
     get: (target, prop) =>
       prop === "request" ? () => Promise.reject(new DependencyUnavailableError("redis", new Error("this owner's slot is being moved to another database (reshard)"))) : Reflect.get(target, prop, target),
   });
-  clients.set(key, client);
-  return client;
+  return remember(key, client, topology);
 }
 
 /** Answers past a database's command budget, per database index, since this isolate started. */

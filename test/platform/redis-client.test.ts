@@ -1,9 +1,10 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { redisFor } from "../../src/lib/redis";
+import { redisAt, redisFor } from "../../src/lib/redis";
 import { createServices } from "../../src/lib/services";
 import { createEventBus } from "../../src/lib/events";
+import { databasesEnv, stackDatabases } from "../support/databases";
 
 const bindings = env as unknown as Env;
 const noWaitUntil = { waitUntil: () => {} };
@@ -33,6 +34,22 @@ describe("the isolate's Upstash client", () => {
     const clients = credentials.map((c) => redisFor(c));
     // The 16 newest are still the same objects; the first was dropped and is built anew.
     expect(credentials.slice(1).every((c, i) => redisFor(c) === clients[i + 1])).toBe(true);
+    expect(redisFor(credentials[0]!)).not.toBe(clients[0]);
+  });
+
+  it("comes back to 16 at one database after a setting with several filled more", () => {
+    const databases = stackDatabases();
+    if (databases.length < 2) return; // the stack runs one database (TEST_REDIS_DATABASES=1)
+    // Settings of several databases may keep 16 plus their databases: fill it that far.
+    for (let i = 0; i < 16; i++) {
+      const setting = { ...bindings, ...databasesEnv(databases.map((d) => ({ ...d, token: `${d.token}-${i}` }))) };
+      for (let index = 0; index < databases.length; index++) redisAt(setting, index);
+    }
+    const credentials = Array.from({ length: 16 }, (_, i) => ({ ...bindings, UPSTASH_REDIS_REST_TOKEN: `after-${crypto.randomUUID()}-${i}` }));
+    const clients = credentials.map((c) => redisFor(c));
+    const oneMore = { ...bindings, UPSTASH_REDIS_REST_TOKEN: `after-${crypto.randomUUID()}` };
+    redisFor(oneMore);
+    // At one database the bound is 16 again: adding one more dropped the oldest of these.
     expect(redisFor(credentials[0]!)).not.toBe(clients[0]);
   });
 });
