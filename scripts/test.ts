@@ -1,5 +1,7 @@
 /**
- * `npm test`: `vitest run` with its arguments, under a stall watchdog.
+ * `npm test`: `vitest run` with its arguments, under a stall watchdog. A whole-suite run is split
+ * into shards (scripts/test-shards.ts) run side by side, each with its own test stack, watchdog and
+ * JSON report; the reports are merged into the one asked for.
  *
  * Now and then (on this 2-core machine, in a third to a half of full runs) the Workers test pool,
  * `@cloudflare/vitest-pool-workers` 0.23, stops between two test files: the last file's results
@@ -20,9 +22,10 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { commandLineOf } from "./dev/leftovers";
+import { estimateWeights, mergeJsonReports, readDurations, recordDurations, splitIntoShards, testFiles } from "./test-shards";
 import { decideStall, finishedFiles, longestStartGap, type FileProgress, type ProgressEvent, type StallLimits } from "./test-stall";
 
 const STALL_MINUTES = Number(process.env.TEST_STALL_MINUTES ?? 3);
@@ -36,7 +39,25 @@ const STACK_TEMP_PREFIXES = ["ce-pg-", "ce-redis-", "ce-worker-"];
 
 type Outcome = { code: number; stalled: boolean; pid: number };
 
-function runVitest(args: string[], env: NodeJS.ProcessEnv, progressFile: string): Promise<Outcome> {
+/** Writes `chunk` to `out`, each line prefixed with `label` (none: as it is). */
+function prefixer(out: NodeJS.WriteStream, label: string | undefined) {
+  let partial = "";
+  return {
+    write(chunk: Buffer) {
+      if (!label) return void out.write(chunk);
+      const text = partial + chunk.toString("utf8");
+      const end = text.lastIndexOf("\n") + 1;
+      partial = text.slice(end);
+      if (end > 0) out.write(text.slice(0, end).replace(/^(?=.)/gm, `${label} `));
+    },
+    flush() {
+      if (partial) out.write(`${label} ${partial}\n`);
+      partial = "";
+    },
+  };
+}
+
+function runVitest(args: string[], env: NodeJS.ProcessEnv, progressFile: string, label?: string): Promise<Outcome> {
   return new Promise((resolve) => {
     const child = spawn(join("node_modules", ".bin", "vitest"), ["run", ...args], {
       env,
@@ -45,21 +66,23 @@ function runVitest(args: string[], env: NodeJS.ProcessEnv, progressFile: string)
     });
     let stalled = false;
     let lastOutputAt = Date.now();
+    const stdout = prefixer(process.stdout, label);
+    const stderr = prefixer(process.stderr, label);
     const check = setInterval(() => {
       const decision = decideStall(readProgress(progressFile), lastOutputAt, Date.now(), LIMITS);
       if (!decision.stalled) return;
       clearInterval(check);
       stalled = true;
-      console.error(`\n[test] stall detected: ${decision.reason}; stopping vitest (cloudflare/workers-sdk#15498, see scripts/test.ts)`);
+      console.error(`\n[test]${label ? ` ${label}` : ""} stall detected: ${decision.reason}; stopping vitest (cloudflare/workers-sdk#15498, see scripts/test.ts)`);
       killGroup(child.pid!, "SIGTERM");
       setTimeout(() => killGroup(child.pid!, "SIGKILL"), 10_000).unref();
     }, STALL_CHECK_MS);
     child.stdout.on("data", (chunk: Buffer) => {
-      process.stdout.write(chunk);
+      stdout.write(chunk);
       lastOutputAt = Date.now();
     });
     child.stderr.on("data", (chunk: Buffer) => {
-      process.stderr.write(chunk);
+      stderr.write(chunk);
       lastOutputAt = Date.now();
     });
     const forward = (signal: NodeJS.Signals) => () => killGroup(child.pid!, signal);
@@ -69,6 +92,8 @@ function runVitest(args: string[], env: NodeJS.ProcessEnv, progressFile: string)
     process.on("SIGTERM", onTerm);
     child.on("exit", (code, signal) => {
       clearInterval(check);
+      stdout.flush();
+      stderr.flush();
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);
       if (stalled) killGroup(child.pid!, "SIGKILL"); // whatever is left of the group
@@ -123,16 +148,19 @@ function runningCommandLines(): string[] {
 const PROGRESS_REPORTER = "--reporter=./scripts/test-progress.ts";
 const JSON_OUTPUT = "--outputFile.json=";
 
-async function main() {
-  const args = process.argv.slice(2);
+/**
+ * `vitest run args` under the watchdog, again for the files left after each stall, up to ATTEMPTS
+ * runs; resolves to the exit code. `label` prefixes its output (a shard's `[1/2]`).
+ */
+async function runAttempts(args: string[], label?: string): Promise<number> {
   // An added reporter replaces vitest's default one unless reporters are named: keep the default.
   const reporters = args.some((a) => a.startsWith("--reporter")) ? [PROGRESS_REPORTER] : ["--reporter=default", PROGRESS_REPORTER];
   const jsonReport = args.find((a) => a.startsWith(JSON_OUTPUT))?.slice(JSON_OUTPUT.length);
+  const tag = label ? `[test] ${label}` : "[test]";
   const scratch = mkdtempSync(join(tmpdir(), "ce-test-"));
   const progressFile = join(scratch, "progress.jsonl");
   /** Files finished by runs that then stalled: not run again. */
   const finished: FileProgress[] = [];
-  let exitCode = 1;
   try {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       writeFileSync(progressFile, "");
@@ -140,24 +168,68 @@ async function main() {
       const env = { ...process.env, TEST_PROGRESS_FILE: progressFile, TEST_SKIP_FILES: finished.map((f) => f.file).join("\n") };
       // A stall after the last file leaves nothing to run: that is a pass, not "no test files".
       const resumed = finished.length > 0 ? ["--passWithNoTests"] : [];
-      const { code, stalled, pid } = await runVitest([...args, ...reporters, ...resumed], env, progressFile);
+      const { code, stalled, pid } = await runVitest([...args, ...reporters, ...resumed], env, progressFile, label);
       const gap = longestStartGap(readProgress(progressFile));
-      if (gap !== null) console.error(`[test] longest wait for the next file to start: ${(gap / 1000).toFixed(1)} s (a stall is declared at ${STALL_GAP_SECONDS} s)`);
+      if (gap !== null) console.error(`${tag} longest wait for the next file to start: ${(gap / 1000).toFixed(1)} s (a stall is declared at ${STALL_GAP_SECONDS} s)`);
       if (!stalled) {
         if (jsonReport && finished.length > 0) addToJsonReport(jsonReport, finished);
-        exitCode = finished.some((f) => !f.ok) ? Math.max(code, 1) : code;
-        return;
+        return finished.some((f) => !f.ok) ? Math.max(code, 1) : code;
       }
       finished.push(...finishedFiles(readProgress(progressFile)));
       await groupGone(pid, 11_000); // it was sent SIGKILL: its processes go within moments
       removeStackTempDirs(started - 1_000);
       if (attempt < ATTEMPTS) {
-        console.error(`[test] the test pool stalled (cloudflare/workers-sdk#15498); ${finished.length} of the files are done, running the rest (attempt ${attempt + 1} of ${ATTEMPTS})\n`);
+        console.error(`${tag} the test pool stalled (cloudflare/workers-sdk#15498); ${finished.length} of the files are done, running the rest (attempt ${attempt + 1} of ${ATTEMPTS})\n`);
       }
     }
-    console.error(`[test] the test pool stalled ${ATTEMPTS} times; giving up`);
+    console.error(`${tag} the test pool stalled ${ATTEMPTS} times; giving up`);
+    return 1;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * How many shards a run gets: TEST_SHARDS, else one per core up to two. Only a whole-suite run is
+ * split (arguments that only name reporters or a report file); one naming files, projects or
+ * options runs as it is.
+ */
+function shardCountFor(args: string[]): number {
+  const wholeSuite = args.every((a) => a.startsWith("--reporter") || a.startsWith("--outputFile"));
+  if (!wholeSuite) return 1;
+  const wanted = Number(process.env.TEST_SHARDS ?? Math.min(2, availableParallelism()));
+  return Number.isInteger(wanted) && wanted > 1 ? wanted : 1;
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  let exitCode = 1;
+  try {
+    const root = process.cwd();
+    const shards = shardCountFor(args) > 1 ? splitIntoShards(estimateWeights(testFiles(root), readDurations(root)), shardCountFor(args)) : [];
+    const jsonReport = args.find((a) => a.startsWith(JSON_OUTPUT))?.slice(JSON_OUTPUT.length);
+    const record = () => {
+      if (process.env.TEST_RECORD_DURATIONS === "1" && jsonReport && exitCode === 0) recordDurations(jsonReport, root);
+    };
+    if (shards.length < 2) {
+      exitCode = await runAttempts(args);
+      record();
+      return;
+    }
+    // Side by side, each shard with its own stack and its own JSON report, merged at the end.
+    const shardReport = (i: number) => `${jsonReport}.shard-${i + 1}`;
+    const started = Date.now();
+    const codes = await Promise.all(
+      shards.map((files, i) => {
+        const shardArgs = args.map((a) => (jsonReport && a.startsWith(JSON_OUTPUT) ? `${JSON_OUTPUT}${shardReport(i)}` : a));
+        return runAttempts([...shardArgs, ...files], `[${i + 1}/${shards.length}]`);
+      }),
+    );
+    if (jsonReport) mergeJsonReports(shards.map((_, i) => shardReport(i)), jsonReport);
+    console.error(`[test] ${shards.length} shards ran side by side in ${((Date.now() - started) / 1000).toFixed(0)} s (TEST_SHARDS=1 runs one)`);
+    exitCode = Math.max(...codes);
+    record();
+  } finally {
     process.exit(exitCode);
   }
 }

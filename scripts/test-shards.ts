@@ -1,0 +1,102 @@
+/**
+ * How `npm test` splits a full run into shards that scripts/test.ts runs side by side, each a
+ * `vitest run` of its own files with a test stack of its own (its own Postgres database and Redis
+ * servers), so two shards never see each other's keys, rows or command counts.
+ *
+ * The split is by file, balanced: each file, heaviest first, goes to the shard with the least so
+ * far (the longest-processing-time rule). A file's weight is how long it took in a recorded full
+ * run (`test/durations.json`, written by `TEST_RECORD_DURATIONS=1 npm test`, committed so a fresh
+ * clone has it); a file not recorded yet weighs its size in bytes at the recorded files' average
+ * milliseconds per byte. Every attempt of a shard gets the same files.
+ */
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+
+export type Weighted = { file: string; weight: number };
+
+/** Test files under `dir` (`*.test.ts`, any depth), as paths relative to `root` with `/`. */
+export function testFiles(root: string, dir = "test"): Weighted[] {
+  const found: Weighted[] = [];
+  const walk = (path: string) => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory() && entry.name !== "node_modules") walk(child);
+      else if (entry.isFile() && entry.name.endsWith(".test.ts")) found.push({ file: relative(root, child).split(sep).join("/"), weight: statSync(child).size });
+    }
+  };
+  walk(join(root, dir));
+  return found.sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
+export const DURATIONS_FILE = "test/durations.json";
+
+/** Each file's weight in milliseconds: its recorded duration, else its size at the recorded rate. */
+export function estimateWeights(files: readonly Weighted[], recorded: Record<string, number>): Weighted[] {
+  const known = files.filter((f) => recorded[f.file] !== undefined);
+  const bytes = known.reduce((sum, f) => sum + f.weight, 0);
+  const ms = known.reduce((sum, f) => sum + recorded[f.file]!, 0);
+  const msPerByte = bytes > 0 && ms > 0 ? ms / bytes : 1;
+  return files.map((f) => ({ file: f.file, weight: recorded[f.file] ?? Math.round(f.weight * msPerByte) }));
+}
+
+/** The recorded durations (`{ "test/…": ms }`), or none when the file is missing or unreadable. */
+export function readDurations(root: string): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(join(root, DURATIONS_FILE), "utf8")) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/** Writes each file's duration from a vitest JSON report to DURATIONS_FILE (sorted, to 100 ms). */
+export function recordDurations(report: string, root: string): void {
+  const { testResults } = JSON.parse(readFileSync(report, "utf8")) as { testResults: { name: string; startTime?: number; endTime?: number }[] };
+  const durations: Record<string, number> = {};
+  for (const r of testResults) {
+    if (r.startTime === undefined || r.endTime === undefined) continue;
+    durations[relative(root, r.name).split(sep).join("/")] = Math.max(100, Math.round((r.endTime - r.startTime) / 100) * 100);
+  }
+  const sorted = Object.fromEntries(Object.entries(durations).sort(([a], [b]) => (a < b ? -1 : 1)));
+  writeFileSync(join(root, DURATIONS_FILE), `${JSON.stringify(sorted, null, 2)}\n`);
+}
+
+/** `files` split into `count` shards of near-equal weight; every file lands in exactly one. */
+export function splitIntoShards(files: readonly Weighted[], count: number): string[][] {
+  const shards = Array.from({ length: count }, () => ({ load: 0, files: [] as string[] }));
+  // Heaviest first; ties by path, so the split is the same on every machine.
+  const ordered = [...files].sort((a, b) => b.weight - a.weight || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  for (const { file, weight } of ordered) {
+    const lightest = shards.reduce((best, shard) => (shard.load < best.load ? shard : best));
+    lightest.load += weight;
+    lightest.files.push(file);
+  }
+  return shards.map((s) => s.files.sort()).filter((files) => files.length > 0);
+}
+
+/**
+ * Merges vitest JSON reports (one per shard) into one at `path`: totals summed, every file's
+ * results kept, success only if every shard succeeded. A missing report (a shard that wrote none)
+ * fails the merged one.
+ */
+export function mergeJsonReports(parts: string[], path: string) {
+  const reports = parts.map((part) => {
+    try {
+      return JSON.parse(readFileSync(part, "utf8")) as Record<string, unknown> & { testResults: unknown[] };
+    } catch {
+      return null;
+    }
+  });
+  const merged: Record<string, unknown> & { testResults: unknown[] } = { testResults: [] };
+  for (const report of reports) {
+    if (!report) continue;
+    for (const [key, value] of Object.entries(report)) {
+      if (key === "testResults") merged.testResults.push(...(value as unknown[]));
+      else if (typeof value === "number" && key.startsWith("num")) merged[key] = Number(merged[key] ?? 0) + value;
+      else if (key === "startTime") merged[key] = Math.min(Number(merged[key] ?? value), value as number);
+      else if (!(key in merged)) merged[key] = value;
+    }
+  }
+  merged.success = reports.every((r) => r?.success === true);
+  writeFileSync(path, JSON.stringify(merged));
+  for (const part of parts) rmSync(part, { force: true });
+}

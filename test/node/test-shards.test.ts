@@ -1,0 +1,70 @@
+/**
+ * `npm test` splits a whole-suite run into shards run side by side (scripts/test-shards.ts): every
+ * file in exactly one shard, the shards near-equal, and one report that counts them all.
+ */
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { mergeJsonReports, splitIntoShards, testFiles } from "../../scripts/test-shards";
+
+describe("splitting the suite into shards", () => {
+  it("puts every test file of the repository in exactly one shard, each within the heaviest file of the others", () => {
+    const files = testFiles(process.cwd());
+    expect(files.map((f) => f.file)).toContain("test/node/test-shards.test.ts");
+    expect(files.every((f) => f.file.startsWith("test/") && f.file.endsWith(".test.ts") && f.weight > 0)).toBe(true);
+    for (const count of [2, 3]) {
+      const shards = splitIntoShards(files, count);
+      expect(shards).toHaveLength(count);
+      expect(shards.flat().sort()).toEqual(files.map((f) => f.file).sort());
+      const weightOf = new Map(files.map((f) => [f.file, f.weight]));
+      const loads = shards.map((shard) => shard.reduce((sum, file) => sum + weightOf.get(file)!, 0));
+      const heaviest = Math.max(...files.map((f) => f.weight));
+      expect(Math.max(...loads) - Math.min(...loads)).toBeLessThanOrEqual(heaviest);
+    }
+  });
+
+  it("is the same split whatever order the files come in, and never an empty shard", () => {
+    const files = Array.from({ length: 9 }, (_, i) => ({ file: `test/f${i}.test.ts`, weight: (i * 7919) % 13 }));
+    const once = splitIntoShards(files, 2);
+    expect(splitIntoShards([...files].reverse(), 2)).toEqual(once);
+    expect(splitIntoShards(files.slice(0, 1), 2)).toEqual([["test/f0.test.ts"]]);
+    // Largest first to the lightest shard: 10 | 6 + 5 → 10 + 4 | 11.
+    expect(splitIntoShards([{ file: "a", weight: 10 }, { file: "b", weight: 6 }, { file: "c", weight: 5 }, { file: "d", weight: 4 }], 2)).toEqual([["a", "d"], ["b", "c"]]);
+  });
+});
+
+describe("the shards' reports, merged", () => {
+  const report = (passed: number, failed: number, file: string) => ({
+    numTotalTestSuites: 1,
+    numPassedTestSuites: failed ? 0 : 1,
+    numFailedTestSuites: failed ? 1 : 0,
+    numTotalTests: passed + failed,
+    numPassedTests: passed,
+    numFailedTests: failed,
+    startTime: 1000 + passed,
+    success: failed === 0,
+    testResults: [{ name: file }],
+  });
+
+  it("sum the counts, keep every file and succeed only if every shard did", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ce-shards-"));
+    const parts = [join(dir, "r.json.shard-1"), join(dir, "r.json.shard-2")];
+    writeFileSync(parts[0]!, JSON.stringify(report(5, 0, "a")));
+    writeFileSync(parts[1]!, JSON.stringify(report(3, 1, "b")));
+    mergeJsonReports(parts, join(dir, "r.json"));
+    const merged = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
+    expect(merged).toMatchObject({ numTotalTests: 9, numPassedTests: 8, numFailedTests: 1, numFailedTestSuites: 1, startTime: 1003, success: false });
+    expect(merged.testResults).toEqual([{ name: "a" }, { name: "b" }]);
+    expect(parts.some((p) => existsSync(p))).toBe(false);
+  });
+
+  it("fail when a shard wrote no report", () => {
+    const dir = mkdtempSync(join(tmpdir(), "ce-shards-"));
+    writeFileSync(join(dir, "r.json.shard-1"), JSON.stringify(report(5, 0, "a")));
+    mergeJsonReports([join(dir, "r.json.shard-1"), join(dir, "r.json.shard-2")], join(dir, "r.json"));
+    const merged = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
+    expect(merged.numPassedTests).toBe(5);
+    expect(merged.success).toBe(false);
+  });
+});
