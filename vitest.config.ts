@@ -51,6 +51,11 @@ export const PREBUNDLED_DEPENDENCIES = [
 export const TEST_WRITE_LIMIT = 150;
 
 export default defineConfig({
+  // A shard of `npm test` (scripts/test.ts sets TEST_SHARD) keeps its own Vite cache: shards run
+  // side by side, and each pre-bundles the Worker's dependencies (below) into its cache directory,
+  // replacing the directory as it finishes; sharing one, a shard could read a file another was
+  // just replacing.
+  cacheDir: process.env.TEST_SHARD ? `node_modules/.vite/shard-${process.env.TEST_SHARD}` : undefined,
   test: {
     // Root-level only: runs once for the whole run. Do not add `extends: true` to the
     // projects below, or they would inherit it and start one stack each.

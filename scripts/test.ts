@@ -152,7 +152,7 @@ const JSON_OUTPUT = "--outputFile.json=";
  * `vitest run args` under the watchdog, again for the files left after each stall, up to ATTEMPTS
  * runs; resolves to the exit code. `label` prefixes its output (a shard's `[1/3]`).
  */
-async function runAttempts(args: string[], label?: string): Promise<number> {
+async function runAttempts(args: string[], label?: string, shard?: number): Promise<number> {
   // An added reporter replaces vitest's default one unless reporters are named: keep the default.
   const reporters = args.some((a) => a.startsWith("--reporter")) ? [PROGRESS_REPORTER] : ["--reporter=default", PROGRESS_REPORTER];
   const jsonReport = args.find((a) => a.startsWith(JSON_OUTPUT))?.slice(JSON_OUTPUT.length);
@@ -165,7 +165,7 @@ async function runAttempts(args: string[], label?: string): Promise<number> {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       writeFileSync(progressFile, "");
       const started = Date.now();
-      const env = { ...process.env, TEST_PROGRESS_FILE: progressFile, TEST_SKIP_FILES: finished.map((f) => f.file).join("\n") };
+      const env = { ...process.env, TEST_PROGRESS_FILE: progressFile, TEST_SKIP_FILES: finished.map((f) => f.file).join("\n"), ...(shard ? { TEST_SHARD: String(shard) } : {}) };
       // A stall after the last file leaves nothing to run: that is a pass, not "no test files".
       const resumed = finished.length > 0 ? ["--passWithNoTests"] : [];
       const { code, stalled, pid } = await runVitest([...args, ...reporters, ...resumed], env, progressFile, label);
@@ -224,7 +224,7 @@ async function main() {
     const codes = await Promise.all(
       shards.map((files, i) => {
         const shardArgs = args.map((a) => (jsonReport && a.startsWith(JSON_OUTPUT) ? `${JSON_OUTPUT}${shardReport(i)}` : a));
-        return runAttempts([...shardArgs, ...files], `[${i + 1}/${shards.length}]`);
+        return runAttempts([...shardArgs, ...files], `[${i + 1}/${shards.length}]`, i + 1);
       }),
     );
     if (jsonReport) mergeJsonReports(shards.map((_, i) => shardReport(i)), jsonReport);
