@@ -241,7 +241,13 @@ export async function verifyDatabase(checkKey: string, topology: Topology, index
     throw new DependencyUnavailableError("redis", err);
   }
   if (res.status === 401 || res.status === 403) return refuse(checkKey, new TopologyError(`the token of UPSTASH_REDIS_DATABASES[${index}] is refused (HTTP ${res.status})`));
-  if (!res.ok || body.error !== undefined) throw new DependencyUnavailableError("redis", new Error(`topology check of database ${index}: HTTP ${res.status} ${body.error ?? ""}`));
+  if (!res.ok || body.error !== undefined) {
+    const err = new Error(`topology check of database ${index}: HTTP ${res.status} ${body.error ?? ""}`);
+    // Refused for the budget, the check counts like any other call past it (status, /health):
+    // concurrent first requests of an isolate each check, and may use up the budget themselves.
+    if (isRedisRateLimited(err)) noteRateLimited(index, err);
+    throw new DependencyUnavailableError("redis", err);
+  }
   try {
     // Every database holds a copy of the reshard plan (the command writes it to all); database 0's
     // is the one routing follows. A database whose copy says no reshard, or one that is done,
