@@ -14,17 +14,16 @@
  * file running and files left, nothing started within STALL_GAP_SECONDS of the last file's end is
  * the stall; while a file runs, only STALL_MINUTES without progress or output (far above the
  * slowest file) is, so a slow test is never cut off. On a stall it stops vitest's whole process
- * group (workerd, the test stack's Postgres and Redis), removes the stack's temp dirs, says so, and
+ * group (workerd, the test stack's Postgres and Redis), removes the run's own TMPDIR, says so, and
  * runs again only the files that did not finish (`vitest.config.ts` skips the others through
  * TEST_SKIP_FILES), up to ATTEMPTS runs. Test failures are never retried: a file that finished
  * with a failure stays failed. With `--outputFile.json=PATH`, the report at PATH adds the files
  * finished by stalled runs to the last run's report, so its totals cover the suite.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { commandLineOf } from "./dev/leftovers";
 import { estimateWeights, mergeJsonReports, readDurations, recordDurations, splitIntoShards, testFiles } from "./test-shards";
 import { decideStall, finishedFiles, longestStartGap, type FileProgress, type ProgressEvent, type StallLimits } from "./test-stall";
 
@@ -38,8 +37,6 @@ const LIMITS: StallLimits = { gapMs: STALL_GAP_SECONDS * 1000, silenceMs: STALL_
 /** How often the watchdog reads the progress record. */
 const STALL_CHECK_MS = 2_000;
 const ATTEMPTS = 5;
-/** Temp dirs the test stack creates (scripts/stack): removed after a stalled run is stopped. */
-const STACK_TEMP_PREFIXES = ["ce-pg-", "ce-redis-", "ce-worker-"];
 
 type Outcome = { code: number; stalled: boolean; pid: number };
 
@@ -127,28 +124,6 @@ function killGroup(pid: number, signal: NodeJS.Signals) {
   }
 }
 
-/** Stack temp dirs made since `since` that no running process uses any more (Linux: /proc tells). */
-function removeStackTempDirs(since: number) {
-  if (!existsSync("/proc/self")) return; // cannot tell which are still in use: leave them
-  const inUse = runningCommandLines();
-  for (const name of readdirSync(tmpdir())) {
-    if (!STACK_TEMP_PREFIXES.some((p) => name.startsWith(p))) continue;
-    const path = join(tmpdir(), name);
-    try {
-      if (statSync(path).mtimeMs < since || inUse.some((cmd) => cmd.includes(path))) continue;
-      rmSync(path, { recursive: true, force: true });
-    } catch {
-      // raced with its owner: leave it
-    }
-  }
-}
-
-function runningCommandLines(): string[] {
-  return readdirSync("/proc")
-    .filter((p) => /^\d+$/.test(p))
-    .flatMap((pid) => commandLineOf(Number(pid)) ?? []); // undefined: exited meanwhile
-}
-
 const PROGRESS_REPORTER = "--reporter=./scripts/test-progress.ts";
 const JSON_OUTPUT = "--outputFile.json=";
 
@@ -162,14 +137,19 @@ async function runAttempts(args: string[], label?: string, shard?: number): Prom
   const jsonReport = args.find((a) => a.startsWith(JSON_OUTPUT))?.slice(JSON_OUTPUT.length);
   const tag = label ? `[test] ${label}` : "[test]";
   const scratch = mkdtempSync(join(tmpdir(), "ce-test-"));
+  chmodSync(scratch, 0o755); // see attemptTmp below
   const progressFile = join(scratch, "progress.jsonl");
   /** Files finished by runs that then stalled: not run again. */
   const finished: FileProgress[] = [];
   try {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       writeFileSync(progressFile, "");
-      const started = Date.now();
-      const env = { ...process.env, TEST_PROGRESS_FILE: progressFile, TEST_SKIP_FILES: finished.map((f) => f.file).join("\n"), ...(shard ? { TEST_SHARD: String(shard) } : {}) };
+      // Each attempt's own TMPDIR: the stack's temp dirs (Postgres and Redis data, the bundled
+      // Worker) land there, so after a stall they go with it, never another shard's. 0755: as
+      // root, embedded Postgres runs as the `postgres` user, which must get through to its data.
+      const attemptTmp = join(scratch, `tmp-${attempt}`);
+      mkdirSync(attemptTmp, { mode: 0o755 });
+      const env = { ...process.env, TMPDIR: attemptTmp, TEST_PROGRESS_FILE: progressFile, TEST_SKIP_FILES: finished.map((f) => f.file).join("\n"), ...(shard ? { TEST_SHARD: String(shard) } : {}) };
       // A stall after the last file leaves nothing to run: that is a pass, not "no test files".
       const resumed = finished.length > 0 ? ["--passWithNoTests"] : [];
       const { code, stalled, pid } = await runVitest([...args, ...reporters, ...resumed], env, progressFile, label);
@@ -181,7 +161,7 @@ async function runAttempts(args: string[], label?: string, shard?: number): Prom
       }
       finished.push(...finishedFiles(readProgress(progressFile)));
       await groupGone(pid, 11_000); // it was sent SIGKILL: its processes go within moments
-      removeStackTempDirs(started - 1_000);
+      rmSync(attemptTmp, { recursive: true, force: true });
       if (attempt < ATTEMPTS) {
         console.error(`${tag} the test pool stalled (cloudflare/workers-sdk#15498); ${finished.length} of the files are done, running the rest (attempt ${attempt + 1} of ${ATTEMPTS})\n`);
       }
@@ -212,7 +192,8 @@ async function main() {
   let exitCode = 1;
   try {
     const root = process.cwd();
-    const shards = shardCountFor(args) > 1 ? splitIntoShards(estimateWeights(testFiles(root), readDurations(root)), shardCountFor(args)) : [];
+    const count = shardCountFor(args);
+    const shards = count > 1 ? splitIntoShards(estimateWeights(testFiles(root), readDurations(root)), count) : [];
     const jsonReport = args.find((a) => a.startsWith(JSON_OUTPUT))?.slice(JSON_OUTPUT.length);
     const record = () => {
       if (process.env.TEST_RECORD_DURATIONS === "1" && jsonReport && exitCode === 0) recordDurations(jsonReport, root);
