@@ -8,6 +8,7 @@ type OptionalBindings =
   | "WRITE_LIMITER"
   | "VIEW_LIMITER"
   | "ENVIRONMENT"
+  | "LOG_LEVEL"
   | "FEED_TIMELINE_CAP"
   | "BIG_ACCOUNT_FOLLOWERS"
   | "MAX_PULLED_ACCOUNTS"

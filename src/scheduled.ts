@@ -4,6 +4,7 @@ import { cronJobFor, type CronJobName } from "./cron";
 import type { Env } from "./env";
 import type { EventBus } from "./lib/events";
 import { createServices, type Services } from "./lib/services";
+import { errorText, log } from "./lib/log";
 
 /** How one task of a cron run went, for its `record`. */
 export type TaskOutcome = { at: string; durationMs: number } & ({ ok: true; result: unknown } | { ok: false; error: string });
@@ -24,7 +25,7 @@ export function createScheduledHandler(tasks: Record<CronJobName, readonly CronT
   return async function scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
     const job = cronJobFor(controller.cron);
     if (!job) {
-      console.error(JSON.stringify({ level: "error", message: "unknown cron expression", cron: controller.cron }));
+      log.error({ message: "unknown cron expression", cron: controller.cron });
       return;
     }
     const { services, close } = createServices(env, ctx, events);
@@ -38,10 +39,10 @@ export function createScheduledHandler(tasks: Record<CronJobName, readonly CronT
         try {
           const result = await task.run(services);
           outcome = { at: new Date(started).toISOString(), durationMs: Date.now() - started, ok: true, result };
-          console.log(JSON.stringify({ level: "info", cron: job, task: task.name, durationMs: outcome.durationMs, result }));
+          log.info({ cron: job, task: task.name, durationMs: outcome.durationMs, result });
         } catch (err) {
-          outcome = { at: new Date(started).toISOString(), durationMs: Date.now() - started, ok: false, error: err instanceof Error ? err.message : String(err) };
-          console.error(JSON.stringify({ level: "error", cron: job, task: task.name, durationMs: outcome.durationMs, error: outcome.error }));
+          outcome = { at: new Date(started).toISOString(), durationMs: Date.now() - started, ok: false, error: errorText(err) };
+          log.error({ cron: job, task: task.name, durationMs: outcome.durationMs, error: outcome.error });
         }
         run.tasks.push({ name: task.name, ok: outcome.ok, durationMs: outcome.durationMs, ...(outcome.ok ? {} : { error: outcome.error.slice(0, 500) }) });
         if (!outcome.ok) run.outcome = "error";

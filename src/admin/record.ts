@@ -1,5 +1,6 @@
 import type { Redis } from "../lib/redis";
 import { FANOUT_SAMPLES, opsKeys } from "./keys";
+import { errorText, log } from "../lib/log";
 
 /**
  * What background jobs record for the operations view: ONE Redis command each, best effort (a
@@ -24,7 +25,7 @@ export async function recordRun(redis: Pick<Redis, "hset">, fields: Record<strin
   try {
     await redis.hset(opsKeys.runs(), values);
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "operations record failed", what: Object.keys(values), error: err instanceof Error ? err.message : String(err) }));
+    log.error({ message: "operations record failed", what: Object.keys(values), error: errorText(err) });
   }
 }
 
@@ -41,6 +42,6 @@ export async function recordFanoutCompletion(redis: Pick<Redis, "xadd">, postId:
       { trim: { type: "MAXLEN", threshold: FANOUT_SAMPLES, comparison: "=" } },
     );
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "fan-out completion record failed", postId, error: err instanceof Error ? err.message : String(err) }));
+    log.error({ message: "fan-out completion record failed", postId, error: errorText(err) });
   }
 }

@@ -7,6 +7,7 @@ import { catchUpChannels } from "./reddots";
 import { replayOwed } from "./replay";
 import { runScript } from "./shared";
 import { warmStreamAccess } from "./streams";
+import { errorText, log } from "../lib/log";
 
 /** Newest `batch` active users; trims the set to its cap. */
 const TAKE_ACTIVE_USERS = `
@@ -46,7 +47,7 @@ export async function repairBadges(services: RepairServices) {
       cachesRepaired += r.cachesRepaired;
     } catch (err) {
       failed.push(err);
-      if (services.databases > 1) console.error(JSON.stringify({ level: "warn", message: "badges repair failed", database: index, error: err instanceof Error ? err.message : String(err) }));
+      if (services.databases > 1) log.warn({ message: "badges repair failed", database: index, error: errorText(err) });
     }
   }
   // Every database failed (at N = 1: the one database): the run failed, as before.

@@ -12,6 +12,7 @@ import { PUBLISH, UNPUBLISH } from "./authors.lua";
 import { badgeKeys } from "./keys";
 import { runEverywhere, runScript, type EveryDatabase, type Everywhere } from "./shared";
 import { ADD_STREAM_ITEM } from "./streams.lua";
+import { errorText, log } from "../lib/log";
 
 /** The writes a missed database is owed, by name (what an owed entry records). */
 const REPLAYABLE = { publish: PUBLISH, unpublish: UNPUBLISH, streamItem: ADD_STREAM_ITEM } as const;
@@ -74,7 +75,7 @@ export async function runEverywhereOwed<T>(services: EveryDatabase, op: Replayab
   await Promise.all(
     result.missed.map((index) =>
       runScript(services.redisAt(keeper), RECORD_OWED, [badgeKeys.owed(index)], [entry]).catch((err: unknown) =>
-        console.error(JSON.stringify({ level: "error", message: "badge write lost for a database", op, database: index, error: err instanceof Error ? err.message : String(err) })),
+        log.error({ message: "badge write lost for a database", op, database: index, error: errorText(err) }),
       ),
     ),
   );

@@ -3,6 +3,7 @@ import type { Redis } from "../lib/redis";
 import { DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { settleEveryDatabase } from "../lib/redis-topology";
+import { log } from "../lib/log";
 
 /** What badge code needs from the Redis client: scripts only (every badge operation is one EVALSHA). */
 export type ScriptRedis = Pick<Redis, "createScript">;
@@ -114,6 +115,6 @@ export async function runEverywhere<T>(services: EveryDatabase, source: string, 
     missed.push(index);
   }
   if (!answer) throw outage;
-  if (missed.length > 0) console.error(JSON.stringify({ level: "warn", message: "badge write missed databases", keys: keys.slice(0, 2), missed }));
+  if (missed.length > 0) log.warn({ message: "badge write missed databases", keys: keys.slice(0, 2), missed });
   return { answer: answer.value, missed };
 }

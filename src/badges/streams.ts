@@ -7,6 +7,7 @@ import { streamMembers, userAccessLog } from "./schema";
 import { runEverywhereOwed } from "./replay";
 import { luaMap, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
 import { LEAVE_STREAM, LIST_STREAM_UNREAD, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
+import { errorText, log } from "../lib/log";
 
 /** Items kept per stream by default: a badge never shows more than 99+. */
 export const DEFAULT_STREAM_CAP = 99;
@@ -135,6 +136,6 @@ export async function pushStreamItem(services: Services, kind: string, id: strin
     if (rows.length > 0) await push(rows.map((r) => String(r.userId)));
   } catch (err) {
     // Best effort, like every push: the next snapshot counts the item.
-    console.error(JSON.stringify({ level: "warn", message: "stream item push failed", stream: streamName(kind, id), error: err instanceof Error ? err.message : String(err) }));
+    log.warn({ message: "stream item push failed", stream: streamName(kind, id), error: errorText(err) });
   }
 }

@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import type { Services } from "../lib/services";
 import { type CounterRead, countsKey, type IdempotencyClaim, incrementCounters, type IncrementOutcome, readCounters } from "./counters";
 import { type CounterDelta, type CounterEntity, fieldsOf } from "./registry";
+import { errorText, log } from "../lib/log";
 
 /**
  * The edge copy of hot counters: a per-isolate map entity → values, served for at most the
@@ -200,7 +201,7 @@ export async function readAfterWrite(
   try {
     return await readCountersAtEdge(deps, entity, [id], { boundMs, fresh: true });
   } catch (err) {
-    console.warn(JSON.stringify({ msg: "counts after write unavailable", entity, id, error: String(err) }));
+    log.warn({ message: "counts after write unavailable", entity, id, error: errorText(err) });
     return undefined;
   }
 }

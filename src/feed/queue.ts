@@ -4,10 +4,9 @@ import type { EventBus } from "../lib/events";
 import { createServices, type Services } from "../lib/services";
 import { deliver } from "./fanout";
 import { FEED_DEAD_LETTER_QUEUES, type FeedMessage } from "./messages";
+import { errorText, log } from "../lib/log";
 
 const DEAD_LETTER_QUEUES: ReadonlySet<string> = new Set(Object.values(FEED_DEAD_LETTER_QUEUES));
-
-const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
  * The Worker's `queue()` handler. `feed-fanout` and `feed-follow-sync`: each message is delivered
@@ -30,10 +29,10 @@ export function createQueueHandler(events: EventBus) {
         try {
           const delivery = await deliver(services, message.body);
           message.ack();
-          console.log(JSON.stringify({ level: "info", queue: batch.queue, delivery, attempts: message.attempts, durationMs: Date.now() - started }));
+          log.info({ queue: batch.queue, delivery, attempts: message.attempts, durationMs: Date.now() - started });
         } catch (err) {
           message.retry();
-          console.error(JSON.stringify({ level: "error", queue: batch.queue, message: "feed delivery failed; retrying", body: message.body, attempts: message.attempts, error: errorText(err) }));
+          log.error({ queue: batch.queue, message: "feed delivery failed; retrying", body: message.body, attempts: message.attempts, error: errorText(err) });
         }
       }
     } finally {
@@ -55,10 +54,10 @@ async function keepDeadLetters(services: Services, batch: MessageBatch<FeedMessa
   for (const m of batch.messages) {
     try {
       const delivery = await deliver(services, m.body);
-      console.log(JSON.stringify({ level: "info", queue: batch.queue, message: "dead letter delivered on its last attempt", delivery }));
+      log.info({ queue: batch.queue, message: "dead letter delivered on its last attempt", delivery });
     } catch (err) {
       kept.push({ queue, body: m.body, lastError: errorText(err) });
-      console.error(JSON.stringify({ level: "error", message: "feed message dead-lettered", queue: batch.queue, body: m.body, attempts: m.attempts, error: errorText(err) }));
+      log.error({ message: "feed message dead-lettered", queue: batch.queue, body: m.body, attempts: m.attempts, error: errorText(err) });
     }
   }
   await recordDeadLetters(services.db, kept);

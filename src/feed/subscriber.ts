@@ -19,6 +19,7 @@ import { CACHE_POST, PUBLISH_POST, UNPUBLISH_POST } from "./publish.lua";
 import { SET_REACTION_FLAG } from "./reaction.lua";
 import { encodeCachedPost, timelineCap } from "./timeline";
 import { dropTrendingPosts } from "./trending";
+import { errorText, log } from "../lib/log";
 
 const script = (redis: ScriptRunner, source: string, keys: string[], args: (string | number)[]) =>
   redis.createScript(source).exec(keys, args.map(String));
@@ -114,4 +115,4 @@ export const feedSubscriber: Subscriber = {
 };
 
 const logCopyFailure = (what: string, postId: string) => (err: unknown) =>
-  console.error(JSON.stringify({ level: "error", message: `feed ${what} copy failed on a database`, postId, error: err instanceof Error ? err.message : String(err) }));
+  log.error({ message: `feed ${what} copy failed on a database`, postId, error: errorText(err) });

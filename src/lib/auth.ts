@@ -7,6 +7,7 @@ import { JWKS_ALGORITHMS, jwksFor, VERIFY_PARAMS, type JwksAlgorithm, type JwksK
 import type { AppEnv } from "./context";
 
 import { ROLES, type Caller, type Role } from "./caller";
+import { log } from "./log";
 
 // In a module of their own so the request context can name the caller without importing this one.
 export { ROLES, type Caller, type Role };
@@ -190,7 +191,7 @@ function parseRoleMapping(setting: string): RoleMapping {
   const [claim, list, ...rest] = setting.split(/\s+/);
   const pairs = (list ?? "").split(",").map((pair) => pair.split("="));
   if (!claim || rest.length > 0 || pairs.some((p) => p.length !== 2 || !p[0] || !ROLES.includes(p[1] as Role))) {
-    console.error(JSON.stringify({ level: "error", message: "JWT_ROLE_CLAIM is not `<claim> <value>=<role>,…`: no provider token gets a role", setting }));
+    log.error({ message: "JWT_ROLE_CLAIM is not `<claim> <value>=<role>,…`: no provider token gets a role", setting });
     return nobody;
   }
   return {

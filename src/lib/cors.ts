@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { AppEnv } from "./context";
+import { log } from "./log";
 
 /**
  * Cross-origin access for web pages (`CORS_ORIGINS`), on Hono's `cors` middleware.
@@ -70,7 +71,7 @@ export function originPolicy(list: string | undefined): OriginPolicy {
   if (!policy) {
     policy = parseOriginList(key);
     if (policy.invalid.length > 0) {
-      console.error(JSON.stringify({ level: "error", message: "CORS_ORIGINS entries that are not origins are ignored", entries: policy.invalid }));
+      log.error({ message: "CORS_ORIGINS entries that are not origins are ignored", entries: policy.invalid });
     }
     policies.set(key, policy);
   }

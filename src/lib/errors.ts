@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { log } from "./log";
 
 /** Every error the API answers with, and its HTTP status. */
 export const ERROR_STATUS = {
@@ -106,17 +107,14 @@ const CONNECTION_FAILURE =
   /ECONNREFUSED|ECONNRESET|timed? ?out|WebSocket|Connection terminated|connection (closed|refused|error)|fetch failed|network|socket|UpstashError|Failed to fetch|Network connection lost/i;
 
 function logFailure(c: Context, err: Error) {
-  console.error(
-    JSON.stringify({
-      level: "error",
-      requestId: c.get("requestId"),
-      method: c.req.method,
-      path: c.req.path,
-      error: err.name,
-      message: err.message,
-      cause: describeCause(err.cause),
-    }),
-  );
+  log.error({
+    requestId: c.get("requestId"),
+    method: c.req.method,
+    path: c.req.path,
+    error: err.name,
+    message: err.message,
+    cause: describeCause(err.cause),
+  });
 }
 
 function describeCause(cause: unknown): string | undefined {

@@ -2,6 +2,7 @@ import { databaseOf } from "./redis-topology";
 import { createScriptBatch, type ScriptRunner } from "./script-batch";
 import type { DomainEvent, DomainEventType, EventOf } from "./event-types";
 import type { EventBus, Services } from "./services";
+import { errorText, log } from "./log";
 
 // The event types live in a module of their own and the bus's interface with the services it is
 // handed, so neither of those imports this one (no import cycle).
@@ -59,13 +60,5 @@ export function createEventBus(subscribers: readonly Subscriber[]): EventBus {
 }
 
 function logSubscriberFailure(subscriber: string, event: DomainEvent, err: unknown) {
-  console.error(
-    JSON.stringify({
-      level: "error",
-      message: "event subscriber failed",
-      subscriber,
-      event,
-      error: err instanceof Error ? err.message : String(err),
-    }),
-  );
+  log.error({ message: "event subscriber failed", subscriber, event, error: errorText(err) });
 }

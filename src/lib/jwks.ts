@@ -1,3 +1,4 @@
+import { log } from "./log";
 /**
  * The identity provider's public keys (`JWT_JWKS_URL`), fetched and cached per isolate by `kid`.
  *
@@ -155,7 +156,7 @@ export class JwksKeyStore {
       // Keep the keys we have: tokens signed with them stay valid while the provider is away.
       this.failing = true;
       this.nextAttemptAt = this.now() + JWKS_REFETCH_INTERVAL_MS;
-      console.error(JSON.stringify({ level: "error", message: "JWKS fetch failed; cached keys stay in use", url: this.url, error: String(error) }));
+      log.error({ message: "JWKS fetch failed; cached keys stay in use", url: this.url, error: String(error) });
     }
   }
 }

@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { EventBus } from "./events";
 import type { AppEnv } from "./context";
 import { createServices } from "./services";
+import { log } from "./log";
 
 const INCOMING_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -22,17 +23,14 @@ export function requestContext(events: EventBus) {
     } finally {
       c.executionCtx.waitUntil(close());
       c.header("X-Request-Id", requestId);
-      console.log(
-        JSON.stringify({
-          level: "info",
-          requestId,
-          method: c.req.method,
-          path: c.req.path,
-          status: c.res.status,
-          durationMs: Date.now() - started,
-          userId: c.get("caller")?.userId,
-        }),
-      );
+      log.info({
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        durationMs: Date.now() - started,
+        userId: c.get("caller")?.userId,
+      });
     }
   });
 }

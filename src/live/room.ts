@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { applyLogLevel } from "../lib/log";
 import type { Env } from "../env";
 import { redisAt } from "../lib/redis";
 import { topologyOf } from "../lib/redis-topology";
@@ -103,6 +104,7 @@ export class LiveRoom extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    applyLogLevel(env.LOG_LEVEL);
     // Answered by the runtime without waking a hibernated object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
     void ctx.blockConcurrencyWhile(async () => {

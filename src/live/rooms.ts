@@ -10,6 +10,7 @@ import type { Services } from "../lib/services";
 import { follows } from "../social/schema";
 import type { FanLookup } from "./fan-lookups";
 import type { Counts, SessionDescriptor, SocketMode } from "./room";
+import { errorText, log } from "../lib/log";
 
 export const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Shards of a big room; 1 is an ordinary room. One object takes about 1,000 requests/s. */
@@ -329,6 +330,6 @@ export async function recordSessionStart(services: Pick<Services, "db">, session
       [session.roomId, session.sessionId, session.hostId, session.startedAt, KEEP_DAYS],
     );
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "live session start not recorded", roomId: session.roomId, error: err instanceof Error ? err.message : String(err) }));
+    log.error({ message: "live session start not recorded", roomId: session.roomId, error: errorText(err) });
   }
 }

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { applyLogLevel } from "../../lib/log";
 import type { Env } from "../../env";
 import { createEventBus } from "../../lib/events";
 import { createServices } from "../../lib/services";
@@ -79,6 +80,7 @@ export class BadgeHub extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    applyLogLevel(env.LOG_LEVEL);
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
     for (const statement of SCHEMA) ctx.storage.sql.exec(statement);
   }

@@ -2,6 +2,7 @@ import type { Env } from "../../env";
 import type { Services } from "../../lib/services";
 import { HUB_HEADERS, type BigPost, type HubStamp, type PostedTo, type TallyChange } from "./protocol";
 import type { CheapKind } from "./values";
+import { errorText, log } from "../../lib/log";
 
 /**
  * The Worker's side of live badges: which hub shard holds a user's sockets, and the calls that
@@ -59,7 +60,7 @@ async function bestEffort(what: string, calls: Promise<unknown>[]) {
   const failed = results.filter((r) => r.status === "rejected");
   if (failed.length > 0) {
     const error = (failed[0] as PromiseRejectedResult).reason;
-    console.error(JSON.stringify({ level: "warn", message: `badge push failed: ${what}`, failed: failed.length, error: error instanceof Error ? error.message : String(error) }));
+    log.warn({ message: `badge push failed: ${what}`, failed: failed.length, error: errorText(error) });
   }
 }
 
