@@ -44,7 +44,7 @@ export const badgesSubscriber: Subscriber = {
     // One fan-out page: `add` moves each follower's `authors` in place and has their hub read `feed`
     // where the post was new to the timeline; `remove` has the hubs read both.
     "feed.delivered": async (e, s) => {
-      if (e.op === "add") s.waitUntil(pushPosted(s.env, e.followers.map((f) => ({ userId: f.userId, feed: f.landed }))));
+      if (e.op === "add") s.waitUntil(pushPosted(s.env, e.followers.map((f) => ({ userId: f.userId, feed: f.landed })), e.publishedAt));
       else s.waitUntil(pushChanged(s.env, e.followers.map((f) => f.userId)));
     },
     // The marker moved (or the timeline was built): `feed` alone is read, for the user's sockets

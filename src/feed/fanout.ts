@@ -66,7 +66,7 @@ export async function deliver(services: Services, message: FeedMessage): Promise
       } else {
         reached = followers.map((userId) => ({ userId, landed: false }));
       }
-      const event = { type: "feed.delivered", op: message.op, postId: message.postId, authorId: message.authorId, followers: reached, at: Date.now() } as const;
+      const event = { type: "feed.delivered", op: message.op, postId: message.postId, authorId: message.authorId, followers: reached, publishedAt: message.publishedAt, at: Date.now() } as const;
       services.waitUntil(services.events.emit(event, services));
     }
     // The first page, once delivered, enqueues all the others (a failed send retries this

@@ -73,7 +73,9 @@ export const feedSubscriber: Subscriber = {
       const copied = state !== "normal" && s.databases > 1 ? copyToOutboxes(s, e.postId, e.authorId, authorDb) : null;
       // A big account's followers pull its outbox: no fan-out (millions of writes) for its posts,
       // one message that announces it (live badges) once its queue window has passed.
-      if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null, publishedAt: Date.now() });
+      // publishedAt: the event's time, taken before this pipeline moved the published counts, so a
+      // badge read that already counts the post ended after it (the hub's test in `posted`).
+      if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null, publishedAt: e.at });
       else await send(s, { kind: "big-post", op: "add", postId: e.postId, authorId: e.authorId });
       await copied;
     },

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { BadgeHub } from "../../src/badges/live/hub";
 import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hubOf, hubShardOf, hubShards, MAX_SOCKETS_PER_USER } from "../../src/badges/live";
+import { publishPost } from "../../src/badges/authors";
 import { deliver } from "../../src/feed/fanout";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { servicesFor } from "../counters/support";
@@ -32,6 +33,14 @@ async function ok(method: string, path: string, as: { userId: string; role?: "us
   const res = await api(method, path, { as, body });
   expect(res.status, show(res)).toBeLessThan(300);
   return res.body;
+}
+
+/** The `authors` value a hub holds for a user (what its next push carries). */
+async function known(hub: DurableObjectStub<BadgeHub>, userId: string) {
+  return runInDurableObject(hub, (_h: BadgeHub, state) => {
+    const rows = state.storage.sql.exec<{ current: string }>(`SELECT current FROM state WHERE user_id = ?`, userId).toArray();
+    return rows.length === 1 ? (JSON.parse(rows[0]!.current) as { authors: unknown }).authors : rows.length;
+  });
 }
 
 /** The `changed` pushes a device got after its snapshot. */
@@ -200,6 +209,42 @@ describe("GET /v1/me/live: every kind is pushed", () => {
         h.freshReadMs = 10_000;
       });
       await chaos.close();
+    }
+  });
+
+  it("a fan-out page that comes after a read already counting its post does not count it again", async () => {
+    // The order a late page meets: the post is published (its author's published count moves), a
+    // read of the follower (here a targeted change; in a run, a follow's sync or a DM) ends after
+    // it and counts the post, then the page reaches the hub, long after any fresh-read window.
+    const fan = newId();
+    const author = newId();
+    await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
+    const d = await device(fan);
+    const hub = hubOf(liveEnv, fan);
+    await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 0));
+    try {
+      const publish = async () => {
+        const { services, close } = servicesFor();
+        await publishPost(services, author).finally(close);
+      };
+      const publishedAt = Date.now();
+      await publish();
+      await runInDurableObject(hub, (h: BadgeHub) => h.changed([fan]));
+      await until(() => d.state!.authors.count, (n) => n === 1);
+      await runInDurableObject(hub, (h: BadgeHub) => h.posted([{ userId: fan, feed: false }], publishedAt));
+      // What the hub knows is what it pushes (a push may wait up to a second): exact, not 2.
+      expect(await known(hub, fan)).toEqual({ count: 1, capped: false });
+      const { got, expected } = await settled(d, fan);
+      expect(expected.authors).toEqual({ count: 1, capped: false });
+      expect(got).toEqual(expected);
+      // The page of a post published after that read counts it.
+      await publish();
+      await runInDurableObject(hub, (h: BadgeHub) => h.posted([{ userId: fan, feed: false }], Date.now()));
+      expect(await known(hub, fan)).toEqual({ count: 2, capped: false });
+      await until(() => d.state!.authors.count, (n) => n === 2);
+      expect((await settled(d, fan)).got).toEqual(await badgesOf(fan));
+    } finally {
+      await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 10_000));
     }
   });
 

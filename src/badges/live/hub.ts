@@ -12,6 +12,7 @@ import {
   CLOSE_TOO_MANY_SOCKETS,
   DEGRADED_RETRY_MS,
   FRESH_READ_MS,
+  PUBLISHED_CLOCK_SLACK_MS,
   HUB_HEADERS,
   MAX_CLIENT_MESSAGE_BYTES,
   MAX_SOCKETS_PER_USER,
@@ -196,7 +197,7 @@ export class BadgeHub extends DurableObject<Env> {
         }
         values.notifications = { byType, total: capped(change.total, cap) };
       }
-    }, { exact: true, kind: change.kind });
+    }, { set: { exact: true, kind: change.kind } });
     return true;
   }
 
@@ -214,23 +215,29 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   /**
-   * One fan-out page of a post: each online follower's `authors` is one more. Where the post was
+   * One fan-out page of a post: each online follower's `authors` is one more, unless a read of theirs
+   * ended after the post was published (`publishedAt`; a page may come long after, behind a queue
+   * backlog): that read may count it already, so they are read instead. Where the post was
    * new to the timeline, `feed` is read (a small read of its own): the badge counts the posts above
    * the follower's last first-page read, and a late delivery of an older post is not one of them,
    * so one more is not always right. The page's `feed` reads are one request per database holding
    * some of those followers (one at N = 1), in parallel. Offline followers
    * cost nothing.
    */
-  async posted(followers: PostedTo[]): Promise<number> {
+  async posted(followers: PostedTo[], publishedAt?: number): Promise<number> {
     this.calls++;
     let online = 0;
     const feedReads: string[] = [];
     for (const { userId, feed } of followers) {
       if (!this.isOnline(userId)) continue;
       online++;
-      this.bump(userId, (values, cap) => {
-        values.authors = oneMore(values.authors, cap);
-      });
+      this.bump(
+        userId,
+        (values, cap) => {
+          values.authors = oneMore(values.authors, cap);
+        },
+        { since: publishedAt },
+      );
       if (feed) feedReads.push(userId);
     }
     await this.refreshFeeds(feedReads);
@@ -294,14 +301,17 @@ export class BadgeHub extends DurableObject<Env> {
 
   /**
    * Moves a user's known values in place. A read in flight, or one so recent it may already hold
-   * the change, makes it a read instead (exact, at the price of one read).
+   * the change, makes it a read instead (exact, at the price of one read). `since`: when the
+   * change was written, if known; a read that ended after it may hold it, however long ago.
    */
-  private bump(userId: string, move: (values: BadgeValues, cap: number) => void, set?: { exact: true; kind: CheapKind }) {
+  private bump(userId: string, move: (values: BadgeValues, cap: number) => void, options: { set?: { exact: true; kind: CheapKind }; since?: number } = {}) {
+    const { set, since } = options;
     const rows = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
     const now = Date.now();
+    const mayHoldChange = (r: StateRow) => now - r.read_at < this.freshReadMs || (since !== undefined && r.read_at >= since - PUBLISHED_CLOCK_SLACK_MS);
     // A value set from a write's own answer is exact whatever was read before; only a read in
     // flight (which may answer from before the write) makes it a read.
-    if (this.reading.has(userId) || (!set && rows.some((r) => now - r.read_at < this.freshReadMs))) {
+    if (this.reading.has(userId) || (!set && rows.some(mayHoldChange))) {
       this.ctx.waitUntil(this.refresh(userId, set ? [set.kind] : undefined));
       return;
     }

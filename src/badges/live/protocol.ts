@@ -16,7 +16,8 @@ export const DEGRADED_RETRY_MS = 5_000;
 /**
  * A count bumped in place (broadcast, post) within this long of a read is read again instead: the
  * read may already hold the change that the bump reports (the write lands in Redis before the bump
- * reaches the hub, and a queued fan-out page takes up to its batch timeout).
+ * reaches the hub, and a queued fan-out page takes up to its batch timeout). A post's page also
+ * says when the post was published: any read since then is read again, however late the page.
  */
 export const FRESH_READ_MS = 10_000;
 /** A second tally change for one user within this long is followed by a read (arrival order is not write order). */
@@ -38,6 +39,11 @@ export type HubStamp = { kind: "broadcasts" } | { kind: "reddots"; channel: stri
 export type TallyChange = { kind: Exclude<CheapKind, "feed">; key?: string; count?: number; total: number; all?: true };
 /** One follower of a fan-out page: their `authors` badge is one more; `feed`: the post was new to their timeline (the hub reads their `feed` badge). */
 export type PostedTo = { userId: string; feed: boolean };
+/**
+ * A read that ended this long before a post was published, or later, may already count it (the
+ * Worker's and the hub's clocks may differ by a little): the hub reads again instead of adding one.
+ */
+export const PUBLISHED_CLOCK_SLACK_MS = 50;
 
 /** A big account's post (`add`) or its delete (`remove`): one call per shard, like a broadcast. */
 export type BigPost = { op: "add" | "remove"; authorId: string; postId: string };

@@ -78,10 +78,10 @@ export function pushStamp(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, sta
   return bestEffort(stamp.kind, Array.from({ length: hubShards(env) }, (_, shard) => hubStub(env, shard).stamp(stamp)));
 }
 
-/** One fan-out page of a post: one call per shard holding some of the page's followers. */
-export function pushPosted(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, followers: PostedTo[]): Promise<void> {
+/** One fan-out page of a post (published at `publishedAt`): one call per shard holding some of the page's followers. */
+export function pushPosted(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, followers: PostedTo[], publishedAt?: number): Promise<void> {
   const groups = byShard(env, followers, (f) => f.userId);
-  return bestEffort("posted", [...groups].map(([shard, page]) => hubStub(env, shard).posted(page)));
+  return bestEffort("posted", [...groups].map(([shard, page]) => hubStub(env, shard).posted(page, publishedAt)));
 }
 
 /**
