@@ -3,12 +3,14 @@
  * into shards (scripts/test-shards.ts) run side by side, each with its own test stack, watchdog and
  * JSON report; the reports are merged into the one asked for.
  *
- * Now and then (on this 2-core machine, in a third to a half of full runs) the Workers test pool,
+ * Now and then the Workers test pool,
  * `@cloudflare/vitest-pool-workers` 0.23, stops between two test files: the last file's results
  * are printed, then nothing — no timer pending in vitest, workerd idle, the pool waiting for a
  * message that never comes (an open upstream report: cloudflare/workers-sdk#15498, "Vitest run
- * stalls indefinitely mid-suite after a workerd pool test file finishes"). Nothing in a test can
- * time that out, so this wrapper does. A reporter, `test-progress.ts`, records the files the run
+ * stalls indefinitely mid-suite after a workerd pool test file finishes"). Here it came with the
+ * Worker's log lines: with a line per request going through the pool (TEST_LOG_LEVEL=info) 3 of 4
+ * full runs stalled (4 stalls); with them off, as the tests run now, none of 12 did. Nothing in a
+ * test can time a stall out, so this wrapper still does. A reporter, `test-progress.ts`, records the files the run
  * will run, each file as its runner takes it up, each test result and each finished file; every
  * STALL_CHECK_MS the watchdog reads that record and decides (`decideStall`, test-stall.ts): with no
  * file running and files left, nothing started within STALL_GAP_SECONDS of the last file's end is
