@@ -54,7 +54,7 @@ export const badgesSubscriber: Subscriber = {
     },
     // A big account's post or delete: one call per hub shard, whatever its follower count.
     "feed.big-posted": async (e, s) => {
-      s.waitUntil(pushBigPost(s.env, { op: e.op, authorId: e.authorId, postId: e.postId }));
+      s.waitUntil(pushBigPost(s.env, { op: e.op, authorId: e.authorId, postId: e.postId, publishedAt: e.publishedAt }));
     },
     // A follow's sync or a transition page moved these users' timelines or pulled sets: a full read.
     "feed.timelines-changed": async (e, s) => {

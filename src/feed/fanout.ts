@@ -100,7 +100,10 @@ export async function deliver(services: Services, message: FeedMessage): Promise
     // N > 1: the post into every database's outbox copy again (the publish's copy may have missed a
     // database that was down: this retries until every one has it; idempotent).
     if (live && message.op === "add" && services.databases > 1) await copyToOutboxes(services, message.postId, message.authorId, -1);
-    if (live) await services.events.emit({ type: "feed.big-posted", op: message.op, postId: message.postId, authorId: message.authorId, at: Date.now() }, services);
+    if (live) {
+      const event = { type: "feed.big-posted", op: message.op, postId: message.postId, authorId: message.authorId, publishedAt: message.publishedAt, at: Date.now() } as const;
+      await services.events.emit(event, services);
+    }
     return { kind: "big-post", op: message.op, announced: live };
   }
   if (message.kind === "sync") {

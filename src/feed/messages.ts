@@ -20,9 +20,10 @@ export type FeedMessage =
       after: FollowerKeyset | null;
       split?: true;
       /**
-       * When the post was published (ms), set by the publish and copied to every page: the page
-       * holding the author's oldest followers (the last in keyset order) records publish → its
-       * delivery for the operations view. Absent on older messages and removals: nothing recorded.
+       * When the post was published (ms, the `post.created` event's time), copied to every page:
+       * the page holding the author's oldest followers (the last in keyset order) records publish →
+       * its delivery for the operations view, and each page hands it to the badge hubs (a read
+       * since then may count the post already). Absent on older messages and removals.
        */
       publishedAt?: number;
     }
@@ -31,7 +32,7 @@ export type FeedMessage =
    * (`feed.big-posted`) for live badges, unless an `add`'s post was deleted while the message
    * waited in the queue (its batch window is the coalescing window: such a post never counts).
    */
-  | { kind: "big-post"; op: "add" | "remove"; postId: string; authorId: string }
+  | { kind: "big-post"; op: "add" | "remove"; postId: string; authorId: string; /** As a fan-out page's; `add` only. */ publishedAt?: number }
   /** Make a follower's timeline agree with the latest follow intent for one followee (`feed-follow-sync`). */
   | FollowSyncMessage
   /**

@@ -76,7 +76,7 @@ export const feedSubscriber: Subscriber = {
       // publishedAt: the event's time, taken before this pipeline moved the published counts, so a
       // badge read that already counts the post ended after it (the hub's test in `posted`).
       if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null, publishedAt: e.at });
-      else await send(s, { kind: "big-post", op: "add", postId: e.postId, authorId: e.authorId });
+      else await send(s, { kind: "big-post", op: "add", postId: e.postId, authorId: e.authorId, publishedAt: e.at });
       await copied;
     },
     "post.deleted": async (e, s) => {

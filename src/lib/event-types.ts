@@ -25,7 +25,7 @@ export type FeedReach = { userId: string; landed: boolean };
 export type FeedEvent =
   | { type: "feed.delivered"; op: "add" | "remove"; postId: string; authorId: string; followers: FeedReach[]; publishedAt?: number; at: number }
   | { type: "feed.first-page-read"; userId: string; at: number }
-  | { type: "feed.big-posted"; op: "add" | "remove"; postId: string; authorId: string; at: number }
+  | { type: "feed.big-posted"; op: "add" | "remove"; postId: string; authorId: string; publishedAt?: number; at: number }
   | { type: "feed.timelines-changed"; userIds: string[]; at: number };
 
 export type RelationEvent =

@@ -344,6 +344,32 @@ describe("a big account's post", () => {
     return calls;
   };
 
+  it("an announcement that comes after a read already counting its post does not count it again", async () => {
+    const [star, fan] = [newId(), newId()];
+    await ok("PUT", `/v1/me/following/${star}`, { userId: fan });
+    await ok("GET", "/v1/me/feed", { userId: fan });
+    await makeBig([star]);
+    const d = await device(fan);
+    const hub = hubOf(liveEnv, fan);
+    await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 0));
+    try {
+      // The post is published (here only its count, so the `feed` badge has nothing new either), a
+      // read of the fan ends after it, then the announcement comes out of its queue window.
+      const publishedAt = Date.now();
+      const { services, close } = servicesFor();
+      await publishPost(services, star).finally(close);
+      await runInDurableObject(hub, (h: BadgeHub) => h.changed([fan]));
+      await until(() => d.state!.authors.count, (n) => n === 1);
+      await runInDurableObject(hub, (h: BadgeHub) => h.bigPosted({ op: "add", authorId: star, postId: newId(), publishedAt }));
+      expect(await known(hub, fan)).toEqual({ count: 1, capped: false });
+      const { got, expected } = await settled(d, fan);
+      expect(expected).toMatchObject({ authors: { count: 1, capped: false }, feed: { count: 0, capped: false } });
+      expect(got).toEqual(expected);
+    } finally {
+      await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 10_000));
+    }
+  });
+
   it("moves authors and feed in place on its followers' sockets: one call per hub shard, nothing read; a delete has them read", async () => {
     const [star, fan] = [newId(), newId()];
     await ok("PUT", `/v1/me/following/${star}`, { userId: fan });

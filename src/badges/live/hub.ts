@@ -247,7 +247,8 @@ export class BadgeHub extends DurableObject<Env> {
   /**
    * A big account's post (or its delete), sent to every shard: its followers were never walked.
    * The online ones are found here, by author, among the big accounts each user's last read saw
-   * them follow. A post moves `authors` and `feed` one up in place, nothing read; a reader who
+   * them follow. A post moves `authors` and `feed` one up in place, nothing read (but for a reader
+   * read since it was published, who may count it already: read again, as in `posted`); a reader who
    * follows more big accounts than a page merges (MAX_PULLED_ACCOUNTS) has `feed` read instead (the
    * post may push another account's out of the merge). A delete has them read (a post already
    * counted or not, seen or not: only a read knows). Offline followers cost nothing.
@@ -267,10 +268,14 @@ export class BadgeHub extends DurableObject<Env> {
     for (const userId of users) {
       const follows = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM big_follows WHERE user_id = ?`, userId).one().n;
       const exact = follows <= maxPulled;
-      this.bump(userId, (values, cap) => {
-        values.authors = oneMore(values.authors, cap);
-        if (exact) values.feed = oneMore(values.feed, cap);
-      });
+      this.bump(
+        userId,
+        (values, cap) => {
+          values.authors = oneMore(values.authors, cap);
+          if (exact) values.feed = oneMore(values.feed, cap);
+        },
+        { since: post.publishedAt },
+      );
       if (!exact) reads.push(userId);
     }
     await this.refreshFeeds(reads);

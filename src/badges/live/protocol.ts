@@ -45,5 +45,5 @@ export type PostedTo = { userId: string; feed: boolean };
  */
 export const PUBLISHED_CLOCK_SLACK_MS = 50;
 
-/** A big account's post (`add`) or its delete (`remove`): one call per shard, like a broadcast. */
-export type BigPost = { op: "add" | "remove"; authorId: string; postId: string };
+/** A big account's post (`add`, published at `publishedAt` when known) or its delete (`remove`): one call per shard, like a broadcast. */
+export type BigPost = { op: "add" | "remove"; authorId: string; postId: string; publishedAt?: number };
