@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { BadgeHub } from "../../src/badges/live/hub";
+import { PUBLISHED_CLOCK_SLACK_MS } from "../../src/badges/live/protocol";
 import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hubOf, hubShardOf, hubShards, MAX_SOCKETS_PER_USER } from "../../src/badges/live";
 import { publishPost } from "../../src/badges/authors";
 import { deliver } from "../../src/feed/fanout";
@@ -246,6 +247,44 @@ describe("GET /v1/me/live: every kind is pushed", () => {
     } finally {
       await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 10_000));
     }
+  });
+
+  it("a fan-out page delivered again (a queue retry) counts its post once on the socket", async () => {
+    const fan = newId();
+    const author = newId();
+    await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
+    const d = await device(fan);
+    const hub = hubOf(liveEnv, fan);
+    await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 0));
+    try {
+      await new Promise((r) => setTimeout(r, 100 + PUBLISHED_CLOCK_SLACK_MS)); // the snapshot's read is well before the post
+      const publishedAt = Date.now();
+      const { services, close } = servicesFor();
+      await publishPost(services, author).finally(close);
+      for (let delivery = 1; delivery <= 3; delivery++) {
+        await runInDurableObject(hub, (h: BadgeHub) => h.posted([{ userId: fan, feed: false }], publishedAt));
+        expect(await known(hub, fan), `delivery ${delivery}`).toEqual({ count: 1, capped: false });
+      }
+      const { got, expected } = await settled(d, fan);
+      expect(expected.authors).toEqual({ count: 1, capped: false });
+      expect(got).toEqual(expected);
+    } finally {
+      await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 10_000));
+    }
+  });
+
+  it("an object whose state table predates counted_to gets the column when it starts", async () => {
+    const stub = liveEnv.BADGE_HUBS.get(liveEnv.BADGE_HUBS.idFromName(`schema-${newId()}`));
+    const columns = await runInDurableObject(stub, (_h: BadgeHub, state) => {
+      const sql = state.storage.sql;
+      sql.exec(`DROP TABLE state`);
+      sql.exec(`CREATE TABLE state (user_id TEXT NOT NULL, cap INTEGER NOT NULL, current TEXT NOT NULL, read_at INTEGER NOT NULL, PRIMARY KEY (user_id, cap)) WITHOUT ROWID`);
+      sql.exec(`INSERT INTO state (user_id, cap, current, read_at) VALUES ('7', 99, '{}', 1)`);
+      new BadgeHub(state, liveEnv); // as the object starts after a deploy
+      new BadgeHub(state, liveEnv); // and again: nothing to add
+      return sql.exec<{ user_id: string; counted_to: number }>(`SELECT user_id, counted_to FROM state`).toArray();
+    });
+    expect(columns).toEqual([{ user_id: "7", counted_to: 0 }]);
   });
 
   it("a read on one device clears the badge on the others", async () => {

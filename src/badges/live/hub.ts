@@ -32,7 +32,7 @@ const MAX_TALLY_TIMES = 10_000;
 /** Kept on the socket itself, so an object that hibernated and wakes knows whose socket it is. */
 type Attachment = { connId: string; userId: string; cap: number; expiresAt: number };
 type SocketRow = { conn_id: string; user_id: string; cap: number; sent: string | null; sent_at: number; degraded: number };
-type StateRow = { user_id: string; cap: number; current: string; read_at: number };
+type StateRow = { user_id: string; cap: number; current: string; read_at: number; counted_to: number };
 /** What a read must cover: every kind (`full`), or only kinds with a cheap read of their own. */
 type Wanted = { full: boolean; kinds: Set<CheapKind> };
 /** A user's read loop: what the next read must cover, and whether one more is needed. */
@@ -42,8 +42,9 @@ const SCHEMA = [
   // One row per socket: what it was last sent (null until its snapshot) and when.
   `CREATE TABLE IF NOT EXISTS sockets (conn_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, cap INTEGER NOT NULL, sent TEXT, sent_at INTEGER NOT NULL, degraded INTEGER NOT NULL DEFAULT 0)`,
   `CREATE INDEX IF NOT EXISTS sockets_user ON sockets (user_id)`,
-  // One row per online (user, cap): the latest values known, which sockets converge to.
-  `CREATE TABLE IF NOT EXISTS state (user_id TEXT NOT NULL, cap INTEGER NOT NULL, current TEXT NOT NULL, read_at INTEGER NOT NULL, PRIMARY KEY (user_id, cap)) WITHOUT ROWID`,
+  // One row per online (user, cap): the latest values known, which sockets converge to; when they
+  // were last read, and the publish time of the latest post counted in place since (`counted_to`).
+  `CREATE TABLE IF NOT EXISTS state (user_id TEXT NOT NULL, cap INTEGER NOT NULL, current TEXT NOT NULL, read_at INTEGER NOT NULL, counted_to INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (user_id, cap)) WITHOUT ROWID`,
   // The big accounts each online user follows (the feed's pulled set, as their last read saw it):
   // a big account's post finds its online followers here, by author, with nothing read.
   `CREATE TABLE IF NOT EXISTS big_follows (author_id TEXT NOT NULL, user_id TEXT NOT NULL, PRIMARY KEY (author_id, user_id)) WITHOUT ROWID`,
@@ -84,6 +85,12 @@ export class BadgeHub extends DurableObject<Env> {
     applyLogLevel(env.LOG_LEVEL);
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
     for (const statement of SCHEMA) ctx.storage.sql.exec(statement);
+    try {
+      // Objects whose table predates `counted_to` (a statement that fails changes nothing).
+      ctx.storage.sql.exec(`ALTER TABLE state ADD COLUMN counted_to INTEGER NOT NULL DEFAULT 0`);
+    } catch {
+      // already there
+    }
   }
 
   private get sql() {
@@ -307,13 +314,15 @@ export class BadgeHub extends DurableObject<Env> {
   /**
    * Moves a user's known values in place. A read in flight, or one so recent it may already hold
    * the change, makes it a read instead (exact, at the price of one read). `since`: when the
-   * change was written, if known; a read that ended after it may hold it, however long ago.
+   * change (a post) was published, if known; a read that ended after it may hold it, however long
+   * ago, and so may a move in place for a post published since (or this one, its page delivered again).
    */
   private bump(userId: string, move: (values: BadgeValues, cap: number) => void, options: { set?: { exact: true; kind: CheapKind }; since?: number } = {}) {
     const { set, since } = options;
     const rows = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
     const now = Date.now();
-    const mayHoldChange = (r: StateRow) => now - r.read_at < this.freshReadMs || (since !== undefined && r.read_at >= since - PUBLISHED_CLOCK_SLACK_MS);
+    const mayHoldChange = (r: StateRow) =>
+      now - r.read_at < this.freshReadMs || (since !== undefined && (r.read_at >= since - PUBLISHED_CLOCK_SLACK_MS || since <= r.counted_to));
     // A value set from a write's own answer is exact whatever was read before; only a read in
     // flight (which may answer from before the write) makes it a read.
     if (this.reading.has(userId) || (!set && rows.some(mayHoldChange))) {
@@ -323,7 +332,7 @@ export class BadgeHub extends DurableObject<Env> {
     for (const row of rows) {
       const values = JSON.parse(row.current) as BadgeValues;
       move(values, row.cap);
-      this.sql.exec(`UPDATE state SET current = ? WHERE user_id = ? AND cap = ?`, JSON.stringify(values), userId, row.cap);
+      this.sql.exec(`UPDATE state SET current = ?, counted_to = max(counted_to, ?) WHERE user_id = ? AND cap = ?`, JSON.stringify(values), since ?? 0, userId, row.cap);
       this.push(userId, row.cap, values, now);
     }
   }
