@@ -241,7 +241,8 @@ describe("GET /v1/me/live: every kind is pushed", () => {
       // The page of a post published after that read counts it.
       await publish();
       await runInDurableObject(hub, (h: BadgeHub) => h.posted([{ userId: fan, feed: false }], Date.now()));
-      expect(await known(hub, fan)).toEqual({ count: 2, capped: false });
+      // In place, or read (a read that ended within the clock slack of it): 2 either way.
+      await until(() => known(hub, fan), (a) => canonical(a) === canonical({ count: 2, capped: false }));
       await until(() => d.state!.authors.count, (n) => n === 2);
       expect((await settled(d, fan)).got).toEqual(await badgesOf(fan));
     } finally {
@@ -261,7 +262,10 @@ describe("GET /v1/me/live: every kind is pushed", () => {
       const publishedAt = Date.now();
       const { services, close } = servicesFor();
       await publishPost(services, author).finally(close);
-      for (let delivery = 1; delivery <= 3; delivery++) {
+      await runInDurableObject(hub, (h: BadgeHub) => h.posted([{ userId: fan, feed: false }], publishedAt));
+      await until(() => known(hub, fan), (a) => canonical(a) === canonical({ count: 1, capped: false }));
+      // Delivered again: a move in place would show at once (it reads nothing).
+      for (let delivery = 2; delivery <= 3; delivery++) {
         await runInDurableObject(hub, (h: BadgeHub) => h.posted([{ userId: fan, feed: false }], publishedAt));
         expect(await known(hub, fan), `delivery ${delivery}`).toEqual({ count: 1, capped: false });
       }
