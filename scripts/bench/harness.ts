@@ -111,6 +111,9 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
       NEON_WS_PROXY: stack.wsProxy,
       JWT_SECRET: jwtSecret,
       ENVIRONMENT: "bench",
+      // The Worker's log level (wrangler.toml's `info` unless BENCH_LOG_LEVEL says otherwise);
+      // a bench that reads the Worker's lines gets them whatever it says.
+      ...(options.onWorkerLog ? { LOG_LEVEL: "info" } : process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
       ...options.vars,
     },
     // Serve the Worker on its own socket, as Cloudflare's edge hands requests straight to the
@@ -121,8 +124,9 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
     callerHandlesSignals: true,
     // BENCH_INSPECT_PORT=9229 opens the V8 inspector of the Worker (CPU profiles of a run).
     inspectorPort: process.env.BENCH_INSPECT_PORT ? Number(process.env.BENCH_INSPECT_PORT) : undefined,
-    // The Worker logs one JSON line per request; it is drained so logging costs what it costs in
-    // production without flooding the benchmark's output.
+    // The Worker logs one JSON line per request; it is drained so logging is paid for without
+    // flooding the benchmark's output. Locally that includes this process reading every line on
+    // the same cores: BENCH_LOG_LEVEL=warn shows the hot paths without it (README, Benchmarks).
     onOutput: (chunk, stream) => {
       if (stream === "stderr") {
         if (process.env.BENCH_DEBUG) process.stderr.write(chunk);
