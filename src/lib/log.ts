@@ -16,24 +16,20 @@ const OFF = LOG_LEVELS.length;
 
 /** The rank below which lines are dropped: an index into LOG_LEVELS, or OFF. */
 let threshold: number = LOG_LEVELS.indexOf(DEFAULT_LEVEL);
-let warnedAbout: string | undefined;
+/** The setting `threshold` comes from (every request applies its env's: the same one, but for tests). */
+let applied: string | undefined;
 
 /**
  * Applies a `LOG_LEVEL` setting: unset or empty is the default (`info`); a value that is not a
  * level is written once as an error and leaves the default in place.
  */
 export function applyLogLevel(setting: string | undefined): void {
+  if (setting === applied) return;
+  applied = setting;
   const value = (setting ?? "").trim().toLowerCase();
-  if (value === "") threshold = LOG_LEVELS.indexOf(DEFAULT_LEVEL);
-  else if (value === "off") threshold = OFF;
-  else if ((LOG_LEVELS as readonly string[]).includes(value)) threshold = LOG_LEVELS.indexOf(value as LogLevel);
-  else {
-    threshold = LOG_LEVELS.indexOf(DEFAULT_LEVEL);
-    if (warnedAbout !== setting) {
-      warnedAbout = setting;
-      log.error({ message: `LOG_LEVEL is not one of ${LOG_LEVELS.join(", ")}, off: ${DEFAULT_LEVEL} is used`, setting });
-    }
-  }
+  const rank = value === "" ? LOG_LEVELS.indexOf(DEFAULT_LEVEL) : value === "off" ? OFF : LOG_LEVELS.indexOf(value as LogLevel);
+  threshold = rank === -1 ? LOG_LEVELS.indexOf(DEFAULT_LEVEL) : rank;
+  if (rank === -1) log.error({ message: `LOG_LEVEL is not one of ${LOG_LEVELS.join(", ")}, off: ${DEFAULT_LEVEL} is used`, setting });
 }
 
 /** Whether a line of this level is written now. */

@@ -21,7 +21,7 @@ import {
   TopologyError,
   UNAVAILABLE_DATABASE,
 } from "./redis-topology";
-import { log } from "./log";
+import { errorText, log } from "./log";
 
 /** Fail fast when Upstash is unreachable so callers can degrade instead of hanging the request. */
 const REQUEST_TIMEOUT_MS = 3_000;
@@ -214,7 +214,7 @@ function instrument(redis: Redis, topology: Topology, index: number, credentials
 function noteRateLimited(index: number, err: unknown): void {
   rateLimited[index] = (rateLimited[index] ?? 0) + 1;
   for (let i = 0; i < index; i++) rateLimited[i] ??= 0;
-  log.warn({ message: "redis rate limited", database: index, error: err instanceof Error ? err.message.slice(0, 200) : String(err) });
+  log.warn({ message: "redis rate limited", database: index, error: errorText(err).slice(0, 200) });
 }
 
 /**

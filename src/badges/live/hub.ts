@@ -86,10 +86,10 @@ export class BadgeHub extends DurableObject<Env> {
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
     for (const statement of SCHEMA) ctx.storage.sql.exec(statement);
     try {
-      // Objects whose table predates `counted_to` (a statement that fails changes nothing).
-      ctx.storage.sql.exec(`ALTER TABLE state ADD COLUMN counted_to INTEGER NOT NULL DEFAULT 0`);
+      ctx.storage.sql.exec(`SELECT counted_to FROM state LIMIT 0`);
     } catch {
-      // already there
+      // A table made before `counted_to` existed.
+      ctx.storage.sql.exec(`ALTER TABLE state ADD COLUMN counted_to INTEGER NOT NULL DEFAULT 0`);
     }
   }
 
