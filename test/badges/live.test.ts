@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { BadgeHub } from "../../src/badges/live/hub";
-import { PUBLISHED_CLOCK_SLACK_MS } from "../../src/badges/live/protocol";
+import { FRESH_READ_MS, PUBLISHED_CLOCK_SLACK_MS } from "../../src/badges/live/protocol";
 import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hubOf, hubShardOf, hubShards, MAX_SOCKETS_PER_USER } from "../../src/badges/live";
 import { publishPost } from "../../src/badges/authors";
 import { deliver } from "../../src/feed/fanout";
@@ -42,6 +42,36 @@ async function known(hub: DurableObjectStub<BadgeHub>, userId: string) {
     const rows = state.storage.sql.exec<{ current: string }>(`SELECT current FROM state WHERE user_id = ?`, userId).toArray();
     return rows.length === 1 ? (JSON.parse(rows[0]!.current) as { authors: unknown }).authors : rows.length;
   });
+}
+
+/**
+ * `fan` online on one device, following `author` (a big account with `big`), on a hub whose
+ * fresh-read window is off while `work` runs, so only the publish-time checks keep a late page from
+ * counting a post twice. `publish` moves the author's published count as a post does, with no
+ * fan-out: the test hands the hub its page itself.
+ */
+async function withLateFollower(
+  options: { big?: boolean },
+  work: (f: { fan: string; author: string; d: LiveDevice; hub: DurableObjectStub<BadgeHub>; publish: () => Promise<void> }) => Promise<void>,
+) {
+  const [fan, author] = [newId(), newId()];
+  await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
+  if (options.big) {
+    await ok("GET", "/v1/me/feed", { userId: fan }); // a timeline: the big account is pulled into it
+    await makeBig([author]);
+  }
+  const d = await device(fan);
+  const hub = hubOf(liveEnv, fan);
+  const publish = async () => {
+    const { services, close } = servicesFor();
+    await publishPost(services, author).finally(close);
+  };
+  await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 0));
+  try {
+    await work({ fan, author, d, hub, publish });
+  } finally {
+    await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = FRESH_READ_MS));
+  }
 }
 
 /** The `changed` pushes a device got after its snapshot. */
@@ -217,17 +247,7 @@ describe("GET /v1/me/live: every kind is pushed", () => {
     // The order a late page meets: the post is published (its author's published count moves), a
     // read of the follower (here a targeted change; in a run, a follow's sync or a DM) ends after
     // it and counts the post, then the page reaches the hub, long after any fresh-read window.
-    const fan = newId();
-    const author = newId();
-    await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
-    const d = await device(fan);
-    const hub = hubOf(liveEnv, fan);
-    await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 0));
-    try {
-      const publish = async () => {
-        const { services, close } = servicesFor();
-        await publishPost(services, author).finally(close);
-      };
+    await withLateFollower({}, async ({ fan, d, hub, publish }) => {
       const publishedAt = Date.now();
       await publish();
       await runInDurableObject(hub, (h: BadgeHub) => h.changed([fan]));
@@ -245,23 +265,14 @@ describe("GET /v1/me/live: every kind is pushed", () => {
       await until(() => known(hub, fan), (a) => canonical(a) === canonical({ count: 2, capped: false }));
       await until(() => d.state!.authors.count, (n) => n === 2);
       expect((await settled(d, fan)).got).toEqual(await badgesOf(fan));
-    } finally {
-      await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 10_000));
-    }
+    });
   });
 
   it("a fan-out page delivered again (a queue retry) counts its post once on the socket", async () => {
-    const fan = newId();
-    const author = newId();
-    await ok("PUT", `/v1/me/following/${author}`, { userId: fan });
-    const d = await device(fan);
-    const hub = hubOf(liveEnv, fan);
-    await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 0));
-    try {
+    await withLateFollower({}, async ({ fan, d, hub, publish }) => {
       await new Promise((r) => setTimeout(r, 100 + PUBLISHED_CLOCK_SLACK_MS)); // the snapshot's read is well before the post
       const publishedAt = Date.now();
-      const { services, close } = servicesFor();
-      await publishPost(services, author).finally(close);
+      await publish();
       await runInDurableObject(hub, (h: BadgeHub) => h.posted([{ userId: fan, feed: false }], publishedAt));
       await until(() => known(hub, fan), (a) => canonical(a) === canonical({ count: 1, capped: false }));
       // Delivered again: a move in place would show at once (it reads nothing).
@@ -272,9 +283,7 @@ describe("GET /v1/me/live: every kind is pushed", () => {
       const { got, expected } = await settled(d, fan);
       expect(expected.authors).toEqual({ count: 1, capped: false });
       expect(got).toEqual(expected);
-    } finally {
-      await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 10_000));
-    }
+    });
   });
 
   it("an object whose state table predates counted_to gets the column when it starts", async () => {
@@ -388,29 +397,19 @@ describe("a big account's post", () => {
   };
 
   it("an announcement that comes after a read already counting its post does not count it again", async () => {
-    const [star, fan] = [newId(), newId()];
-    await ok("PUT", `/v1/me/following/${star}`, { userId: fan });
-    await ok("GET", "/v1/me/feed", { userId: fan });
-    await makeBig([star]);
-    const d = await device(fan);
-    const hub = hubOf(liveEnv, fan);
-    await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 0));
-    try {
+    await withLateFollower({ big: true }, async ({ fan, author, d, hub, publish }) => {
       // The post is published (here only its count, so the `feed` badge has nothing new either), a
       // read of the fan ends after it, then the announcement comes out of its queue window.
       const publishedAt = Date.now();
-      const { services, close } = servicesFor();
-      await publishPost(services, star).finally(close);
+      await publish();
       await runInDurableObject(hub, (h: BadgeHub) => h.changed([fan]));
       await until(() => d.state!.authors.count, (n) => n === 1);
-      await runInDurableObject(hub, (h: BadgeHub) => h.bigPosted({ op: "add", authorId: star, postId: newId(), publishedAt }));
+      await runInDurableObject(hub, (h: BadgeHub) => h.bigPosted({ op: "add", authorId: author, postId: newId(), publishedAt }));
       expect(await known(hub, fan)).toEqual({ count: 1, capped: false });
       const { got, expected } = await settled(d, fan);
       expect(expected).toMatchObject({ authors: { count: 1, capped: false }, feed: { count: 0, capped: false } });
       expect(got).toEqual(expected);
-    } finally {
-      await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = 10_000));
-    }
+    });
   });
 
   it("moves authors and feed in place on its followers' sockets: one call per hub shard, nothing read; a delete has them read", async () => {
