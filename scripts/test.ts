@@ -3,24 +3,24 @@
  * into shards (scripts/test-shards.ts) run side by side, each with its own test stack, watchdog and
  * JSON report; the reports are merged into the one asked for.
  *
- * Now and then the Workers test pool,
- * `@cloudflare/vitest-pool-workers` 0.23, stops between two test files: the last file's results
- * are printed, then nothing — no timer pending in vitest, workerd idle, the pool waiting for a
- * message that never comes (an open upstream report: cloudflare/workers-sdk#15498, "Vitest run
- * stalls indefinitely mid-suite after a workerd pool test file finishes"). Here it came with the
- * Worker's log lines: with a line per request going through the pool (TEST_LOG_LEVEL=info) 3 of 4
- * full runs stalled (4 stalls); with them off, as the tests run now, none of 12 did. Nothing in a
- * test can time a stall out, so this wrapper still does. A reporter, `test-progress.ts`, records the files the run
- * will run, each file as its runner takes it up, each test result and each finished file; every
- * STALL_CHECK_MS the watchdog reads that record and decides (`decideStall`, test-stall.ts): with no
- * file running and files left, nothing started within STALL_GAP_SECONDS of the last file's end is
- * the stall; while a file runs, only STALL_MINUTES without progress or output (far above the
- * slowest file) is, so a slow test is never cut off. On a stall it stops vitest's whole process
- * group (workerd, the test stack's Postgres and Redis), removes the run's own TMPDIR, says so, and
- * runs again only the files that did not finish (`vitest.config.ts` skips the others through
- * TEST_SKIP_FILES), up to ATTEMPTS runs. Test failures are never retried: a file that finished
- * with a failure stays failed. With `--outputFile.json=PATH`, the report at PATH adds the files
- * finished by stalled runs to the last run's report, so its totals cover the suite.
+ * Now and then the Workers test pool, `@cloudflare/vitest-pool-workers` 0.23, stops between two
+ * test files: the last file's results are printed, then nothing — no timer pending in vitest,
+ * workerd idle, the pool waiting for a message that never comes (an open upstream report:
+ * cloudflare/workers-sdk#15498, "Vitest run stalls indefinitely mid-suite after a workerd pool
+ * test file finishes"). Here it came with the Worker's log lines: with a line per request going
+ * through the pool (TEST_LOG_LEVEL=info) 3 of 4 full runs stalled (4 stalls); with them off, as
+ * the tests run now, none of 12 did. Nothing in a test can time a stall out, so this wrapper still
+ * does. A reporter, `test-progress.ts`, records the files the run will run, each file as its
+ * runner takes it up, each test result and each finished file; every STALL_CHECK_MS the watchdog
+ * reads that record and decides (`decideStall`, test-stall.ts): with no file running and files
+ * left, nothing started within STALL_GAP_SECONDS of the last file's end is the stall; while a file
+ * runs, only STALL_MINUTES without progress or output (far above the slowest file) is, so a slow
+ * test is never cut off. On a stall it stops vitest's whole process group (workerd, the test
+ * stack's Postgres and Redis), removes the run's own TMPDIR, says so, and runs again only the
+ * files that did not finish (`vitest.config.ts` skips the others through TEST_SKIP_FILES), up to
+ * ATTEMPTS runs. Test failures are never retried: a file that finished with a failure stays
+ * failed. With `--outputFile.json=PATH`, the report at PATH adds the files finished by stalled
+ * runs to the last run's report, so its totals cover the suite.
  */
 import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

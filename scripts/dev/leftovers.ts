@@ -52,7 +52,7 @@ export function removeDevRecord(path: string): void {
   rmSync(path, { force: true });
 }
 
-export function commandLineOf(pid: number): string | undefined {
+function commandLineOf(pid: number): string | undefined {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
   } catch {
