@@ -32,7 +32,7 @@ function leader(seconds: number): ChildProcess {
 /** The pid of a process that has already exited (a dev script killed hard). */
 async function deadPid(): Promise<number> {
   const child = spawn("true");
-  await new Promise((resolve) => child.once("exit", resolve));
+  await exited(child);
   return child.pid!;
 }
 
