@@ -69,10 +69,16 @@ export interface SuperviseOptions {
   onRestarted?(): void;
   /** Told when it could not be started again after such an exit (it then stays down). */
   onRestartFailed?(error: unknown): void;
-  /** Starts tried after an exit before giving up (default 5), `retryMs` apart (default 1 s). */
+  /**
+   * Starts tried after an exit before giving up (default 5), `retryMs` apart (default 1 s); a
+   * server that has exited `attempts` times within a minute is not started again either (it
+   * would only die again: out of memory, a full disk).
+   */
   attempts?: number;
   retryMs?: number;
 }
+
+const CRASH_LOOP_WINDOW_MS = 60_000;
 
 /**
  * Starts a server and keeps it running: when it exits on its own, says so (`onExit`) and starts
@@ -83,6 +89,7 @@ export async function superviseServer({ launch, stop: stopOptions, onExit, onRes
   let current: ChildProcess | undefined;
   let stopping = false;
   let recovering: Promise<void> | undefined;
+  const exits: number[] = [];
 
   const adopt = (child: ChildProcess) => {
     current = child;
@@ -91,7 +98,14 @@ export async function superviseServer({ launch, stop: stopOptions, onExit, onRes
       if (current !== child || stopping) return;
       current = undefined;
       onExit?.(howItExited(child));
-      recovering = recover().finally(() => (recovering = undefined));
+      const now = Date.now();
+      exits.push(now);
+      while (exits[0]! < now - CRASH_LOOP_WINDOW_MS) exits.shift();
+      if (exits.length >= attempts) return onRestartFailed?.(new Error(`it exited ${exits.length} times within a minute`));
+      const recovery = recover().finally(() => {
+        if (recovering === recovery) recovering = undefined;
+      });
+      recovering = recovery;
     });
   };
 

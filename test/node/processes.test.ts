@@ -103,6 +103,27 @@ describe("superviseServer", () => {
     await server.stop();
   });
 
+  it("does not start again a server that keeps exiting", async () => {
+    const events: string[] = [];
+    const launched: ChildProcess[] = [];
+    const server = await superviseServer({
+      launch: async () => (launched.push(sleeper()), launched.at(-1)!),
+      attempts: 2,
+      onExit: (how) => events.push(`exited ${how}`),
+      onRestarted: () => events.push("restarted"),
+      onRestartFailed: (error) => events.push(`gave up: ${(error as Error).message}`),
+    });
+    servers.push(server);
+
+    launched[0]!.kill("SIGKILL");
+    await until(() => events.includes("restarted"));
+    launched[1]!.kill("SIGKILL"); // the second exit within the minute
+    await until(() => events.length === 4);
+
+    expect(events).toEqual(["exited on SIGKILL", "restarted", "exited on SIGKILL", "gave up: it exited 2 times within a minute"]);
+    expect(launched).toHaveLength(2);
+  });
+
   it("stops a server that died while its start again is still under way", async () => {
     let release!: () => void;
     const launched: ChildProcess[] = [];
