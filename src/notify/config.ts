@@ -1,5 +1,4 @@
 import type { Env } from "../env";
-import type { DeviceKind } from "./devices";
 
 /**
  * Which push providers this deployment has credentials for, read from its settings. A provider
@@ -106,7 +105,7 @@ export function pushConfig(env: NotifyEnv): PushConfig {
   return config;
 }
 
-/** Whether `kind`'s devices can be registered here. */
-export function isConfigured(config: PushConfig, kind: DeviceKind): boolean {
+/** Whether `kind`'s devices can be registered here (a device kind is its provider's name). */
+export function isConfigured(config: PushConfig, kind: keyof PushConfig): boolean {
   return config[kind] !== undefined;
 }
