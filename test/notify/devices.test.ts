@@ -5,6 +5,7 @@ import { MAX_DEVICES_PER_USER } from "../../src/notify/devices";
 import { notifyKeys } from "../../src/notify/keys";
 import { api, newId, show } from "../support/api";
 import { databasesEnv, stackDatabases } from "../support/databases";
+import { useChaos } from "../support/stack";
 import { withServices } from "../counters/support";
 import { newSubscriptionKeys, pushTestKeys } from "../support/push";
 
@@ -211,5 +212,38 @@ describe.skipIf(stackDatabases().length < 2)("several Redis databases", () => {
     expect((await api("DELETE", "/v1/me/devices/b", { as: { userId: me }, env: { ...env, ...both } })).status).toBe(200);
     await withServices(both, async (services) => expect(await services.redisAt(databaseOf(me, n)).exists(notifyKeys.devices(me))).toBe(0));
     expect(await list(me, both)).toEqual([]);
+  });
+});
+
+describe("outages", () => {
+  const chaos = useChaos();
+
+  it("reads a cached list in one Redis round trip", async () => {
+    const me = newId();
+    const through = { ...chaos.current.bindings };
+    expect((await put(me, "b", await subscription(), through)).status).toBe(200);
+    await list(me, through); // fills the cache
+    const before = await chaos.current.stats();
+    expect(await list(me, through)).toHaveLength(1);
+    const after = await chaos.current.stats();
+    expect(after.requests - before.requests).toBe(1);
+    expect(after.commands - before.commands).toBe(1);
+  });
+
+  it("with Redis down: lists from Postgres, and refuses a change with 503 that changes nothing", async () => {
+    const me = newId();
+    const through = { ...chaos.current.bindings };
+    expect((await put(me, "kept", await subscription(), through)).status).toBe(200);
+    await chaos.current.setRedisDown(true);
+    try {
+      expect((await list(me, through)).map((d) => d.deviceId)).toEqual(["kept"]);
+      const refused = await put(me, "new", await subscription(), through);
+      expect(refused.status, show(refused)).toBe(503);
+      const notDeleted = await api("DELETE", "/v1/me/devices/kept", { as: { userId: me }, env: { ...env, ...through } });
+      expect(notDeleted.status, show(notDeleted)).toBe(503);
+    } finally {
+      await chaos.current.setRedisDown(false);
+    }
+    expect((await list(me, through)).map((d) => d.deviceId)).toEqual(["kept"]);
   });
 });
