@@ -1,10 +1,10 @@
 import type { Services } from "../lib/services";
 import { errorText, log } from "../lib/log";
 import { pushConfig } from "./config";
-import { checkRegistration, type Device, type DeviceRegistration } from "./devices";
+import { addressOf, checkRegistration, type Device, type DeviceRegistration } from "./devices";
 import { DEVICES_CACHE_TTL_SECONDS, notifyKeys } from "./keys";
 import { isRedisOutage } from "../lib/redis-failures";
-import { deleteDevice, listDevices, registerDevice, type RegistrationResult } from "./store";
+import { deleteDevice, deleteGoneDevice, listDevices, registerDevice, type RegistrationResult } from "./store";
 
 /**
  * A user's devices: Postgres holds them, Redis caches each user's list on the user's database
@@ -59,4 +59,16 @@ export async function removeUserDevice(services: DeviceServices, userId: string,
   const deleted = await deleteDevice(services.db, userId, deviceId, () => dropCachedLists(services, [userId]));
   if (deleted) dropAgain(services, [userId]);
   return deleted;
+}
+
+/**
+ * A push service called `device` gone (the verdict `delete`): deletes it and drops its owner's
+ * list — unless it was registered again since the push was built (by anyone: a moved device is
+ * the new owner's now). Returns whether it was deleted.
+ */
+export async function removeGoneDevice(services: DeviceServices, device: Device): Promise<boolean> {
+  const ownerId = await deleteGoneDevice(services.db, device.kind, addressOf(device), device.registeredAt);
+  if (ownerId === undefined) return false;
+  await dropCachedLists(services, [ownerId]).catch((err: unknown) => log.warn({ message: "device cache delete failed", userIds: [ownerId], error: errorText(err) }));
+  return true;
 }

@@ -3,6 +3,7 @@ import type { Env } from "../../src/env";
 import { databaseOf } from "../../src/lib/redis-topology";
 import { MAX_DEVICES_PER_USER } from "../../src/notify/devices";
 import { notifyKeys } from "../../src/notify/keys";
+import { removeGoneDevice } from "../../src/notify/user-devices";
 import { api, newId, show } from "../support/api";
 import { databasesEnv, stackDatabases } from "../support/databases";
 import { useChaos } from "../support/stack";
@@ -182,6 +183,22 @@ describe("DELETE /v1/me/devices/{deviceId}", () => {
     const again = await api("DELETE", "/v1/me/devices/b", { as: { userId: me }, env });
     expect(again.body).toEqual({ deviceId: "b", deleted: false });
     expect(await list(other)).toHaveLength(1);
+  });
+});
+
+describe("a device a push service called gone", () => {
+  it("is deleted with its owner's cached list, unless it was registered again since the push was built", async () => {
+    const me = newId();
+    const built = (await put(me, "b", await subscription())).body.device;
+    await list(me); // cached
+    expect(await withServices(env, (services) => removeGoneDevice(services, built))).toBe(true);
+    expect(await list(me)).toEqual([]);
+
+    const first = (await put(me, "b2", await subscription())).body.device;
+    const again = await put(me, "b2", { kind: "webpush", endpoint: first.endpoint, keys: first.keys });
+    expect(again.body.device.registeredAt > first.registeredAt).toBe(true);
+    expect(await withServices(env, (services) => removeGoneDevice(services, first))).toBe(false);
+    expect((await list(me)).map((d) => d.deviceId)).toEqual(["b2"]);
   });
 });
 
