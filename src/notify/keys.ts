@@ -13,7 +13,7 @@ export const DEVICES_CACHE_TTL_SECONDS = 60 * 60;
 /**
  * What a change leaves in place of the list, for STALE_DEVICES_TTL_SECONDS: reads go to Postgres
  * and may not fill (SET NX fails), so a read that began before the commit cannot store the list
- * it read once the change is done. Longer than a read's Postgres query may take (5 s timeout).
+ * it read once the change is done. Far longer than a read's one indexed Postgres query takes.
  */
 export const STALE_DEVICES = "stale";
 export const STALE_DEVICES_TTL_SECONDS = 15;
