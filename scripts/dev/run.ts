@@ -27,6 +27,7 @@ import { DEV_DATA_DIR, redactPassword } from "../stack/postgres.js";
 import { startWorkerd, type RunningWorker } from "../stack/workerd.js";
 import { DEV_JWT_SECRET, readDevVars } from "../dev-vars.js";
 import { DEV_ISSUER, devKeysPath, devSigningKeys, publicJwks } from "../dev-keys.js";
+import { devPushKeysPath, devPushVars } from "../dev-push-keys.js";
 import { DEV_JWKS_PATH } from "../../src/lib/dev-jwks.js";
 import { fireCron } from "../fire-cron.js";
 import { startCronRunner } from "./cron-runner.js";
@@ -120,6 +121,9 @@ const vars: Record<string, string> = {
   JWT_JWKS_URL: `${WORKER_URL}${DEV_JWKS_PATH}`,
   JWT_ISSUER: DEV_ISSUER,
   JWT_ROLE_CLAIM: "role admin=admin,service=service",
+  // Every push provider configured with generated dev keys (scripts/dev-push-keys.ts), so each kind
+  // of device registers locally; `.dev.vars` entries of the same names win.
+  ...Object.fromEntries(Object.entries(await devPushVars(DATA_DIR)).map(([name, value]) => [name, devVars[name] ?? value])),
 };
 
 /** How the running Worker is stopped and how a cron is fired on it, whichever way it runs. */
@@ -147,6 +151,7 @@ console.log(
     `    JWT secret      ${jwtSecret === DEV_JWT_SECRET ? "dev default (set JWT_SECRET in .dev.vars)" : "from .dev.vars"}`,
     `    JWKS            ${vars.JWT_JWKS_URL} (keys in ${devKeysPath(DATA_DIR)}; npm run token -- --sub 42 --alg ES256)`,
     `    CORS origins    ${vars.CORS_ORIGINS}`,
+    `    Push keys       ${devPushKeysPath(DATA_DIR)} (VAPID public key ${vars.VAPID_PUBLIC_KEY})`,
     `    Crons           ${Object.entries(CRON_SCHEDULES).map(([name, expr]) => `${name} "${expr}"`).join(", ")} (UTC)`,
     `    Data            ${DATA_DIR}`,
     "",
