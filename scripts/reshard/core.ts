@@ -23,6 +23,7 @@
  */
 import { Redis } from "@upstash/redis/cloudflare";
 import { flushDatabase } from "../../src/counters/flush";
+import { badgeKeys } from "../../src/badges/keys";
 import { counterKeys } from "../../src/counters/keys";
 import { clearStaleMarks, readStaleMarks } from "../../src/counters/store";
 import type { Database } from "../../src/lib/db";
@@ -352,6 +353,9 @@ async function moveKeysOf(databases: readonly Redis[], index: number, slots: Rea
  * take it back as a new database. Idempotent (a database already empty costs one DBSIZE).
  */
 async function emptyLeftDatabases(deps: Clients, state: ReshardState, fenceMs: number, log: (line: string) => void): Promise<void> {
+  // Writes the databases that stay recorded for a leaving one (it was down) are owed to no one now:
+  // replayed into it if it joined again, they would apply twice over the global keys it is given then.
+  for (let i = state.to; i < state.from; i++) for (const stays of deps.raw.slice(0, state.to)) await stays.del(badgeKeys.owed(i));
   const left: number[] = [];
   for (let i = state.to; i < Math.min(state.from, deps.raw.length); i++) if (Number(await deps.raw[i]!.dbsize()) > 0) left.push(i);
   if (left.length === 0) return;

@@ -231,6 +231,8 @@ export async function verifyDatabase(checkKey: string, topology: Topology, index
   const known = verified.get(checkKey);
   if (known === true) return;
   if (known) throw known;
+  // A database a done shrink left is not even checked: nothing at all is sent to it.
+  if (reshardStates.has(topology.fingerprint)) assertInUse(topology, index);
   // Until this isolate knows database 0's reshard state, an empty database is not adopted: it may
   // be one a done shrink left and emptied, which must receive nothing (`databasesInUse`).
   const ask = index > 0 && !reshardStates.has(topology.fingerprint);

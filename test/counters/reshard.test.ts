@@ -287,7 +287,10 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     expect(during.body.stale).toBe(true);
     for (const item of during.body.items as { id: string; counts: { coins: number } }[]) expect(item.counts.coins).toBeLessThanOrEqual(model[item.id]!);
 
+    // A write database 1 kept for database 2 (down then): owed to no one once database 2 left.
+    await clients[1]!.rpush(badgeKeys.owed(2), JSON.stringify({ id: "left-behind", op: "published", keys: [], args: [] }));
     const resumed = await runReshard(2, {}, { slotsPerStep: 1024 });
+    expect(await clients[1]!.exists(badgeKeys.owed(2))).toBe(0);
     expect(resumed.lines[0]).toMatch(/^resuming: /);
     expect(resumed.report).toMatchObject({ from: 3, to: 2, phase: "done", slotsMoved: 682 });
     await add(threeAgain, 1); // the 3-database setting still serves after a shrink, never touching database 2
