@@ -222,7 +222,7 @@ export async function reshard(deps: ReshardDeps, options: ReshardOptions): Promi
   state = await writeState({ ...state, phase: "done", moving: [], moved: "1".repeat(SLOT_COUNT), rev: state.rev + 1, updatedAt: Date.now() }, true);
   await emptyLeftDatabases({ ...clients, db: deps.db }, state, fenceMs, log);
   report.phase = "done";
-  log(`done: ${from} → ${to} databases${to < from ? `; databases ${to}..${from - 1} hold no owner's keys any more: drop them from UPSTASH_REDIS_DATABASES and deploy` : ""}`);
+  log(`done: ${from} → ${to} databases${to < from ? `; databases ${to}..${from - 1} are out of the deployment and empty: drop them from UPSTASH_REDIS_DATABASES and deploy (a setting that keeps listing them sends them nothing)` : ""}`);
   return report;
 }
 
