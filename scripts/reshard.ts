@@ -5,7 +5,8 @@
  *   --to M                 the number of databases after the reshard (required)
  *   --databases JSON       every database of the larger setting, database 0 first, as the secret
  *                          UPSTASH_REDIS_DATABASES lists them (also read from that variable);
- *                          default: the running dev stack's (`.data/dev.pid`)
+ *                          default: the running dev stack's (`<data-dir>/dev.pid`)
+ *   --data-dir DIR         the dev stack's data directory, as given to `npm run dev` (default .data)
  *   --prepare              only record the plan (the first run does that anyway, and stops)
  *   --slots-per-step K     slots moved per step (default 128)
  *
@@ -14,6 +15,7 @@
  * every isolate starts by reading the plan; the next run moves the slots. A run that stops half
  * way (Ctrl-C, a crash, a database down) is resumed by running the command again.
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { RESHARD_STATE_KEY, parseReshardState, type DatabaseCredentials } from "../src/lib/redis-topology.js";
@@ -29,6 +31,7 @@ const { values: flags } = parseArgs({
     databases: { type: "string" },
     prepare: { type: "boolean", default: false },
     "slots-per-step": { type: "string" },
+    "data-dir": { type: "string", default: DEV_DATA_DIR },
   },
 });
 
@@ -42,7 +45,7 @@ if (!Number.isInteger(to) || to < 1) fail("usage: npm run reshard -- --to M [--d
 const slotsPerStep = flags["slots-per-step"] === undefined ? DEFAULT_SLOTS_PER_STEP : Number(flags["slots-per-step"]);
 if (!Number.isInteger(slotsPerStep) || slotsPerStep < 1) fail("--slots-per-step must be a positive integer");
 
-const record = readDevRecord(devRecordPath(DEV_DATA_DIR));
+const record = readDevRecord(devRecordPath(resolve(flags["data-dir"]!)));
 const databases = databasesFromSetting(flags.databases ?? process.env.UPSTASH_REDIS_DATABASES) ?? devDatabases();
 const databaseUrl = process.env.DATABASE_URL ?? record?.stack?.databaseUrl;
 if (!databaseUrl) fail("set DATABASE_URL (the counters' pending deltas are flushed to Postgres during the move)");
@@ -61,7 +64,7 @@ function databasesFromSetting(raw: string | undefined): DatabaseCredentials[] | 
 
 function devDatabases(): DatabaseCredentials[] {
   const stack = record?.stack;
-  if (!stack) fail("no databases given: pass --databases (or UPSTASH_REDIS_DATABASES), or start `npm run dev -- --redis-databases N`");
+  if (!stack) fail(`no databases given: pass --databases (or UPSTASH_REDIS_DATABASES), or start \`npm run dev -- --redis-databases N\` (no dev stack recorded in ${flags["data-dir"]})`);
   return (stack.databases ?? [{ restUrl: stack.restUrl, restToken: stack.restToken }]).map((d) => ({ url: d.restUrl, token: d.restToken }));
 }
 

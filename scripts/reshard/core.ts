@@ -17,10 +17,13 @@
  *  4. mark the group moved (its owners now live at `slot mod M`).
  * Every step is idempotent, and the state says which slots are done and which were moving, so a
  * rerun after an interruption redoes the interrupted step and goes on. Last, every marker is
- * rewritten to M databases and the state becomes `done`.
+ * rewritten to M databases and the state becomes `done`; a shrink then empties the databases it
+ * left of the deployment's keys (after a fence: from `done` on no isolate sends them anything), so
+ * a setting may keep listing them, and a later grow takes them back as new databases.
  */
 import { Redis } from "@upstash/redis/cloudflare";
 import { flushDatabase } from "../../src/counters/flush";
+import { badgeKeys } from "../../src/badges/keys";
 import { counterKeys } from "../../src/counters/keys";
 import { clearStaleMarks, readStaleMarks } from "../../src/counters/store";
 import type { Database } from "../../src/lib/db";
@@ -111,6 +114,8 @@ export async function reshard(deps: ReshardDeps, options: ReshardOptions): Promi
     report.from = from;
     if (from === to) {
       report.phase = "done";
+      // A run stopped between `done` and emptying the databases a shrink left: finished now.
+      if (state) await emptyLeftDatabases({ ...clients, db: deps.db }, state, fenceMs, log);
       log(`nothing to do: the databases are already resharded to ${to}`);
       return report;
     }
@@ -124,11 +129,16 @@ export async function reshard(deps: ReshardDeps, options: ReshardOptions): Promi
           throw new Error(`database ${i} holds the marker ${JSON.stringify(marker)}, not that of database ${i} of ${from}: the list is not the deployment's, database 0 first`);
         }
       } else {
+        // A database a done shrink left (growing back) may hold what this deployment wrote there
+        // as its member: cleared, it is as empty as a new one.
+        const cleared = await clearDepartedMember(databases[i]!, i, state);
+        if (cleared > 0) log(`database ${i} left the deployment in the last reshard (${state!.from} → ${state!.to}): cleared the ${cleared} keys it kept of it`);
+        const held = cleared > 0 ? null : marker;
         const size = await databases[i]!.dbsize();
         const plan = (await databases[i]!.exists(RESHARD_STATE_KEY)) as number;
-        if (size > (marker ? 1 : 0) + plan || (marker && marker.index !== i)) throw new Error(`database ${i} is new to the deployment but is not empty (${size} keys): give an empty database`);
+        if (size > (held ? 1 : 0) + plan || (held && held.index !== i)) throw new Error(`database ${i} is new to the deployment but is not empty (${size} keys): give an empty database`);
         // Its marker before its copy of the plan: a database with a key and no marker is refused.
-        if (!marker) await databases[i]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(i, to));
+        if (!held) await databases[i]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(i, to));
       }
     }
     if (!marker0) await db0.set(TOPOLOGY_MARKER_KEY, topologyMarker(0, from));
@@ -210,8 +220,9 @@ export async function reshard(deps: ReshardDeps, options: ReshardOptions): Promi
   for (let i = to; i < from; i++) await drainCounters({ ...clients, db: deps.db }, i, new Set());
   for (let i = 0; i < to; i++) await databases[i]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(i, to));
   state = await writeState({ ...state, phase: "done", moving: [], moved: "1".repeat(SLOT_COUNT), rev: state.rev + 1, updatedAt: Date.now() }, true);
+  await emptyLeftDatabases({ ...clients, db: deps.db }, state, fenceMs, log);
   report.phase = "done";
-  log(`done: ${from} → ${to} databases${to < from ? `; databases ${to}..${from - 1} hold no owner's keys any more: drop them from UPSTASH_REDIS_DATABASES and deploy` : ""}`);
+  log(`done: ${from} → ${to} databases${to < from ? `; databases ${to}..${from - 1} are out of the deployment and empty: drop them from UPSTASH_REDIS_DATABASES and deploy (a setting that keeps listing them sends them nothing)` : ""}`);
   return report;
 }
 
@@ -331,6 +342,85 @@ async function moveKeysOf(databases: readonly Redis[], index: number, slots: Rea
     }
   } while (cursor !== "0");
   return counts;
+}
+
+/**
+ * After a shrink is `done`: no isolate sends a database it left anything any more
+ * (`databasesInUse`), and one that still routed by the running plan re-reads it within the fence.
+ * So after the fence, each such database (of those given) gets a last flush, and the deployment's
+ * own keys there (marker, plan copy, the keys every database holds, per-database bookkeeping) are
+ * deleted: a setting still listing it finds it empty and sends it nothing, and a later reshard may
+ * take it back as a new database. Idempotent (a database already empty costs one DBSIZE).
+ */
+async function emptyLeftDatabases(deps: Clients, state: ReshardState, fenceMs: number, log: (line: string) => void): Promise<void> {
+  // Writes the databases that stay recorded for a leaving one (it was down) are owed to no one now:
+  // replayed into it if it joined again, they would apply twice over the global keys it is given then.
+  for (let i = state.to; i < state.from; i++) for (const stays of deps.raw.slice(0, state.to)) await stays.del(badgeKeys.owed(i));
+  const left: number[] = [];
+  for (let i = state.to; i < Math.min(state.from, deps.raw.length); i++) if (Number(await deps.raw[i]!.dbsize()) > 0) left.push(i);
+  if (left.length === 0) return;
+  await sleep(fenceMs);
+  for (const i of left) {
+    await drainCounters(deps, i, new Set());
+    const { deleted, kept } = await clearDeploymentKeys(deps.raw[i]!);
+    log(`database ${i} left the deployment: deleted the ${deleted} keys it held of it${kept ? `; left ${kept} keys that are not the deployment's or hold counter deltas` : ""}`);
+  }
+}
+
+/** Counter deltas a database may hold: never cleared with the rest (they would be lost). */
+const PENDING_DELTAS = /^ctr:(pending|batches|batch:\d+)$/;
+
+/**
+ * Deletes from a database the deployment no longer uses every key of a shape this deployment
+ * writes (`classifyKey` knows it), its marker and plan copy included. Left (and counted): keys of
+ * unknown shape, and counter deltas the flush before it (`drainCounters`) did not take (none,
+ * unless a write came from outside the deployment's routing).
+ */
+async function clearDeploymentKeys(redis: Redis): Promise<{ deleted: number; kept: number }> {
+  let deleted = 0;
+  let kept = 0;
+  let cursor = "0";
+  do {
+    const [next, keys] = (await redis.scan(cursor, { count: SCAN_COUNT })) as [string | number, string[]];
+    cursor = String(next);
+    const ours = keys.filter((key) => classifyKey(key).action !== "unknown" && !PENDING_DELTAS.test(key));
+    kept += keys.length - ours.length;
+    if (ours.length) deleted += Number(await redis.del(...ours));
+  } while (cursor !== "0");
+  return { deleted, kept };
+}
+
+/**
+ * Clears database `index`, joining the deployment, when it holds only what this deployment wrote
+ * there as database `index` before the last reshard (`state`, database 0's, done) took it out:
+ * its marker (`index` of a larger setting), that reshard's plan copy, the keys written to every
+ * database and per-database bookkeeping (the Worker of an earlier version kept writing those to a
+ * database the setting still listed). Anything else (no such marker, an owner's key, pending
+ * counter deltas, a key of unknown shape) leaves it untouched, and the caller refuses it as not
+ * empty. Answers the keys deleted (0: not such a database).
+ */
+async function clearDepartedMember(redis: Redis, index: number, state: ReshardState | null): Promise<number> {
+  if (!state || state.phase !== "done" || !(state.to <= index && index < state.from)) return 0;
+  const marker = parseMarker(await redis.get(TOPOLOGY_MARKER_KEY));
+  if (!marker || marker.index !== index || !(Number(marker.databases) > index)) return 0;
+  const plan = await redis.get(RESHARD_STATE_KEY);
+  if (plan !== null) {
+    const copy = parseMarker(plan) as Partial<ReshardState> | null;
+    if (copy?.from !== state.from || copy?.to !== state.to) return 0;
+  }
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, page] = (await redis.scan(cursor, { count: SCAN_COUNT })) as [string | number, string[]];
+    cursor = String(next);
+    for (const key of page) {
+      const action = classifyKey(key).action;
+      if ((action !== "everywhere" && action !== "database") || PENDING_DELTAS.test(key)) return 0;
+      keys.push(key);
+    }
+  } while (cursor !== "0");
+  for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+  return keys.length;
 }
 
 /**

@@ -12,7 +12,15 @@ import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge.js";
 import { startNeonWsProxy, type NeonWsProxy } from "./neon-ws-proxy.js";
 import { startControlServer } from "./control-server.js";
 import { Redis as RedisConnection } from "ioredis";
-import { assertMarker, CHECK_TOPOLOGY_MARKER, TOPOLOGY_MARKER_KEY, topologyMarker } from "../../src/lib/redis-topology.js";
+import {
+  assertMarker,
+  CHECK_TOPOLOGY_MARKER,
+  databasesInUseBy,
+  parseReshardState,
+  RESHARD_STATE_KEY,
+  TOPOLOGY_MARKER_KEY,
+  topologyMarker,
+} from "../../src/lib/redis-topology.js";
 import { counterKeys } from "../../src/counters/keys.js";
 
 export type { StackMode } from "./postgres.js";
@@ -187,23 +195,28 @@ function redisDataDir(dataDir: string, n: number, index: number): string {
 }
 
 /**
- * Before any Worker runs against several databases:
+ * Before any Worker runs against several databases, checking each database as the Worker does
+ * (`assertMarker`, with database 0's reshard state, so that data a reshard planned or finished
+ * between N and M starts with a setting of either size):
  *  - writes each EMPTY database's topology marker (what the Worker itself would adopt), so that
  *    database 0 — which the tests share with everything written at N = 1 — is a database of this
- *    setting from the start;
+ *    setting from the start; a database a done shrink left is not touched (it stays empty, and
+ *    the Worker sends it nothing);
  *  - dev mode: forgets each database's batch sequence, so its next cut continues from Postgres'
  *    watermark: a dev stack switched between N = 1 and N > 1 keeps one Postgres, and a Redis
  *    whose sequence is behind it would number batches Postgres already holds (skipped as applied).
  */
 async function prepareDatabases(redisUrls: string[], mode: StackMode): Promise<void> {
-  for (const [index, url] of redisUrls.entries()) {
-    const client = new RedisConnection(url, { maxRetriesPerRequest: 1 });
-    try {
-      const answer = await client.eval(CHECK_TOPOLOGY_MARKER, 1, TOPOLOGY_MARKER_KEY, topologyMarker(index, redisUrls.length));
-      assertMarker(answer, index, redisUrls.length);
+  const n = redisUrls.length;
+  const clients = redisUrls.map((url) => new RedisConnection(url, { maxRetriesPerRequest: 1 }));
+  try {
+    const state = parseReshardState(await clients[0]!.get(RESHARD_STATE_KEY));
+    for (const [index, client] of clients.slice(0, databasesInUseBy(state, n)).entries()) {
+      const answer = await client.eval(CHECK_TOPOLOGY_MARKER, 1, TOPOLOGY_MARKER_KEY, topologyMarker(index, n));
+      assertMarker(answer, index, n, state);
       if (mode === "dev") await client.del(counterKeys.batchSeq());
-    } finally {
-      client.disconnect();
     }
+  } finally {
+    for (const client of clients) client.disconnect();
   }
 }

@@ -107,9 +107,9 @@ async function readDatabases(services: Pick<Services, "redisAt" | "databases">) 
     const error = err instanceof Error ? err.message : String(err);
     return [{ dependency: { name: "default", index: 0, ok: false, latencyMs: 0, error } as RedisDependency, figures: undefined }];
   }
+  // Every database of the deployment, in index order (none a done shrink left).
   const settled = await settleEveryDatabase(n, (index) => readDatabase(services, index, n));
-  return Array.from({ length: n }, (_, index) => {
-    const outcome = settled.get(index)!;
+  return [...settled].map(([index, outcome]) => {
     if (outcome.status === "fulfilled") return outcome.value;
     const error = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
     return { dependency: { name: n === 1 ? "default" : `db${index}`, index, ok: false, latencyMs: 0, error } as RedisDependency, figures: undefined };

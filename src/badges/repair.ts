@@ -8,6 +8,7 @@ import { replayOwed } from "./replay";
 import { runScript } from "./shared";
 import { warmStreamAccess } from "./streams";
 import { errorText, log } from "../lib/log";
+import { databasesInUse } from "../lib/redis-topology";
 
 /** Newest `batch` active users; trims the set to its cap. */
 const TAKE_ACTIVE_USERS = `
@@ -39,7 +40,9 @@ export async function repairBadges(services: RepairServices) {
   let users = 0;
   let cachesRepaired = 0;
   const failed: unknown[] = [];
-  for (let index = 0; index < services.databases; index++) {
+  // The deployment's databases (known once the catch-up above reached them): none a done shrink left.
+  const n = databasesInUse(services.databases);
+  for (let index = 0; index < n; index++) {
     try {
       const r = await repairDatabase(services, index);
       broadcastIds += r.broadcastIds;
@@ -51,7 +54,7 @@ export async function repairBadges(services: RepairServices) {
     }
   }
   // Every database failed (at N = 1: the one database): the run failed, as before.
-  if (failed.length === services.databases) throw failed[0];
+  if (failed.length === n) throw failed[0];
   return { broadcastIds, users, cachesRepaired, ...(services.databases > 1 ? { channelsRaised, replayed, databasesFailed: failed.length } : {}) };
 }
 

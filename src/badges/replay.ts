@@ -7,7 +7,7 @@
  * id is remembered there), so a cron stopped between replaying and trimming never doubles a count.
  * At N = 1 nothing of this runs.
  */
-import { settleEach } from "../lib/redis-topology";
+import { databasesInUse, settleEach } from "../lib/redis-topology";
 import { PUBLISH, UNPUBLISH } from "./authors.lua";
 import { badgeKeys } from "./keys";
 import { runEverywhere, runScript, type EveryDatabase, type Everywhere } from "./shared";
@@ -70,7 +70,7 @@ return 1
 export async function runEverywhereOwed<T>(services: EveryDatabase, op: Replayable, keys: string[], args: (string | number)[]): Promise<Everywhere<T>> {
   const result = await runEverywhere<T>(services, REPLAYABLE[op], keys, args);
   if (result.missed.length === 0) return result;
-  const keeper = [...Array(services.databases).keys()].find((i) => !result.missed.includes(i))!;
+  const keeper = [...Array(databasesInUse(services.databases)).keys()].find((i) => !result.missed.includes(i))!;
   const entry = JSON.stringify({ id: crypto.randomUUID(), op, keys, args: args.map(String) } satisfies Owed);
   await Promise.all(
     result.missed.map((index) =>
@@ -88,7 +88,8 @@ export async function runEverywhereOwed<T>(services: EveryDatabase, op: Replayab
  * run. Answers the writes applied.
  */
 export async function replayOwed(services: EveryDatabase): Promise<number> {
-  const n = services.databases;
+  // The deployment's databases: none a done shrink left (it is owed nothing more).
+  const n = databasesInUse(services.databases);
   if (n === 1) return 0;
   const pairs: [string, { from: number; to: number }][] = [];
   for (let to = 0; to < n; to++) for (let from = 0; from < n; from++) if (from !== to) pairs.push([`${from}>${to}`, { from, to }]);

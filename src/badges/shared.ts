@@ -104,8 +104,7 @@ export async function runEverywhere<T>(services: EveryDatabase, source: string, 
   const missed: number[] = [];
   let answer: { value: T } | undefined;
   let outage: unknown;
-  for (let index = 0; index < n; index++) {
-    const result = settled.get(index)!;
+  for (const [index, result] of settled) {
     if (result.status === "fulfilled") {
       answer ??= { value: result.value };
       continue;

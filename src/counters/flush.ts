@@ -44,8 +44,7 @@ export async function flushOnce(services: Pick<Services, "redisAt" | "databases"
   const settled = await settleEveryDatabase(n, (index) => flushDatabase(services, index, options));
   const reports: (FlushReport & { stale?: StaleMark[] })[] = [];
   let failure: unknown;
-  for (let index = 0; index < n; index++) {
-    const outcome = settled.get(index)!;
+  for (const outcome of settled.values()) {
     if (outcome.status === "fulfilled") reports.push(outcome.value);
     else failure ??= outcome.reason;
   }

@@ -61,6 +61,6 @@ export const trimTrendingTask: CronTask = {
     );
     const failed = [...settled.values()].find((r) => r.status === "rejected");
     if (failed) throw failed.reason;
-    return { buckets: keys.length * services.databases };
+    return { buckets: keys.length * settled.size };
   },
 };

@@ -6,7 +6,7 @@ import { isoTimestamp } from "../db/columns";
 import { isRedisCommandError } from "../lib/errors";
 import { isRedisRateLimited } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
-import { settleEach } from "../lib/redis-topology";
+import { settleEveryDatabase } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
 import type { Services } from "../lib/services";
 import { feedKeys, TOMBSTONE } from "./keys";
@@ -141,8 +141,7 @@ async function mergeCandidates(services: Services, window: TrendingWindow, hours
   if (n === 1) return { candidates: first, complete: true };
   const keys = [counterKeys.trendingScratch(window), ...hours.map((h) => counterKeys.trendingBucket(h))];
   const args = [String(CANDIDATES), feedKeys.postPrefix(), counterKeys.cache("post", ""), ...POST_FIELDS];
-  const others = Array.from({ length: n - 1 }, (_, i) => [i + 1, i + 1] as [number, number]);
-  const settled = await settleEach(others, (index) => runScript<Candidates>(services.redisAt(index), TRENDING_CANDIDATES, keys, args));
+  const settled = await settleEveryDatabase(n, (index) => runScript<Candidates>(services.redisAt(index), TRENDING_CANDIDATES, keys, args), 0);
   const parts: Candidates[] = [first];
   let complete = true;
   for (const r of settled.values()) {

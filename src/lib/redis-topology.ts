@@ -16,7 +16,7 @@
  * version); a database is used only after its marker was checked once per isolate (see
  * `redis.ts`), so a wrong setting can answer errors but never writes keys to the wrong database.
  */
-import { ApiError } from "./errors";
+import { ApiError, DependencyUnavailableError } from "./errors";
 
 /** Slots a deployment is divided into; fixed forever (a change would move every key). */
 export const SLOT_COUNT = 1024;
@@ -152,7 +152,7 @@ export function homeOfSlot(slot: number, state: ReshardState, n: number): number
  * one setting). Absent — the plain rule `slot mod n` — in every steady state with the setting of
  * the last reshard's `to`, so routing then costs nothing.
  */
-let routing: { n: number; homes: Int16Array; live: boolean; rev: number } | undefined;
+let routing: { n: number; homes: Int16Array; live: boolean; rev: number; inUse: number } | undefined;
 
 /** Installs (or, with no state, removes) the routing table for settings of `n` databases. */
 export function installRouting(n: number, state: ReshardState | null): void {
@@ -162,7 +162,34 @@ export function installRouting(n: number, state: ReshardState | null): void {
   }
   const homes = new Int16Array(SLOT_COUNT);
   for (let slot = 0; slot < SLOT_COUNT; slot++) homes[slot] = homeOfSlot(slot, state, n);
-  routing = { n, homes, live: state.phase !== "done", rev: state.rev };
+  routing = { n, homes, live: state.phase !== "done", rev: state.rev, inUse: databasesInUseBy(state, n) };
+}
+
+/**
+ * How many of a setting's `n` databases belong to the deployment under a reshard state: all of
+ * them while a reshard is planned or running (a shrink's leaving databases still hold owners
+ * until it is done), the first `to` once it is done. A setting that still lists the databases a
+ * shrink left (docs/scale.md allows it) never sends them anything again: not an owner's key, not
+ * a key written to every database, not a flush.
+ */
+export function databasesInUseBy(state: ReshardState | null, n: number): number {
+  return state?.phase === "done" ? Math.min(n, state.to) : n;
+}
+
+/** `databasesInUseBy` of the state installed in this isolate for settings of `n` databases: what "every database" means now. */
+export function databasesInUse(n: number): number {
+  return routing?.n === n ? routing.inUse : n;
+}
+
+/**
+ * A call to a database that a done shrink took out of the deployment (`databasesInUse`): never
+ * sent. An outage to the callers that see it (a request routed before its isolate read the
+ * reshard state); `settleEveryDatabase` leaves such a database out of its answer.
+ */
+export class DepartedDatabaseError extends DependencyUnavailableError {
+  constructor(index: number, inUse: number) {
+    super("redis", new Error(`database ${index} left the deployment (a reshard to ${inUse} databases is done): nothing is sent to it`));
+  }
 }
 
 /**
@@ -242,14 +269,25 @@ export async function settleEach<K, T, R>(
 }
 
 /**
- * Runs `task` once for every database index of n (but `except`), at most 6 at once, and settles
- * each: the writes and reads that every database takes (global keys, per-database flush and
- * status). One database failing never hides the others' results.
+ * Runs `task` once for every database of the deployment (but `except`), at most 6 at once, and
+ * settles each: the writes and reads that every database takes (global keys, per-database flush,
+ * trending trim, red-dot catch-up, status). "Every database" is `databasesInUse(n)`: after a done
+ * shrink, the first M of a setting that still lists N. A database found to have left only when
+ * its call was made (an isolate's first call, before it read the reshard state) is left out of
+ * the answer, as if it were not listed. Answers in index order; one database failing never hides
+ * the others' results.
  */
-export function settleEveryDatabase<R>(n: number, task: (index: number) => Promise<R>, except = -1): Promise<Map<number, PromiseSettledResult<R>>> {
+export async function settleEveryDatabase<R>(n: number, task: (index: number) => Promise<R>, except = -1): Promise<Map<number, PromiseSettledResult<R>>> {
   const indexes: [number, number][] = [];
-  for (let i = 0; i < n; i++) if (i !== except) indexes.push([i, i]);
-  return settleEach(indexes, (index) => task(index));
+  for (let i = 0; i < databasesInUse(n); i++) if (i !== except) indexes.push([i, i]);
+  const settled = await settleEach(indexes, (index) => task(index));
+  const ordered = new Map<number, PromiseSettledResult<R>>();
+  for (const [index] of indexes) {
+    const result = settled.get(index)!;
+    if (result.status === "rejected" && result.reason instanceof DepartedDatabaseError) continue;
+    ordered.set(index, result);
+  }
+  return ordered;
 }
 
 type TopologyEnv = { UPSTASH_REDIS_REST_URL?: string; UPSTASH_REDIS_REST_TOKEN?: string; UPSTASH_REDIS_DATABASES?: string };
@@ -310,7 +348,9 @@ export function topologyMarker(index: number, n: number): string {
  * none (a new deployment, or a database that lost everything) by writing it; refuses a database
  * holding keys but no marker (it belongs to something else, e.g. the one database of an N = 1
  * deployment: going to N > 1 is a reshard). Answers `{0|1, marker, state}` (0: just written;
- * state "" when none), or `{2, "", state}` when refused.
+ * state "" when none), or `{2, "", state}` when refused. With ARGV[2] = "ask" an empty database
+ * is not adopted but answered `{3, "", ""}`: the caller first learns from database 0 whether it is
+ * one a done shrink left (emptied by the reshard, and to stay so).
  */
 export const CHECK_TOPOLOGY_MARKER = `
 local key = KEYS[1]                -- topology
@@ -320,6 +360,7 @@ if KEYS[2] then state = redis.call('GET', KEYS[2]) or '' end  -- topology:reshar
 local found = redis.call('GET', key)
 if found then return {1, found, state} end
 if redis.call('DBSIZE') > 0 then return {2, '', state} end
+if ARGV[2] == 'ask' then return {3, '', ''} end
 redis.call('SET', key, marker)
 return {0, marker, state}
 `;

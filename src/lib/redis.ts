@@ -5,6 +5,8 @@ import {
   assertMarker,
   CHECK_TOPOLOGY_MARKER,
   type DatabaseCredentials,
+  databasesInUse,
+  DepartedDatabaseError,
   installedRouting,
   installRouting,
   movedAwayFrom,
@@ -197,6 +199,7 @@ function instrument(redis: Redis, topology: Topology, index: number, credentials
       }
       const installed = installedRouting(topology.n);
       if (installed?.live && Date.now() - (routingReadAt.get(topology.fingerprint) ?? 0) >= ROUTING_REFRESH_MS) await refreshRouting(topology, installed.rev, index);
+      assertInUse(topology, index);
     }
     try {
       return await inner.request(req);
@@ -228,13 +231,18 @@ export async function verifyDatabase(checkKey: string, topology: Topology, index
   const known = verified.get(checkKey);
   if (known === true) return;
   if (known) throw known;
+  // A database a done shrink left is not even checked: nothing at all is sent to it.
+  if (reshardStates.has(topology.fingerprint)) assertInUse(topology, index);
+  // Until this isolate knows database 0's reshard state, an empty database is not adopted: it may
+  // be one a done shrink left and emptied, which must receive nothing (`databasesInUse`).
+  const ask = index > 0 && !reshardStates.has(topology.fingerprint);
   let res: Response;
   let body: { result?: unknown; error?: string };
   try {
     res = await fetch(credentials.url, {
       method: "POST",
       headers: { authorization: `Bearer ${credentials.token}`, "content-type": "application/json" },
-      body: JSON.stringify(["EVAL", CHECK_TOPOLOGY_MARKER, 2, TOPOLOGY_MARKER_KEY, RESHARD_STATE_KEY, topologyMarker(index, topology.n)]),
+      body: JSON.stringify(["EVAL", CHECK_TOPOLOGY_MARKER, 2, TOPOLOGY_MARKER_KEY, RESHARD_STATE_KEY, topologyMarker(index, topology.n), ...(ask ? ["ask"] : [])]),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     body = (await res.json()) as typeof body;
@@ -248,6 +256,12 @@ export async function verifyDatabase(checkKey: string, topology: Topology, index
     // concurrent first requests of an isolate each check, and may use up the budget themselves.
     if (isRedisRateLimited(err)) noteRateLimited(index, err);
     throw new DependencyUnavailableError("redis", err);
+  }
+  if (Array.isArray(body.result) && body.result[0] === 3) {
+    // Empty and not adopted: database 0's check reads the state; a database it says left stays empty.
+    await verifyDatabase(`${topology.fingerprint}\n0`, topology, 0, topology.databases[0]!);
+    assertInUse(topology, index);
+    return verifyDatabase(checkKey, topology, index, credentials);
   }
   try {
     // Every database holds a copy of the reshard plan (the command writes it to all); database 0's
@@ -279,11 +293,21 @@ function refuse(checkKey: string, err: TopologyError): never {
   throw err;
 }
 
-/** Checks the marker of every database of the setting now (`GET /health`); resolves per database. */
-export function checkDatabase(env: RedisEnv, index: number): Promise<void> {
+/** Refuses (DepartedDatabaseError) a call to a database a done shrink took out of the deployment. */
+function assertInUse(topology: Topology, index: number): void {
+  const inUse = databasesInUse(topology.n);
+  if (index >= inUse) throw new DepartedDatabaseError(index, inUse);
+}
+
+/**
+ * Checks the marker of every database of the setting now (`GET /health`); resolves per database.
+ * Throws DepartedDatabaseError for a database a done shrink left.
+ */
+export async function checkDatabase(env: RedisEnv, index: number): Promise<void> {
   const topology = topologyOf(env);
-  if (topology.n === 1) return Promise.resolve();
-  return verifyDatabase(`${topology.fingerprint}\n${index}`, topology, index, topology.databases[index]!);
+  if (topology.n === 1) return;
+  await verifyDatabase(`${topology.fingerprint}\n${index}`, topology, index, topology.databases[index]!);
+  assertInUse(topology, index);
 }
 
 export type { Redis };

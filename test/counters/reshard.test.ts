@@ -12,6 +12,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { Redis } from "@upstash/redis/cloudflare";
 import { flushAll } from "../../src/counters/flush";
+import { trimTrendingTask } from "../../src/counters/tasks";
 import { counterKeys } from "../../src/counters/keys";
 import type { Env } from "../../src/env";
 import { classifyKey } from "../../src/lib/key-owners";
@@ -28,6 +29,8 @@ import { postgresCoins, servicesFor, withServices } from "./support";
 const databases = useChaosDatabases();
 /** The same three databases behind other bridges: a Worker deployed anew, whose isolates read the reshard state first. */
 const redeployed = useChaosDatabases();
+/** And behind others again: an isolate that starts after a shrink is done, with the setting still listing three. */
+const startedAfter = useChaosDatabases();
 
 // Whatever happened, the databases go back to three with no reshard state (other files use them),
 // and this isolate forgets the routing the file's reshards installed.
@@ -286,7 +289,10 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     expect(during.body.stale).toBe(true);
     for (const item of during.body.items as { id: string; counts: { coins: number } }[]) expect(item.counts.coins).toBeLessThanOrEqual(model[item.id]!);
 
+    // A write database 1 kept for database 2 (down then): owed to no one once database 2 left.
+    await clients[1]!.rpush(badgeKeys.owed(2), JSON.stringify({ id: "left-behind", op: "published", keys: [], args: [] }));
     const resumed = await runReshard(2, {}, { slotsPerStep: 1024 });
+    expect(await clients[1]!.exists(badgeKeys.owed(2))).toBe(0);
     expect(resumed.lines[0]).toMatch(/^resuming: /);
     expect(resumed.report).toMatchObject({ from: 3, to: 2, phase: "done", slotsMoved: 682 });
     await add(threeAgain, 1); // the 3-database setting still serves after a shrink, never touching database 2
@@ -298,9 +304,36 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     await withServices(two, (services) => flushAll(services));
     expect(await postgresCoins(ids)).toEqual(model);
 
-    // Back to three, as the file found the databases (a database joining must be empty).
-    await expect(runReshard(3)).rejects.toThrow(/database 2 is new to the deployment but is not empty/);
-    await clients[2]!.flushdb();
-    expect((await runReshard(3, {}, { slotsPerStep: 1024, fenceMs: 100 })).report.phase).toBe("done"); // no traffic left: no fence needed
+    // Database 2 left: the reshard emptied it, and the 3-database setting that keeps serving sends it
+    // nothing, not even what every database takes (the flush, the trending trim) — also from an
+    // isolate that starts now and has not read the reshard state before its first call.
+    expect(await clients[2]!.dbsize()).toBe(0);
+    await withServices(threeAgain, (services) => flushAll(services));
+    await withServices(threeAgain, (services) => trimTrendingTask.run(services));
+    installRouting(3, null); // this isolate forgets the state, as a new one has not read it
+    const fresh = databasesEnv(startedAfter.pairs.map((p) => ({ url: p.restUrl, token: p.restToken })));
+    // Its first call to each database answers as an outage (routed before it read the state: the
+    // flush is retried by the next run), and none reaches database 2.
+    await expect(withServices(fresh, (services) => flushAll(services))).rejects.toThrow(/unavailable/);
+    await withServices(fresh, (services) => flushAll(services));
+    await add(fresh, 1);
+    expect(await clients[2]!.dbsize()).toBe(0);
+    await withServices(two, (services) => flushAll(services));
+    expect(await postgresCoins(ids)).toEqual(model);
+
+    // Back to three, as the file found the databases. A joining database holding only what this
+    // deployment wrote there as a departed member (an earlier version left its marker, its copy of
+    // the plan and the keys every database holds) is cleared and taken; anything else is refused.
+    await clients[2]!.set(TOPOLOGY_MARKER_KEY, topologyMarker(2, 3));
+    await clients[2]!.set(RESHARD_STATE_KEY, String(await clients[0]!.get(RESHARD_STATE_KEY)));
+    await clients[2]!.set(counterKeys.batchSeq(), "7");
+    await clients[2]!.zadd(badgeKeys.broadcastIds(), { score: 1, member: "left-behind" });
+    await clients[2]!.set(feedKeys.seen(ids[0]!), "1"); // an owner's key: not what a departed member keeps
+    await expect(runReshard(3)).rejects.toThrow(/database 2 is new to the deployment but is not empty \(5 keys\)/);
+    await clients[2]!.del(feedKeys.seen(ids[0]!));
+    const back = await runReshard(3, {}, { slotsPerStep: 1024, fenceMs: 100 }); // no traffic left: no fence needed
+    expect(back.report.phase).toBe("done");
+    expect(back.lines).toContain("database 2 left the deployment in the last reshard (3 → 2): cleared the 4 keys it kept of it");
+    expect(await clients[2]!.zscore(badgeKeys.broadcastIds(), "left-behind")).toBeNull();
   }, 90_000);
 });

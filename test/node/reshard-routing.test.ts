@@ -8,6 +8,9 @@ import {
   assertMarker,
   databaseOf,
   databaseOfSlot,
+  databasesInUse,
+  databasesInUseBy,
+  DepartedDatabaseError,
   homeOfSlot,
   installedRouting,
   installRouting,
@@ -15,6 +18,7 @@ import {
   parseReshardState,
   type ReshardState,
   routingHomes,
+  settleEveryDatabase,
   SLOT_COUNT,
   slotOf,
   TopologyError,
@@ -71,6 +75,39 @@ describe("databaseOf under a reshard", () => {
   });
 });
 
+describe("every database of the deployment under a reshard", () => {
+  it("is every database of the setting while a reshard is planned or running, and the first M once a shrink is done", () => {
+    const shrink = (over: Partial<ReshardState>) => state({ from: 3, to: 2, ...over });
+    expect(databasesInUseBy(null, 3)).toBe(3);
+    expect(databasesInUseBy(shrink({}), 3)).toBe(3); // prepared: database 2 still holds owners
+    expect(databasesInUseBy(shrink({ phase: "moving", moving: [2] }), 3)).toBe(3);
+    expect(databasesInUseBy(shrink({ phase: "done" }), 3)).toBe(2); // the setting still lists the database it left
+    expect(databasesInUseBy(shrink({ phase: "done" }), 2)).toBe(2);
+    expect(databasesInUseBy(state({ phase: "done" }), 2)).toBe(2); // a grow done, the old setting still deployed
+    expect(databasesInUseBy(state({ phase: "done" }), 3)).toBe(3);
+    // Growing back: the plan from 2 to 3 takes database 2 in again from `prepared` on.
+    expect(databasesInUseBy(state({ phase: "prepared" }), 3)).toBe(3);
+  });
+
+  it("settleEveryDatabase runs on the databases in use only, and leaves out one found to have left when called", async () => {
+    installRouting(3, state({ from: 3, to: 2, phase: "done", rev: 4 }));
+    expect(databasesInUse(3)).toBe(2);
+    const called: number[] = [];
+    const settled = await settleEveryDatabase(3, async (index) => (called.push(index), index));
+    expect(called.sort()).toEqual([0, 1]);
+    expect([...settled.keys()]).toEqual([0, 1]);
+    installRouting(3, null);
+    // An isolate that had not read the state yet calls all three; the one that left answers DepartedDatabaseError.
+    const early = await settleEveryDatabase(3, async (index) => {
+      if (index === 2) throw new DepartedDatabaseError(2, 2);
+      if (index === 1) throw new Error("down");
+      return index;
+    });
+    expect([...early.keys()]).toEqual([0, 1]);
+    expect(early.get(1)!.status).toBe("rejected");
+  });
+});
+
 describe("assertMarker with a reshard state", () => {
   const answer = (index: number, n: number) => [1, topologyMarker(index, n), ""];
 
@@ -81,6 +118,16 @@ describe("assertMarker with a reshard state", () => {
     expect(() => assertMarker(answer(1, 2), 1, 2, s)).not.toThrow();
     expect(() => assertMarker(answer(0, 2), 1, 3, s)).toThrow(TopologyError); // reordered
     expect(() => assertMarker(answer(0, 2), 0, 4, s)).toThrow(/a reshard from 2 to 3 databases is running, but UPSTASH_REDIS_DATABASES lists 4/);
+  });
+
+  it("after a shrink is done, accepts the new markers with a setting that still lists the larger number", () => {
+    const done = state({ from: 3, to: 2, phase: "done" });
+    expect(() => assertMarker(answer(0, 2), 0, 3, done)).not.toThrow();
+    expect(() => assertMarker(answer(1, 2), 1, 2, done)).not.toThrow();
+    // Growing back: the plan from 2 to 3 recorded, database 2 joins with the marker of 3.
+    const back = state({ from: 2, to: 3, phase: "prepared", rev: 9 });
+    expect(() => assertMarker(answer(0, 2), 0, 3, back)).not.toThrow();
+    expect(() => assertMarker(answer(2, 3), 2, 3, back)).not.toThrow();
   });
 
   it("without a state, refuses a changed number of databases as before", () => {
