@@ -41,7 +41,7 @@ const notificationRoutes = newRouter()
       request: {
         params: z.object({ id: idParam("id") }),
         headers: IdempotencyKeyHeaders,
-        ...jsonBody(z.object({ type: NotificationTypeSchema, count: z.number().int().min(1).max(MAX_NOTIFICATION_COUNT).default(1), alert: AlertSchema.optional() }).openapi("NewNotifications")),
+        ...jsonBody(z.object({ type: NotificationTypeSchema, count: z.number().int().min(1).max(MAX_NOTIFICATION_COUNT).default(1), alert: AlertSchema.optional(), from: IdSchema.optional().openapi({ description: "Who caused it (a mention's author): the user's mention policy is checked against it; without it a policy other than `everyone` sends no push" }) }).openapi("NewNotifications")),
       },
       responses: {
         200: jsonContent(z.object({ userId: IdSchema, type: z.string(), count: z.number().int(), total: z.number().int(), applied: z.boolean() }), "Counts after the call; `applied` is false for a repeated Idempotency-Key"),
@@ -49,11 +49,11 @@ const notificationRoutes = newRouter()
       },
     }),
     async (c) => {
-      const { type, count, alert } = c.req.valid("json");
+      const { type, count, alert, from } = c.req.valid("json");
       const userId = c.req.valid("param").id;
       const added = await addNotifications(c.var.services.redisFor(userId), userId, type, count, c.req.valid("header")["idempotency-key"]);
       // A repeated Idempotency-Key pushes nothing again.
-      const push = added.applied ? (online: boolean) => pushToOffline(c.var.services, [userId], online, { kind: "notification", type, alert, thread: `notification:${type}` }) : undefined;
+      const push = added.applied ? (online: boolean) => pushToOffline(c.var.services, [userId], online, { kind: "notification", type, alert, thread: `notification:${type}`, ...(from ? { from } : {}) }) : undefined;
       return c.json(pushingTally(c.var.services, userId, { kind: "notifications", key: type, count: added.count, total: added.total }, added, push), 200);
     },
   )
@@ -323,7 +323,7 @@ const dmRoutes = newRouter()
       const { from, count, alert } = c.req.valid("json");
       const { toUserId } = c.req.valid("param");
       const added = await addDirectMessages(c.var.services.redisFor(toUserId), toUserId, from, count);
-      const push = (online: boolean) => pushToOffline(c.var.services, [toUserId], online, { kind: "dm", alert, thread: `dm:${from}` });
+      const push = (online: boolean) => pushToOffline(c.var.services, [toUserId], online, { kind: "dm", alert, thread: `dm:${from}`, from });
       return c.json(pushingTally(c.var.services, toUserId, { kind: "dms", total: added.total }, added, push), 200);
     },
   )

@@ -1,6 +1,7 @@
 import type { Services } from "../lib/services";
 import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
-import { enqueuePushes, type NotifySendMessage } from "./sends";
+import { decide, related, userPreferences } from "./preferences";
+import { enqueuePushes, MAX_DELAY_SECONDS, type NotifySendMessage } from "./sends";
 import { openedWindow, windowSeconds } from "./windows";
 
 /**
@@ -17,26 +18,36 @@ export type PushEvent = {
   alert?: Alert;
   /** The thread when the alert names none (a conversation, a post, a stream). */
   thread: string;
+  /** Who caused it (a DM's sender, a mention's author), for the DM and mention policies. */
+  from?: string;
 };
 
-type EventServices = Pick<Services, "env" | "redisFor">;
+type EventServices = Pick<Services, "env" | "redisFor" | "db" | "waitUntil">;
 
-/** Enqueues `event` for each of `userIds` not online. No Redis command unless a window applies (one EVALSHA each). */
+/**
+ * Enqueues `event` for each of `userIds` not online, as their preferences allow: one GET of the
+ * cached preferences each, plus one EVALSHA when a batch window applies (and a Postgres lookup
+ * only when a DM or mention policy asks who follows whom).
+ */
 export async function pushToOffline(services: EventServices, userIds: readonly string[], online: ReadonlySet<string> | boolean, event: PushEvent): Promise<void> {
   const offline = userIds.filter((u) => (typeof online === "boolean" ? !online : !online.has(u)));
   if (offline.length === 0) return;
   const alert = resolveAlert(event.kind, event.alert, event.thread);
   const base = { kind: event.kind, ...(event.type ? { type: event.type } : {}), alert, urgency: urgencyOf(event.kind, event.type) } satisfies Omit<NotifySendMessage, "userId">;
   const window = windowSeconds(event.kind, event.type);
-  if (window === 0) {
-    await enqueuePushes(services.env, offline.map((userId) => ({ body: { userId, ...base } })));
-    return;
-  }
-  const opened = await Promise.all(offline.map((userId) => openedWindow(services, userId, alert.thread, window)));
-  await enqueuePushes(
-    services.env,
-    offline.filter((_, i) => opened[i]).map((userId) => ({ body: { userId, ...base, window: alert.thread }, delaySeconds: window })),
+  const now = Date.now();
+  const queued = await Promise.all(
+    offline.map(async (userId): Promise<{ body: NotifySendMessage; delaySeconds?: number } | undefined> => {
+      const decision = await decide(await userPreferences(services, userId), event, (question) => related(services.db, userId, event.from!, question), now);
+      if (!decision.send) return undefined;
+      const wait = Math.max(window, decision.holdSeconds);
+      // Held past what a queue delay allows: the sender sees `heldUntil` and waits again.
+      const held = decision.holdSeconds > MAX_DELAY_SECONDS ? { heldUntil: now + decision.holdSeconds * 1000 } : {};
+      if (window > 0 && !(await openedWindow(services, userId, alert.thread, wait))) return undefined;
+      return { body: { userId, ...base, ...held, ...(window > 0 ? { window: alert.thread } : {}) }, ...(wait > 0 ? { delaySeconds: Math.min(wait, MAX_DELAY_SECONDS) } : {}) };
+    }),
   );
+  await enqueuePushes(services.env, queued.filter((q) => q !== undefined));
 }
 
 /** Coalescing badge-only updates after reads: one per user per this many seconds. */

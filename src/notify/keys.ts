@@ -33,7 +33,14 @@ export const notifyKeys = {
    * ran late or never does not hold the window shut.
    */
   window: (userId: string, thread: string) => `ntf:win:${userId}:${thread}`,
+  /**
+   * String: JSON of the user's push preferences (the defaults cached too). Owner: the user. TTL
+   * PREFERENCES_CACHE_TTL_SECONDS; set by a read that missed (SET NX) or by a change (SET).
+   */
+  preferences: (userId: string) => `ntf:pref:${userId}`,
 } as const;
+
+export const PREFERENCES_CACHE_TTL_SECONDS = 60 * 60;
 
 /** A window's key outlives the window by this much: the delayed push's slack on a busy queue. */
 export const WINDOW_SLACK_SECONDS = 60;

@@ -8,7 +8,7 @@ import { pushConfig, type PushConfig } from "./config";
 import type { Device } from "./devices";
 import type { PushMessage } from "./message";
 import { sendPush } from "./providers";
-import { enqueuePushes, NOTIFY_DEAD_LETTER_QUEUES, NOTIFY_QUEUES, type NotifySendMessage } from "./sends";
+import { enqueuePushes, MAX_DELAY_SECONDS, NOTIFY_DEAD_LETTER_QUEUES, NOTIFY_QUEUES, type NotifySendMessage } from "./sends";
 import { unreadTotal } from "./unread-total";
 import { removeGoneDevice, userDevices } from "./user-devices";
 import { takeWindowCount } from "./windows";
@@ -51,6 +51,11 @@ function targetsOf(message: NotifySendMessage, devices: readonly Device[]): Devi
 /** Sends one message to its user's devices and carries out every verdict. */
 export async function sendToUser(services: Services, config: PushConfig, message: NotifySendMessage, fetcher: typeof fetch = fetch): Promise<SendOutcome> {
   const outcome: SendOutcome = { delivered: [], deleted: [], retried: [], dead: [] };
+  if (message.heldUntil !== undefined && message.heldUntil > Date.now()) {
+    // Quiet hours longer than one queue delay: wait again, nothing read.
+    await enqueuePushes(services.env, [{ body: message, delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.ceil((message.heldUntil - Date.now()) / 1000)) }]);
+    return outcome;
+  }
   const targets = targetsOf(message, await userDevices(services, message.userId));
   // The window's count is read and cleared even with no device, so the next window starts at 0.
   const others = message.window ? await takeWindowCount(services, message.userId, message.window) : 0;

@@ -26,9 +26,14 @@ export type NotifySendMessage = {
   deviceIds?: string[];
   /** Attempts these devices have had (a retry's), from 1. */
   attempt?: number;
+  /** Held by quiet hours longer than a queue delay allows: not sent before this (ms). */
+  heldUntil?: number;
   /** A collapsed burst: the window key whose count the sender reads and clears ("… and N others"). */
   window?: string;
 };
+
+/** The longest delay a queue message may have (Cloudflare Queues: 12 hours). */
+export const MAX_DELAY_SECONDS = 12 * 60 * 60;
 
 /** Enqueues pushes (from a write's `waitUntil`, never awaited by the response). */
 export async function enqueuePushes(env: Pick<Env, "NOTIFY_QUEUE">, messages: readonly { body: NotifySendMessage; delaySeconds?: number }[]): Promise<void> {

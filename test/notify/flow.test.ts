@@ -174,3 +174,58 @@ describe("notify-send: from a write to a device", () => {
     expect(sent.message.apns.payload.aps.badge).toBe(0);
   });
 });
+
+describe("notification preferences", () => {
+  const prefs = (userId: string, env: Partial<Env>, body?: unknown) =>
+    api(body === undefined ? "GET" : "PUT", "/v1/me/notification-preferences", { as: { userId }, env, ...(body === undefined ? {} : { body }) });
+  const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+
+  it("answers the defaults, stores a change, and refuses bad fields with a 400 naming them", async () => {
+    const s = await setup();
+    expect((await prefs(s.me, s.env)).body).toEqual({ kinds: {}, types: {}, policy: { dm: "everyone", mention: "everyone" }, quietHours: null });
+    const bad = await prefs(s.me, s.env, { quietHours: { start: "22:00", end: "07:00", timeZone: "Mars/Olympus" } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain("quietHours.timeZone");
+    expect((await prefs(s.me, s.env, { policy: { dm: "sometimes" } })).status).toBe(400);
+    const stored = await prefs(s.me, s.env, { types: { like: false } });
+    expect(stored.status, show(stored)).toBe(200);
+    expect((await prefs(s.me, s.env)).body.types).toEqual({ like: false });
+  });
+
+  it("a type turned off and a kind turned off queue nothing; others still do", async () => {
+    const s = await setup();
+    expect((await prefs(s.me, s.env, { types: { like: false }, kinds: { inbox: false } })).status).toBe(200);
+    await notify(s.me, s.env, { type: "like" });
+    await api("POST", "/v1/messages", { as: { userId: "1", role: "service" }, env: s.env, body: { to: [s.me], type: "system", title: "t", content: "c" } });
+    expect(s.queued).toEqual([]);
+    await notify(s.me, s.env, { type: "reply" });
+    expect(s.queued.map((q) => q.body.type)).toEqual(["reply"]);
+  });
+
+  it("a DM policy of people I follow: a stranger's DM pushes nothing, a followed user's does", async () => {
+    const s = await setup();
+    const friend = newId();
+    expect((await prefs(s.me, s.env, { policy: { dm: "followed" } })).status).toBe(200);
+    expect((await api("PUT", `/v1/me/following/${friend}`, { as: { userId: s.me } })).status).toBeLessThan(300);
+    await api("POST", `/v1/dms/${s.me}`, { as: { userId: "1", role: "service" }, env: s.env, body: { from: newId() } });
+    expect(s.queued).toEqual([]);
+    await api("POST", `/v1/dms/${s.me}`, { as: { userId: "1", role: "service" }, env: s.env, body: { from: friend } });
+    expect(s.queued.map((q) => q.body.alert?.thread)).toEqual([`dm:${friend}`]);
+  });
+
+  it("quiet hours hold a push until they end (then it is sent); an urgent kind is not held", async () => {
+    const s = await setup();
+    const now = Date.now();
+    const quietHours = { start: clock(now - 3600_000), end: clock(now + 3600_000), timeZone: "UTC", urgent: ["dm"] };
+    expect((await prefs(s.me, s.env, { quietHours })).status).toBe(200);
+    await notify(s.me, s.env, { type: "reply" });
+    expect(s.queued).toHaveLength(1);
+    expect(s.queued[0]!.delaySeconds).toBeGreaterThan(3000);
+    expect(s.queued[0]!.delaySeconds).toBeLessThanOrEqual(3600);
+    // The queue delivers it when the hours end: sent then, not lost.
+    await s.deliver();
+    expect(s.push.received).toHaveLength(1);
+    await api("POST", `/v1/dms/${s.me}`, { as: { userId: "1", role: "service" }, env: s.env, body: { from: "42" } });
+    expect(s.queued[0]!.delaySeconds).toBeUndefined();
+  });
+});
