@@ -19,10 +19,19 @@ export function windowSeconds(kind: NotifyKind, type?: string): number {
   return 0;
 }
 
-/** Counts an event in the window; true when it opened it (then its caller enqueues the delayed push). One EVALSHA. */
+/**
+ * Counts an event in the window; true when it opened it (then its caller enqueues the delayed
+ * push). The opener bills one command (SET NX EX); a later event three (that SET, then EVALSHA +
+ * INCR): a lone event, the most common, stays cheapest. The script, not a bare INCR, counts the
+ * later ones, so a window whose key vanished in between (its push took it) is opened again with a
+ * TTL rather than left without one.
+ */
 export async function openedWindow(services: Pick<Services, "redisFor">, userId: string, thread: string, seconds: number): Promise<boolean> {
-  const n = await runScript<number>(services.redisFor(userId), COUNT_IN_WINDOW, [notifyKeys.window(userId, thread)], [seconds + WINDOW_SLACK_SECONDS]);
-  return Number(n) === 1;
+  const redis = services.redisFor(userId);
+  const key = notifyKeys.window(userId, thread);
+  const ttl = seconds + WINDOW_SLACK_SECONDS;
+  if ((await redis.set(key, 1, { nx: true, ex: ttl })) === "OK") return true;
+  return Number(await runScript<number>(redis, COUNT_IN_WINDOW, [key], [ttl])) === 1;
 }
 
 /** The events of a window past its first (what "… and N others" says), clearing it. One GETDEL. */
