@@ -9,6 +9,8 @@ import { iconTotal } from "../../src/notify/unread-total";
 import { api, newId, show } from "../support/api";
 import { decryptPush, newSubscriptionKeys, pushTestKeys } from "../support/push";
 import { closeLive, openLive } from "../badges/live-helpers";
+import { withServices } from "../counters/support";
+import { countBilledCommands } from "../support/billed";
 
 /**
  * From a write to a device through the real stack (Redis, Postgres, the badge hub): each source
@@ -227,5 +229,53 @@ describe("notification preferences", () => {
     expect(s.push.received).toHaveLength(1);
     await api("POST", `/v1/dms/${s.me}`, { as: { userId: "1", role: "service" }, env: s.env, body: { from: "42" } });
     expect(s.queued[0]!.delaySeconds).toBeUndefined();
+  });
+});
+
+describe("billed Redis commands per event, for a user with no open socket", () => {
+  /** Services whose Redis counts what Upstash bills: one per command, a script's EVALSHA plus every command it runs. */
+  function counting(services: import("../../src/lib/services").Services) {
+    const calls: string[] = [];
+    const wrap = (redis: import("@upstash/redis").Redis) =>
+      new Proxy(redis, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver);
+          if (name === "createScript") {
+            return (source: string) => {
+              const counted = countBilledCommands(target as never);
+              const script = counted.redis.createScript(source);
+              return { exec: async (keys: string[], args: string[]) => { const result = await script.exec(keys, args); calls.push(...Object.entries(counted.byCommand).flatMap(([c, n]) => Array(n).fill(c)), "evalsha"); return result; } };
+            };
+          }
+          if (typeof value !== "function") return value;
+          return (...args: unknown[]) => { calls.push(String(name)); return (value as (...a: unknown[]) => unknown).apply(target, args); };
+        },
+      });
+    return { services: { ...services, redisFor: (id: string) => wrap(services.redisFor(id)) }, calls };
+  }
+
+  it("is at most 20, the unread total included: 17 without a window, 19 opening one", async () => {
+    const s = await setup();
+    await notify(s.me, { ...s.env, NOTIFY_QUEUE: recordingQueue().queue }, { type: "reply" });
+    await api("GET", "/v1/me/badges", { as: { userId: s.me } }); // a known user: caches built
+    await api("GET", "/v1/me/notification-preferences", { as: { userId: s.me }, env: s.env }); // preferences cached
+    const { pushToOffline } = await import("../../src/notify/events");
+    const { sendToUser } = await import("../../src/notify/sender");
+    const { pushConfig } = await import("../../src/notify/config");
+    const perEvent = async (event: import("../../src/notify/events").PushEvent) =>
+      withServices(s.env, async (plain) => {
+        const { services, calls } = counting(plain);
+        await pushToOffline(services, [s.me], false, event);
+        for (const q of s.queued.splice(0)) await sendToUser(services as never, pushConfig(s.env as Env), q.body, s.push.fetcher);
+        return calls;
+      });
+    const dm = await perEvent({ kind: "dm", thread: "dm:5" });
+    // Preferences GET, devices GET, and GET_BADGES (EVALSHA + its reads: 13–15 for a known user).
+    expect(dm.length, dm.join(" ")).toBeLessThanOrEqual(17);
+    expect(dm.filter((c) => c === "evalsha")).toHaveLength(1);
+    const like = await perEvent({ kind: "notification", type: "like", thread: "likes:9" });
+    expect(like.length, like.join(" ")).toBeLessThanOrEqual(19);
+    expect(like.length - dm.length).toBe(2); // the window's SET NX EX and GETDEL
+    expect(like.filter((c) => c === "getdel")).toHaveLength(1);
   });
 });
