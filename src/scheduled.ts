@@ -1,5 +1,5 @@
-import { RUN_FIELDS } from "./admin/keys";
-import { recordRun, type CronRunRecord } from "./admin/record";
+import { RUN_FIELDS } from "./lib/ops/keys";
+import { recordRun, type CronRunRecord } from "./lib/ops/record";
 import { cronJobFor, type CronJobName } from "./cron";
 import type { Env } from "./env";
 import type { EventBus } from "./lib/events";

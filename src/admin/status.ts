@@ -1,15 +1,15 @@
 import { sql } from "drizzle-orm";
 import { CUT_AT_FIELD } from "../counters/cut.lua";
-import { queryRows } from "../counters/store";
 import { counterKeys } from "../counters/keys";
 import { CRON_SCHEDULES, type CronJobName } from "../cron";
 import { hubShards, hubStub } from "../badges/live";
 import { settleEveryDatabase } from "../lib/redis-topology";
+import { queryRows } from "../lib/db";
 import type { Services } from "../lib/services";
 import { RECENT_ROOM_HOURS } from "../live/audiences";
 import { DEAD_LETTER_SOURCES } from "./dead-letters";
-import { FANOUT_SAMPLES, opsKeys, RUN_FIELDS } from "./keys";
-import type { CronRunRecord } from "./record";
+import { FANOUT_SAMPLES, opsKeys, RUN_FIELDS } from "../lib/ops/keys";
+import type { CronRunRecord } from "../lib/ops/record";
 import { READ_STATUS } from "./status.lua";
 
 /** A dependency answered (or not) one cheap call: PING for Redis, `SELECT 1` for Postgres. */

@@ -5,4 +5,4 @@ export * from "../badges/schema";
 export * from "../counters/schema";
 export * from "../feed/schema";
 export * from "../live/schema";
-export * from "../admin/schema";
+export * from "../lib/ops/schema";

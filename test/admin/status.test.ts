@@ -1,6 +1,6 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { opsKeys } from "../../src/admin/keys";
+import { opsKeys } from "../../src/lib/ops/keys";
 import { readStatus } from "../../src/admin/status";
 import { incrementCounters } from "../../src/counters/counters";
 import { flushAll, flushOnce } from "../../src/counters/flush";

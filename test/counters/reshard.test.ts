@@ -17,7 +17,7 @@ import type { Env } from "../../src/env";
 import { classifyKey } from "../../src/lib/key-owners";
 import { badgeKeys } from "../../src/badges/keys";
 import { feedKeys } from "../../src/feed/keys";
-import { opsKeys } from "../../src/admin/keys";
+import { opsKeys } from "../../src/lib/ops/keys";
 import { type DatabaseCredentials, databaseOfSlot, installRouting, parseReshardState, RESHARD_STATE_KEY, slotOf, TOPOLOGY_MARKER_KEY, topologyMarker } from "../../src/lib/redis-topology";
 import { reshard, ReshardInterrupted, type ReshardDeps } from "../../scripts/reshard/core";
 import { api, newId, show } from "../support/api";

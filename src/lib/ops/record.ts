@@ -1,6 +1,6 @@
-import type { Redis } from "../lib/redis";
+import type { Redis } from "../redis";
 import { FANOUT_SAMPLES, opsKeys } from "./keys";
-import { errorText, log } from "../lib/log";
+import { errorText, log } from "../log";
 
 /**
  * What background jobs record for the operations view: ONE Redis command each, best effort (a
