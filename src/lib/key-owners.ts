@@ -47,7 +47,7 @@ const RULES: Rule[] = [
   { pattern: /^ctr:trend:(f|l|lock|tmp):.+$|^ctr:trend:gone$/, action: "database" }, // database 0's lists, lock, scratch
   { pattern: /^ctr:idem:.+$/, action: "copy", fromValue: (value) => /^[a-z_]+:(\d+):/.exec(value)?.[1] },
   // operations (src/lib/ops/keys.ts): database 0
-  { pattern: /^ops:(runs|fanouts)$/, action: "database" },
+  { pattern: /^ops:(runs|fanouts|history)$/, action: "database" },
   // badges (src/badges/keys.ts)
   { pattern: /^badge:n:idem:(\d+):.+$/, action: "copy" },
   { pattern: /^badge:n:(\d+)$/, action: "copy" }, // notifications: hot-only

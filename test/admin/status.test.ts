@@ -27,6 +27,7 @@ async function status() {
 describe("admin routes: roles", () => {
   const routes: [string, string, unknown?][] = [
     ["GET", "/v1/admin/status"],
+    ["GET", "/v1/admin/status/history"],
     ["GET", "/v1/admin/dead-letters"],
     ["POST", "/v1/admin/dead-letters/replay", { ids: ["1"] }],
     ["DELETE", "/v1/admin/dead-letters/1"],

@@ -107,6 +107,7 @@ describe("every key shape of every capability has a reshard rule", () => {
       [counterKeys.idempotency("77", "k-1"), undefined],
       [opsKeys.runs(), undefined],
       [opsKeys.fanouts(), undefined],
+      [opsKeys.history(), undefined],
       ...Object.entries(badgeKeys).map(([name, build]) => [(build as (...a: string[]) => string)(u, "k-1"), /^(broadcastIds|reddotChannels|authorPublished|streamItems|streamLastItem|activeUsers|reddotRefreshIds|replayed|owed)$/.test(name) ? undefined : u] as [string, string | undefined]),
       ...Object.entries(feedKeys)
         .filter(([name]) => !name.endsWith("Prefix"))
