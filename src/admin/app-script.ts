@@ -216,12 +216,15 @@ export const ADMIN_APP_JS = String.raw`(function () {
     var w = 120, h = 32;
     var svg = doc.createElementNS(SVG, "svg");
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    // Stretched to the card's width (24 hours need it); the strokes keep their width.
+    svg.setAttribute("preserveAspectRatio", "none");
     svg.setAttribute("class", "spark");
     svg.setAttribute("role", "img");
     var base = doc.createElementNS(SVG, "line");
     base.setAttribute("x1", "0"); base.setAttribute("x2", String(w));
     base.setAttribute("y1", String(h - 1)); base.setAttribute("y2", String(h - 1));
     base.setAttribute("stroke", "#8886"); base.setAttribute("stroke-width", "1");
+    base.setAttribute("vector-effect", "non-scaling-stroke");
     svg.appendChild(base);
     if (!points || points.length === 0) return svg;
     var end = now || points[points.length - 1].t;
@@ -239,6 +242,7 @@ export const ADMIN_APP_JS = String.raw`(function () {
       line.setAttribute("fill", "none");
       line.setAttribute("stroke", "currentColor");
       line.setAttribute("stroke-width", "1.5");
+      line.setAttribute("vector-effect", "non-scaling-stroke");
       line.setAttribute("points", run.map(function (p) {
         var x = w - ((end - p.t) / width) * w;
         var y = h - 2 - ((p.v - min) / range) * (h - 4);
