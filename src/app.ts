@@ -32,6 +32,7 @@ import { feedSubscriber } from "./feed/subscriber";
 import { feedBigAccountsTask, feedTombstoneTask } from "./feed/tasks";
 import { liveRoomsTask } from "./live/audiences";
 import { liveRoutes } from "./live/routes";
+import { notifyRoutes } from "./notify/routes";
 
 /** Capabilities that react to relation changes (counters, badges, feeds). */
 export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSubscriber, feedSubscriber];
@@ -116,6 +117,7 @@ export function newApp() {
   app.route("/", countersRoutes);
   app.route("/", liveRoutes);
   app.route("/", feedRoutes);
+  app.route("/", notifyRoutes);
   app.route("/", adminRoutes);
   mountDevJwks(app);
 

@@ -19,7 +19,12 @@ type OptionalBindings =
   | "JWT_ISSUER"
   | "JWT_AUDIENCE"
   | "JWT_USER_ID_CLAIM"
-  | "JWT_ROLE_CLAIM";
+  | "JWT_ROLE_CLAIM"
+  | "VAPID_PUBLIC_KEY"
+  | "VAPID_SUBJECT"
+  | "APNS_KEY_ID"
+  | "APNS_TEAM_ID"
+  | "APNS_TOPIC";
 
 /**
  * Bindings of the Worker. Everything wrangler.toml declares comes from `Cloudflare.Env` in
@@ -47,6 +52,15 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
    * serves at /.well-known/dev-jwks.json, whose private keys `npm run token -- --alg …` signs with.
    */
   DEV_JWKS?: string;
+  /** Push providers' secrets (docs/notifications.md); each unset leaves its provider off. VAPID private key: base64url 32-byte scalar. */
+  VAPID_PRIVATE_KEY?: string;
+  /** The FCM service account's key file (JSON), as downloaded from the Firebase console. */
+  FCM_SERVICE_ACCOUNT?: string;
+  /** The APNs auth key (.p8, PEM). */
+  APNS_PRIVATE_KEY?: string;
+  /** Local runs only: origins of the FCM and APNs stand-ins, in place of Google's and Apple's. */
+  FCM_API_URL?: string;
+  APNS_API_URL?: string;
   /**
    * `feed-fanout` (wrangler.toml `[[queues.producers]]`): post fan-outs (publish, delete) and
    * big-account transitions; consumed by this Worker's `queue()`.

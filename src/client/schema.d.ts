@@ -6737,6 +6737,397 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/devices/{deviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Register (or re-register) one of the caller's devices for push notifications
+         * @description `deviceId` is the app's own name for the install. One device per endpoint/token: registering one already registered (by this user under another id, or by another user) moves it here. A user has at most 20 devices; past that the oldest registration is dropped (listed in `evicted`). A kind the deployment has no credentials for is refused (`"fcm is not configured on this deployment"`).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    deviceId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "kind": "webpush",
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH…",
+                     *       "keys": {
+                     *         "p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                     *         "auth": "BTBZMqHH6r4Tts7J_aSIgg"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceRegistration"];
+                };
+            };
+            responses: {
+                /** @description Registered */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "device": {
+                         *         "kind": "webpush",
+                         *         "endpoint": "https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH…",
+                         *         "keys": {
+                         *           "p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                         *           "auth": "BTBZMqHH6r4Tts7J_aSIgg"
+                         *         },
+                         *         "deviceId": "string",
+                         *         "registeredAt": "string"
+                         *       },
+                         *       "moved": false,
+                         *       "evicted": []
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DeviceRegistered"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Unregister one of the caller's devices (idempotent) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    deviceId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "deviceId": "string",
+                         *       "deleted": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DeviceDeleted"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's registered devices */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The caller's devices */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "kind": "webpush",
+                         *           "endpoint": "https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH…",
+                         *           "keys": {
+                         *             "p256dh": null,
+                         *             "auth": null
+                         *           },
+                         *           "deviceId": "string",
+                         *           "registeredAt": "string"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DeviceList"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/devices/webpush-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The deployment's VAPID public key: the applicationServerKey a page subscribes with */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "publicKey": "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["WebPushKey"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/status": {
         parameters: {
             query?: never;
@@ -7916,6 +8307,90 @@ export interface components {
             liked: boolean;
             /** @description The caller favourited this post */
             favorited: boolean;
+        };
+        DeviceRegistered: {
+            device: components["schemas"]["Device"];
+            /** @description true when this endpoint/token was registered by another user, whose device it no longer is */
+            moved: boolean;
+            /**
+             * @description Device ids of this user dropped to stay within 20 (the oldest registrations)
+             * @example []
+             */
+            evicted: string[];
+        };
+        Device: (components["schemas"]["WebPushDeviceRegistration"] & {
+            deviceId: string;
+            registeredAt: string;
+        }) | (components["schemas"]["FcmDeviceRegistration"] & {
+            deviceId: string;
+            registeredAt: string;
+        }) | (components["schemas"]["ApnsDeviceRegistration"] & {
+            deviceId: string;
+            registeredAt: string;
+        });
+        /** @description A browser's PushSubscription (`subscription.toJSON()` plus `kind`) */
+        WebPushDeviceRegistration: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "webpush";
+            /**
+             * @description The PushSubscription's endpoint (https; http://localhost and http://127.0.0.1 only where ENVIRONMENT=development)
+             * @example https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH…
+             */
+            endpoint: string;
+            keys: {
+                /** @example BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4 */
+                p256dh: string;
+                /** @example BTBZMqHH6r4Tts7J_aSIgg */
+                auth: string;
+            };
+        };
+        FcmDeviceRegistration: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "fcm";
+            /** @example fMz3Jq0wR6y…:APA91bE… */
+            token: string;
+        };
+        ApnsDeviceRegistration: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "apns";
+            /** @example 5f0c8a3b4e6d7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081 */
+            token: string;
+            /**
+             * @description Which APNs the token belongs to: sandbox for development builds
+             * @enum {string}
+             */
+            environment: "production" | "sandbox";
+            /**
+             * @description The app's bundle id (apns-topic)
+             * @example com.example.community
+             */
+            topic: string;
+        };
+        DeviceRegistration: components["schemas"]["WebPushDeviceRegistration"] | components["schemas"]["FcmDeviceRegistration"] | components["schemas"]["ApnsDeviceRegistration"];
+        DeviceList: {
+            /** @description Newest registration first, at most 20 */
+            items: components["schemas"]["Device"][];
+        };
+        DeviceDeleted: {
+            deviceId: string;
+            /** @description false when the caller had no device by that id */
+            deleted: boolean;
+        };
+        WebPushKey: {
+            /**
+             * @description base64url, 65-byte uncompressed P-256 point
+             * @example BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8
+             */
+            publicKey: string;
         };
         OperationsStatus: {
             /**

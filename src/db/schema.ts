@@ -6,3 +6,4 @@ export * from "../counters/schema";
 export * from "../feed/schema";
 export * from "../live/schema";
 export * from "../lib/ops/schema";
+export * from "../notify/schema";

@@ -1,6 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { decode, verify } from "hono/jwt";
 import type { Env } from "../env";
+import { base64UrlDecode } from "./base64url";
 import { ApiError } from "./errors";
 import { isId } from "./ids";
 import { JWKS_ALGORITHMS, jwksFor, VERIFY_PARAMS, type JwksAlgorithm, type JwksKeyStore } from "./jwks";
@@ -231,12 +232,6 @@ function decodeToken(token: string): { header: Record<string, unknown>; payload:
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function base64UrlDecode(text: string): Uint8Array {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("not base64url");
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
-  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
 }
 
 /** When a token that `verifyCallerToken` accepted expires, in ms since the epoch (sockets close then). */

@@ -1,6 +1,6 @@
 /**
  * What a reshard does with each Redis key, by its name: every key shape of every capability's
- * `keys.ts` (`src/counters`, `src/badges`, `src/feed`, `src/lib/ops`) and of the topology, one rule
+ * `keys.ts` (`src/counters`, `src/badges`, `src/feed`, `src/lib/ops`, `src/notify`) and of the topology, one rule
  * each. `test/counters/reshard.test.ts` builds a key with every builder and checks that none is
  * `unknown`, so a new key shape cannot be added without saying here what a reshard does with it.
  *
@@ -73,6 +73,8 @@ const RULES: Rule[] = [
   { pattern: /^feed:new:(\d+)$/, action: "drop" }, // read by nothing any more
   { pattern: /^feed:(big|act)$/, action: "everywhere" }, // big states, activity: on every database
   { pattern: /^feed:dead$/, action: "database" },
+  // notify (src/notify/keys.ts)
+  { pattern: /^ntf:dev:(\d+)$/, action: "drop" }, // a user's device list: cache (Postgres holds the devices)
 ];
 
 /** What a reshard does with `key` (see the module comment). */

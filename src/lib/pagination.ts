@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { base64UrlEncode } from "./base64url";
 import { ApiError } from "./errors";
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -31,10 +32,7 @@ export function pageSchema<T extends z.ZodType>(item: T, name: string) {
  * Keyset pagination on that key gives pages without gaps or repeats while rows are inserted.
  */
 export function encodeCursor(key: readonly (string | number)[]): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(key));
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return base64UrlEncode(new TextEncoder().encode(JSON.stringify(key)));
 }
 
 /** Decodes a cursor made by `encodeCursor` with `arity` parts; a tampered cursor is a 400 on `cursor`. */

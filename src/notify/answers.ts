@@ -1,0 +1,109 @@
+import type { Device } from "./devices";
+
+/**
+ * What a push service's answer does to the device and the push: decided here and nowhere else
+ * (the sender only carries the verdict out). As Mastodon's and Discourse's workers do, a device is
+ * deleted only on the answers that say it is gone for good; our own credential problems and the
+ * service's overload are retried; anything else is a dead letter with the reason, never retried
+ * forever.
+ */
+export type Verdict =
+  | { action: "delivered" }
+  | { action: "delete"; reason: string }
+  | { action: "retry"; reason: string; retryAfterSeconds?: number; refreshCredentials?: boolean }
+  | { action: "dead"; reason: string };
+
+/** The answer as the sender saw it, plus where the request went (APNs: which environment's host). */
+export type PushAnswer = { status: number; body: string; headers: Headers; sentTo?: "production" | "sandbox" };
+
+export function classifyAnswer(device: Device, answer: PushAnswer): Verdict {
+  if (answer.status >= 200 && answer.status < 300) return { action: "delivered" };
+  const retryAfterSeconds = parseRetryAfter(answer.headers.get("Retry-After"));
+  if (answer.status === 429 || answer.status >= 500) {
+    return { action: "retry", reason: `${answer.status} ${reasonOf(device, answer) ?? "try later"}`, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+  }
+  switch (device.kind) {
+    case "webpush":
+      // RFC 8030 §6.2 / §7.3: the subscription expired or was removed.
+      if (answer.status === 404 || answer.status === 410) return { action: "delete", reason: `${answer.status} subscription gone` };
+      break;
+    case "fcm": {
+      const code = reasonOf(device, answer);
+      if (code === "UNREGISTERED" || (answer.status === 404 && code === "NOT_FOUND")) return { action: "delete", reason: `${answer.status} ${code}` };
+      // Our access token was refused (revoked or expired early): a new one, then again.
+      if (answer.status === 401) return { action: "retry", reason: `401 ${code ?? "UNAUTHENTICATED"}`, refreshCredentials: true };
+      break;
+    }
+    case "apns": {
+      const reason = reasonOf(device, answer);
+      if (answer.status === 410 && reason === "Unregistered") {
+        // Apple's timestamp (ms) is when the token stopped being valid: a device registered again
+        // after it is a new registration of the same token and stays.
+        const timestamp = apnsTimestamp(answer.body);
+        if (timestamp !== undefined && Date.parse(device.registeredAt) > timestamp) return { action: "dead", reason: "410 Unregistered before the device registered again" };
+        return { action: "delete", reason: "410 Unregistered" };
+      }
+      if (answer.status === 400 && reason === "BadDeviceToken") {
+        // A sandbox token sent to production (or the reverse) is answered BadDeviceToken too: only
+        // a refusal by the host of the environment the device registered with condemns it.
+        if (answer.sentTo === device.environment) return { action: "delete", reason: `400 BadDeviceToken (${device.environment})` };
+        return { action: "dead", reason: `400 BadDeviceToken from ${answer.sentTo ?? "another host"}, device registered for ${device.environment}` };
+      }
+      if (answer.status === 403 && reason === "ExpiredProviderToken") return { action: "retry", reason: "403 ExpiredProviderToken", refreshCredentials: true };
+      break;
+    }
+  }
+  return { action: "dead", reason: `${answer.status} ${reasonOf(device, answer) ?? "refused"}` };
+}
+
+/** The provider's own word for the failure: APNs `reason`, FCM's `errorCode` (or status), Web Push's text. */
+function reasonOf(device: Device, answer: PushAnswer): string | undefined {
+  const body = parseJson(answer.body);
+  if (device.kind === "apns") return typeof body?.reason === "string" ? body.reason : undefined;
+  if (device.kind === "fcm") {
+    const error = body?.error as { status?: unknown; details?: { errorCode?: unknown }[] } | undefined;
+    const code = error?.details?.find((d) => typeof d?.errorCode === "string")?.errorCode;
+    return typeof code === "string" ? code : typeof error?.status === "string" ? error.status : undefined;
+  }
+  const text = answer.body.trim().slice(0, 200);
+  return text || undefined;
+}
+
+function apnsTimestamp(text: string): number | undefined {
+  const value = parseJson(text)?.timestamp;
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `Retry-After` as seconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** Attempts a push gets before a retryable failure becomes a dead letter. */
+export const MAX_PUSH_ATTEMPTS = 6;
+/** Backoff: 10 s doubling per attempt, at most 15 minutes; Retry-After wins when it asks for longer, capped at 1 h. */
+const BASE_DELAY_SECONDS = 10;
+const MAX_BACKOFF_SECONDS = 15 * 60;
+const MAX_RETRY_AFTER_SECONDS = 60 * 60;
+
+/**
+ * When to try a retryable push again (`attempt` = attempts made so far, from 1), or `undefined`
+ * when it has had its attempts and goes to the dead letters.
+ */
+export function retryDelaySeconds(attempt: number, retryAfterSeconds?: number): number | undefined {
+  if (attempt >= MAX_PUSH_ATTEMPTS) return undefined;
+  const backoff = Math.min(MAX_BACKOFF_SECONDS, BASE_DELAY_SECONDS * 2 ** (attempt - 1));
+  return Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(backoff, retryAfterSeconds ?? 0));
+}

@@ -1,0 +1,93 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate } from "../lib/auth";
+import { ApiError } from "../lib/errors";
+import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
+import { rateLimit } from "../lib/rate-limit";
+import { pushConfig } from "./config";
+import { DeviceIdParam, DeviceRegistrationSchema, DeviceSchema, MAX_DEVICES_PER_USER } from "./devices";
+import { registerUserDevice, removeUserDevice, userDevices } from "./user-devices";
+
+const DeviceListSchema = z.object({ items: z.array(DeviceSchema).openapi({ description: `Newest registration first, at most ${MAX_DEVICES_PER_USER}` }) }).openapi("DeviceList");
+const RegisteredSchema = z
+  .object({
+    device: DeviceSchema,
+    moved: z.boolean().openapi({ description: "true when this endpoint/token was registered by another user, whose device it no longer is" }),
+    evicted: z.array(z.string()).openapi({ description: `Device ids of this user dropped to stay within ${MAX_DEVICES_PER_USER} (the oldest registrations)`, example: [] }),
+  })
+  .openapi("DeviceRegistered");
+const DeviceParams = z.object({ deviceId: DeviceIdParam });
+
+export const notifyRoutes = newRouter()
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/me/devices/{deviceId}",
+      tags: ["Notifications"],
+      summary: "Register (or re-register) one of the caller's devices for push notifications",
+      description: [
+        "`deviceId` is the app's own name for the install. One device per endpoint/token: registering one already registered (by this user under another id, or by another user) moves it here.",
+        `A user has at most ${MAX_DEVICES_PER_USER} devices; past that the oldest registration is dropped (listed in \`evicted\`).`,
+        "A kind the deployment has no credentials for is refused (`\"fcm is not configured on this deployment\"`).",
+      ].join(" "),
+      security: bearerAuth,
+      middleware: [authenticate(), rateLimit()] as const,
+      request: { params: DeviceParams, ...jsonBody(DeviceRegistrationSchema) },
+      responses: {
+        200: jsonContent(RegisteredSchema, "Registered"),
+        ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable"),
+      },
+    }),
+    async (c) => {
+      const { deviceId } = c.req.valid("param");
+      const result = await registerUserDevice(c.var.services, c.var.caller.userId, deviceId, c.req.valid("json"));
+      return c.json({ device: result.device, moved: result.previousUserId !== undefined, evicted: result.evicted }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/devices",
+      tags: ["Notifications"],
+      summary: "The caller's registered devices",
+      security: bearerAuth,
+      middleware: [authenticate()] as const,
+      responses: { 200: jsonContent(DeviceListSchema, "The caller's devices"), ...errorResponses("unauthorized", "unavailable") },
+    }),
+    async (c) => c.json({ items: await userDevices(c.var.services, c.var.caller.userId) }, 200),
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/v1/me/devices/{deviceId}",
+      tags: ["Notifications"],
+      summary: "Unregister one of the caller's devices (idempotent)",
+      security: bearerAuth,
+      middleware: [authenticate(), rateLimit()] as const,
+      request: { params: DeviceParams },
+      responses: {
+        200: jsonContent(z.object({ deviceId: z.string(), deleted: z.boolean().openapi({ description: "false when the caller had no device by that id" }) }).openapi("DeviceDeleted"), "Done"),
+        ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable"),
+      },
+    }),
+    async (c) => {
+      const { deviceId } = c.req.valid("param");
+      return c.json({ deviceId, deleted: await removeUserDevice(c.var.services, c.var.caller.userId, deviceId) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/devices/webpush-key",
+      tags: ["Notifications"],
+      summary: "The deployment's VAPID public key: the applicationServerKey a page subscribes with",
+      responses: {
+        200: jsonContent(z.object({ publicKey: z.string().openapi({ description: "base64url, 65-byte uncompressed P-256 point", example: "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8" }) }).openapi("WebPushKey"), "The key"),
+        ...errorResponses("not_found"),
+      },
+    }),
+    (c) => {
+      const webpush = pushConfig(c.env).webpush;
+      if (!webpush) throw new ApiError("not_found", "webpush is not configured on this deployment");
+      return c.json({ publicKey: webpush.publicKey }, 200, { "Cache-Control": "public, max-age=3600" });
+    },
+  );

@@ -1,0 +1,26 @@
+import { pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { idColumn } from "../db/columns";
+
+/**
+ * The places a user's notifications go. `address` is the Web Push endpoint or the FCM/APNs token:
+ * unique per kind, so a browser or phone is one row whoever registered it last (registering it
+ * again moves the row, never copies it). `details` holds the rest of the registration as JSON
+ * (Web Push keys; APNs environment and topic).
+ */
+export const notifyDevices = pgTable(
+  "notify_devices",
+  {
+    userId: idColumn("user_id").notNull(),
+    deviceId: text("device_id").notNull(),
+    kind: text("kind").notNull(),
+    address: text("address").notNull(),
+    details: text("details").notNull().default("{}"),
+    registeredAt: timestamp("registered_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Also serves "a user's devices" (the list, the cache fill, the cap): at most 20 rows to sort.
+    primaryKey({ columns: [t.userId, t.deviceId] }),
+    // One row per endpoint/token: the arbiter of the registration's upsert.
+    uniqueIndex("notify_devices_kind_address_idx").on(t.kind, t.address),
+  ],
+);

@@ -1,0 +1,146 @@
+import type { Pool, PoolClient } from "@neondatabase/serverless";
+import type { Database } from "../lib/db";
+import { addressOf, MAX_DEVICES_PER_USER, type Device, type DeviceKind, type DeviceRegistration } from "./devices";
+
+/**
+ * The Postgres statements of devices, as raw SQL. A registration runs in one transaction holding
+ * the user's advisory lock, so two registrations of one user cannot both slip under the cap.
+ */
+
+type DeviceRow = { device_id: string; kind: DeviceKind; address: string; details: string; registered_at: string | Date };
+
+function poolOf(db: Database): Pool {
+  // drizzle() sets $client (the Pool) at runtime; NeonDatabase's type does not declare it.
+  return (db as unknown as { $client: Pool }).$client;
+}
+
+/** The Neon driver rejects with the WebSocket's ErrorEvent when it cannot connect: wrapped, so the error handler answers 503. */
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error("Failed query: Postgres unreachable", { cause: err });
+}
+
+/** What a row's `details` column holds: the registration minus kind and address. */
+function detailsOf(device: DeviceRegistration): Record<string, unknown> {
+  if (device.kind === "webpush") return { keys: device.keys };
+  if (device.kind === "apns") return { environment: device.environment, topic: device.topic };
+  return {};
+}
+
+export function deviceFromRow(row: DeviceRow): Device {
+  const details = JSON.parse(row.details) as Record<string, unknown>;
+  const registeredAt = new Date(row.registered_at).toISOString();
+  const base = { deviceId: row.device_id, registeredAt };
+  if (row.kind === "webpush") return { ...base, kind: "webpush", endpoint: row.address, keys: details.keys as { p256dh: string; auth: string } };
+  if (row.kind === "apns") return { ...base, kind: "apns", token: row.address, environment: details.environment as "production" | "sandbox", topic: details.topic as string };
+  return { ...base, kind: "fcm", token: row.address };
+}
+
+const LIST = `
+  SELECT device_id, kind, address, details, registered_at FROM notify_devices
+  WHERE user_id = $1 ORDER BY registered_at DESC, device_id DESC LIMIT ${MAX_DEVICES_PER_USER}`;
+
+export async function listDevices(db: Database, userId: string): Promise<Device[]> {
+  try {
+    const result = await poolOf(db).query<DeviceRow>(LIST, [userId]);
+    return result.rows.map(deviceFromRow);
+  } catch (err) {
+    throw asError(err);
+  }
+}
+
+/** Frees the user's device id if it names another endpoint/token (a browser re-subscribed: new endpoint, same install). */
+const FREE_DEVICE_ID = `DELETE FROM notify_devices WHERE user_id = $1 AND device_id = $2 AND NOT (kind = $3 AND address = $4)`;
+/**
+ * The one row of this endpoint/token, whoever had it: inserted, or moved to this user and device id
+ * (the unique (kind, address) index is the arbiter, so concurrent registrations of one endpoint
+ * by two users leave one row). `previous_user` is who had it before, for their cache.
+ */
+const UPSERT = `
+  WITH previous AS (SELECT user_id FROM notify_devices WHERE kind = $3 AND address = $4)
+  INSERT INTO notify_devices (user_id, device_id, kind, address, details, registered_at)
+  VALUES ($1, $2, $3, $4, $5, clock_timestamp())
+  ON CONFLICT (kind, address) DO UPDATE SET user_id = excluded.user_id, device_id = excluded.device_id,
+    details = excluded.details, registered_at = excluded.registered_at
+  RETURNING registered_at, (SELECT user_id::text FROM previous) AS previous_user`;
+/** Past the cap the oldest registrations go. */
+const TRIM = `
+  DELETE FROM notify_devices WHERE user_id = $1 AND device_id IN (
+    SELECT device_id FROM notify_devices WHERE user_id = $1
+    ORDER BY registered_at DESC, device_id DESC OFFSET ${MAX_DEVICES_PER_USER})
+  RETURNING device_id`;
+
+export type RegistrationResult = { device: Device; previousUserId?: string; evicted: string[] };
+
+/**
+ * Registers (or re-registers) `device` as `userId`'s `deviceId`. `beforeCommit` runs inside the
+ * transaction after the changes (the cache deletes: if they fail, nothing is committed).
+ */
+export async function registerDevice(
+  db: Database,
+  userId: string,
+  deviceId: string,
+  device: DeviceRegistration,
+  beforeCommit: (result: RegistrationResult) => Promise<void>,
+): Promise<RegistrationResult> {
+  return inTransaction(db, async (client) => {
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('notify_devices:' || $1, 0))", [userId]);
+    const address = addressOf(device);
+    await client.query(FREE_DEVICE_ID, [userId, deviceId, device.kind, address]);
+    const upserted = await client.query<{ registered_at: string | Date; previous_user: string | null }>(UPSERT, [userId, deviceId, device.kind, address, JSON.stringify(detailsOf(device))]);
+    const row = upserted.rows[0]!;
+    const evicted = (await client.query<{ device_id: string }>(TRIM, [userId])).rows.map((r) => r.device_id);
+    const result: RegistrationResult = {
+      device: deviceFromRow({ device_id: deviceId, kind: device.kind, address, details: JSON.stringify(detailsOf(device)), registered_at: row.registered_at }),
+      ...(row.previous_user && row.previous_user !== userId ? { previousUserId: row.previous_user } : {}),
+      evicted,
+    };
+    await beforeCommit(result);
+    return result;
+  });
+}
+
+/** Deletes the user's device; false when there was none. `beforeCommit` as in registerDevice. */
+export async function deleteDevice(db: Database, userId: string, deviceId: string, beforeCommit: () => Promise<void>): Promise<boolean> {
+  return inTransaction(db, async (client) => {
+    const deleted = await client.query("DELETE FROM notify_devices WHERE user_id = $1 AND device_id = $2 RETURNING 1", [userId, deviceId]);
+    if (deleted.rowCount) await beforeCommit();
+    return (deleted.rowCount ?? 0) > 0;
+  });
+}
+
+/**
+ * Deletes the device a push service called gone, unless it was registered again since the push
+ * was built (its registered_at moved on). Returns the owner whose cache must go, if one was deleted.
+ */
+export async function deleteGoneDevice(db: Database, kind: DeviceKind, address: string, registeredAt: string): Promise<string | undefined> {
+  try {
+    const result = await poolOf(db).query<{ user_id: string }>(
+      // Milliseconds, the precision registeredAt carries.
+      "DELETE FROM notify_devices WHERE kind = $1 AND address = $2 AND date_trunc('milliseconds', registered_at) <= $3 RETURNING user_id::text",
+      [kind, address, registeredAt],
+    );
+    return result.rows[0]?.user_id;
+  } catch (err) {
+    throw asError(err);
+  }
+}
+
+async function inTransaction<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  let client: PoolClient;
+  try {
+    client = await poolOf(db).connect();
+  } catch (err) {
+    throw asError(err);
+  }
+  try {
+    await client.query("BEGIN");
+    const result = await work(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw asError(err);
+  } finally {
+    client.release();
+  }
+}
