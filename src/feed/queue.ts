@@ -1,9 +1,9 @@
-import { type NewDeadLetter, recordDeadLetters, sourceQueueOf } from "../admin/dead-letters";
 import type { Env } from "../env";
 import type { EventBus } from "../lib/events";
+import { type NewDeadLetter, recordDeadLetters } from "../lib/ops/dead-letters";
 import { createServices, type Services } from "../lib/services";
 import { deliver } from "./fanout";
-import { FEED_DEAD_LETTER_QUEUES, type FeedMessage } from "./messages";
+import { FEED_DEAD_LETTER_QUEUES, type FeedMessage, sourceQueueOf } from "./messages";
 import { errorText, log } from "../lib/log";
 
 const DEAD_LETTER_QUEUES: ReadonlySet<string> = new Set(Object.values(FEED_DEAD_LETTER_QUEUES));
