@@ -6,7 +6,6 @@
  * the sockets through its announcement, delivered by that Worker's queue consumer.
  */
 import { afterEach, describe, it } from "vitest";
-import { newId } from "../support/api";
 import { newIdOn, workerDatabases } from "../support/databases";
 import { closeLive } from "./live-helpers";
 import { ROUNDS, runModel, SEED, USERS } from "./live-model-run";
