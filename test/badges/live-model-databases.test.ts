@@ -5,14 +5,14 @@
  * databases, each hub reads a user's badges from their database, and a big account's post reaches
  * the sockets through its announcement, delivered by that Worker's queue consumer.
  */
-import { afterEach, describe, it } from "vitest";
-import { newIdOn, workerDatabases } from "../support/databases";
+import { afterEach, it } from "vitest";
+import { newIdOn, describeAtN3 } from "../support/databases";
 import { closeLive } from "./live-helpers";
 import { ROUNDS, runModel, SEED, USERS } from "./live-model-run";
 
 afterEach(closeLive);
 
-describe.skipIf(workerDatabases() < 3)("live badges over three Redis databases: model", () => {
+describeAtN3("live badges over three Redis databases: model", () => {
   it(`every device ends with what GET /v1/me/badges answers, users on each database, big accounts' posts included (seed ${SEED})`, async () => {
     const users = Array.from({ length: USERS }, (_, i) => newIdOn(i, 3));
     const authors = [newIdOn(0, 3), newIdOn(1, 3), newIdOn(2, 3)];

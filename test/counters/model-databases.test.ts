@@ -3,12 +3,12 @@
  * bindings name the test stack's three Redis databases (the workers-n3 project), entities spread
  * over all three.
  */
-import { describe, expect, it } from "vitest";
-import { workerDatabases } from "../support/databases";
+import { expect, it } from "vitest";
+import { describeAtN3 } from "../support/databases";
 import { runSeed } from "./model-run";
 import { servicesFor } from "./support";
 
-describe.skipIf(workerDatabases() < 3)("counters over three Redis databases under random interleavings (model-based)", () => {
+describeAtN3("counters over three Redis databases under random interleavings (model-based)", () => {
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     it(`seed ${seed}: every read equals the model after every step, and Postgres does after a full flush`, async () => {
       const { services, close } = servicesFor();

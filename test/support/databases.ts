@@ -9,7 +9,7 @@
  * const { services, close } = servicesFor(databasesEnv());
  */
 import { env } from "cloudflare:test";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Env } from "../../src/env";
 import { databaseOf, topologyOf, type DatabaseCredentials } from "../../src/lib/redis-topology";
 import { newId } from "./ids";
@@ -26,6 +26,20 @@ export function stackDatabases(): DatabaseCredentials[] {
 /** How many Redis databases the Worker's own bindings name (3 in the workers-n3 project, else 1). */
 export function workerDatabases(): number {
   return topologyOf(env as unknown as Env).n;
+}
+
+/**
+ * A describe block of tests at N = 3 against the Worker's own bindings: skipped when the stack runs
+ * fewer than three databases, failing when the Worker is not bound to three (its file is not one
+ * of the workers-n3 project's).
+ */
+export function describeAtN3(name: string, body: () => void) {
+  describe.skipIf(stackDatabases().length < 3)(name, () => {
+    beforeAll(() => {
+      expect(workerDatabases(), "a test at N = 3 runs in the workers-n3 project (vitest.config.ts): name its file *databases.test.ts").toBe(3);
+    });
+    body();
+  });
 }
 
 /** Bindings of a deployment over `databases` (default: all of the stack's). */
