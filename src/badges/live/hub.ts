@@ -326,11 +326,7 @@ export class BadgeHub extends DurableObject<Env> {
    * that ended after it may hold it, however long ago. For a `post`, so may a move in place for a
    * post published since (or this one, its page delivered again): `counted_to` keeps posts' times only.
    */
-  private bump(
-    userId: string,
-    move: (values: BadgeValues, cap: number) => void,
-    options: { set?: { exact: true; kind: CheapKind }; since?: number; post?: true } = {},
-  ) {
+  private bump(userId: string, move: (values: BadgeValues, cap: number) => void, options: { set?: { exact: true; kind: CheapKind }; since?: number; post?: true } = {}) {
     const { set, since, post } = options;
     const rows = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
     const now = Date.now();
