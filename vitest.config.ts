@@ -122,6 +122,7 @@ function workersProject(options: { name: string; include: string[]; exclude: str
       include: options.include,
       exclude: [...options.exclude, ...alreadyRun],
       sequence: { groupOrder: options.groupOrder },
+      setupFiles: ["./test/support/warm-worker.ts"],
       // Workers tests load every module over the pool's module runner, one request each, in each
       // file's fresh workerd: these packages' hundreds of files go as a few pre-bundled chunks.
       deps: { optimizer: { ssr: { enabled: true, include: [...PREBUNDLED_DEPENDENCIES] } } },
