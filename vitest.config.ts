@@ -143,7 +143,7 @@ export default defineConfig({
     // projects below, or they would inherit it and start one stack each.
     globalSetup: ["./test/global-setup.ts"],
     // Show console output only for failing tests (the Worker's own lines are off in tests unless
-    // TEST_LOG_LEVEL asks for them: see LOG_LEVEL below).
+    // TEST_LOG_LEVEL asks for them: see LOG_LEVEL in workersProject).
     silent: "passed-only",
     projects: [
       {
