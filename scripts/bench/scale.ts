@@ -40,7 +40,9 @@
  * requests of the same sequence sent uncapped after the measured run (refusals would hide the
  * cost: a refused write goes to Postgres and bills nothing) and the queued work they cause;
  * `scale_efficiency_4` = rps(4) / (4 × rps(1)); `max_db_share_4` = the busiest database's share
- * of all billed commands at N = 4; `feed_page_rounds`, `batch_read_rounds` at the largest N.
+ * of all billed commands at N = 4; `feed_page_rounds`, `batch_read_rounds` at the largest N;
+ * `dead_letters_N` = feed messages in Postgres `dead_letters` at the end of N's pass (target 0: a
+ * delivery refused for the budget is deferred, never dead-lettered).
  */
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
