@@ -25,9 +25,10 @@ export type EventServices = Omit<Services, "redis" | "redisAt" | "redisFor"> & {
  * handed back to the emitter by subscriber name (the counters' report is the counts after the
  * change, which a like answers with at no extra round trip).
  *
- * `retried`: the subscriber's handlers may run again for the same event — each database's part is
- * keyed by the event's id (the counters: `ctr:ev:{id}`) or is idempotent by nature (the feed's
- * flags and follow intents) — so one that fails is retried by the bus. Others fail once, logged.
+ * `retried`: the subscriber's handlers may run again for the same event, even late — each
+ * database's part is keyed by the event's id and what they apply commutes with later changes (the
+ * counters' deltas, `ctr:ev:{id}`) — so one that fails is retried by the bus. Others fail once,
+ * logged: a state set late (the feed's flags and follow intents) could undo a later change.
  */
 export type Subscriber = {
   name: string;
@@ -61,7 +62,7 @@ export function createEventBus(subscribers: readonly Subscriber[]): EventBus {
 
 /**
  * Runs the failed subscribers again, after each delay, until none fails or the delays run out. On
- * services of its own: the emitter's close when it answers (a Neon pool may not outlive it).
+ * services of their own: the emitter's are closed when it answers (a Neon pool may not outlive it).
  */
 async function retry(bus: EventBus, failed: Failure[], event: DomainEvent, emitter: Services): Promise<void> {
   for (const delay of EVENT_RETRY_DELAYS_MS) {
