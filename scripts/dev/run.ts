@@ -16,11 +16,12 @@
  * itself is cleaned up by the next start (`leftovers.ts`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startStack } from "../stack/index.js";
+import { stopChild } from "../stack/processes.js";
 import { REPO_ROOT } from "../stack/migrate.js";
 import { DEV_DATA_DIR, redactPassword } from "../stack/postgres.js";
 import { startWorkerd, type RunningWorker } from "../stack/workerd.js";
@@ -30,7 +31,7 @@ import { devPushKeysPath, devPushVars } from "../dev-push-keys.js";
 import { DEV_JWKS_PATH } from "../../src/lib/dev-jwks.js";
 import { fireCron } from "../fire-cron.js";
 import { startCronRunner } from "./cron-runner.js";
-import { cleanLeftovers, descendantsNamed, devRecordPath, removeDevRecord, writeDevRecord, type DevRecord, type StartedProcess } from "./leftovers.js";
+import { cleanLeftovers, descendantsNamed, devRecordPath, isOurs, removeDevRecord, writeDevRecord, type DevRecord, type StartedProcess } from "./leftovers.js";
 import { CRON_SCHEDULES } from "../../src/cron.js";
 
 const { values: flags } = parseArgs({
@@ -84,12 +85,15 @@ const stack = await startStack({
   mode: "dev",
   dataDir: DATA_DIR,
   log,
-  onRedisSpawn: (pid) => (started.push({ pid, what: "redis-server", match: "redis-server" }), record()),
+  // Restarts included: a server the stack starts again after it died replaces its dead pid in the
+  // record (which the kernel may hand to another program's server).
+  onSpawn: (pid, what) => {
+    started.splice(0, started.length, ...started.filter((entry) => isOurs(entry)), { pid, what, match: what });
+    record();
+  },
   redisDatabases: REDIS_DATABASES,
   maxCommandsPerSecond: MAX_COMMANDS_PER_SECOND,
 });
-const postmaster = Number(readFileSafe(join(DATA_DIR, "postgres/postmaster.pid"))?.split("\n")[0]);
-if (postmaster) started.push({ pid: postmaster, what: "postgres", match: "postgres" });
 stackInfo = {
   redisUrl: stack.redisUrl,
   restUrl: stack.restUrl,
@@ -214,7 +218,8 @@ function startWranglerDev(): Served {
   started.push({ pid: child.pid!, what: "wrangler", match: "orphan-guard", group: true });
   return {
     fire: async (expression) => (await fireCron(expression, WORKER_URL)).status,
-    stop: () => stopProcessGroup(child),
+    // The whole group, also when wrangler already exited, so no workerd is left behind.
+    stop: () => stopChild(child, { group: true, graceMs: 5_000 }),
     exited: new Promise((r) => child.once("exit", (code) => r(code ?? 1))),
   };
 }
@@ -254,35 +259,4 @@ function portIsFree(port: number): Promise<boolean> {
     server.once("error", () => resolve(false));
     server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
-}
-
-function readFileSafe(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * SIGTERM the child's whole process group (also when it already exited, so no workerd is left
- * behind); SIGKILL it if it is still there after 5 s.
- */
-async function stopProcessGroup(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined) return;
-  const exited =
-    child.exitCode !== null || child.signalCode !== null
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // already gone
-    }
-  };
-  signalGroup("SIGTERM");
-  const timer = setTimeout(() => signalGroup("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
 }

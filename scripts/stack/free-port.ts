@@ -11,13 +11,3 @@ export async function freePort(): Promise<number> {
     });
   });
 }
-
-/** Polls `check` until it resolves true or `timeoutMs` passes. */
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}

@@ -20,6 +20,9 @@ export type { StackMode } from "./postgres.js";
 /** Dev token is fixed so a running `wrangler dev` and curl commands keep working across restarts. */
 export const DEV_REST_TOKEN = "dev-upstash-token";
 
+/** What the log calls Redis database `index` of `n` (when it exits and is restarted, say). */
+const redisName = (n: number, index: number) => (n === 1 ? "redis" : `redis database ${index}`);
+
 /** One Redis database of the stack: a redis-server behind its own Upstash REST bridge. */
 export interface StackRedisDatabase {
   redisUrl: string;
@@ -59,8 +62,8 @@ export interface StackOptions {
   migrate?: boolean;
   /** Dev mode: where Postgres (`postgres/`) and Redis (`redis/`, append-only file) keep their data. */
   dataDir?: string;
-  /** Dev mode: told each spawned redis-server's pid (for the leftover record). */
-  onRedisSpawn?: (pid: number) => void;
+  /** Told each spawned redis-server's and postmaster's pid, restarts included (dev: the leftover record). */
+  onSpawn?: (pid: number, what: "redis-server" | "postgres") => void;
   /** Redis databases to start, each a redis-server behind its own bridge (default 1). */
   redisDatabases?: number;
   /** Each database's command budget per second (the bridge's `maxCommandsPerSecond`); none by default. */
@@ -72,7 +75,7 @@ export async function startStack({
   log = () => {},
   migrate: runMigrations = true,
   dataDir = DEV_DATA_DIR,
-  onRedisSpawn,
+  onSpawn,
   redisDatabases = 1,
   maxCommandsPerSecond,
 }: StackOptions): Promise<Stack> {
@@ -88,8 +91,8 @@ export async function startStack({
   try {
     // Started side by side (Postgres takes seconds); whichever succeeded is stopped if the other failed.
     const [redisStarted, postgresStarted] = await Promise.allSettled([
-      startRedis({ log, onSpawn: onRedisSpawn, dataDir: mode === "dev" ? redisDataDir(dataDir, redisDatabases, 0) : undefined }),
-      startPostgres({ mode, log, dataDir }),
+      startRedis({ log, name: redisName(redisDatabases, 0), onSpawn: (pid) => onSpawn?.(pid, "redis-server"), dataDir: mode === "dev" ? redisDataDir(dataDir, redisDatabases, 0) : undefined }),
+      startPostgres({ mode, log, dataDir, onSpawn: (pid) => onSpawn?.(pid, "postgres") }),
     ]);
     if (redisStarted.status === "fulfilled") stops.push(() => redisStarted.value.stop());
     if (postgresStarted.status === "fulfilled") stops.push(() => postgresStarted.value.stop());
@@ -108,7 +111,7 @@ export async function startStack({
     const extraRedis: Awaited<ReturnType<typeof startRedis>>[] = [];
     for (let i = 1; i < redisDatabases; i++) {
       // Always private servers (never REDIS_URL): each database is a Redis of its own.
-      const more = await startRedis({ log, ignoreEnv: true, onSpawn: onRedisSpawn, dataDir: mode === "dev" ? redisDataDir(dataDir, redisDatabases, i) : undefined });
+      const more = await startRedis({ log, ignoreEnv: true, name: redisName(redisDatabases, i), onSpawn: (pid) => onSpawn?.(pid, "redis-server"), dataDir: mode === "dev" ? redisDataDir(dataDir, redisDatabases, i) : undefined });
       stops.push(() => more.stop());
       extraRedis.push(more);
       const moreToken = mode === "dev" ? `${DEV_REST_TOKEN}-${i}` : randomBytes(16).toString("hex");

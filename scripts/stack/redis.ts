@@ -11,7 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis as RedisConnection } from "ioredis";
-import { freePort, waitFor } from "./free-port.js";
+import { freePort } from "./free-port.js";
+import { stopChild, superviseServer, waitUntilServing } from "./processes.js";
 
 export interface RedisHandle {
   url: string;
@@ -19,6 +20,7 @@ export interface RedisHandle {
   owned: boolean;
   /** Really stops and starts the spawned redis-server on the same port (empty data unless `dataDir`). */
   restart(): Promise<void>;
+  /** Stops it (also when it died on its own); removes its data unless it keeps a `dataDir`. */
   stop(): Promise<void>;
 }
 
@@ -35,9 +37,16 @@ export interface StartRedisOptions {
   dataDir?: string;
   /** Called with the redis-server's pid after each (re)start, e.g. to record it for a cleanup. */
   onSpawn?: (pid: number) => void;
+  /**
+   * What the server is called in the log (default `redis`). A spawned redis-server that exits
+   * without being stopped (a crash, the OOM killer, `kill -9`) is reported at once under this name,
+   * with its port and signal, and started again on the same port and data (its append-only file
+   * with `dataDir`), so whatever talks to `url` reconnects to it.
+   */
+  name?: string;
 }
 
-export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, onSpawn }: StartRedisOptions = {}): Promise<RedisHandle> {
+export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, onSpawn, name = "redis" }: StartRedisOptions = {}): Promise<RedisHandle> {
   const external = ignoreEnv ? undefined : process.env.REDIS_URL;
   if (external) {
     log(`redis: using REDIS_URL ${external}`);
@@ -58,40 +67,39 @@ export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, o
   // appendfsync everysec: a crash loses at most the last second; a clean stop (SIGTERM) loses nothing.
   const persistence = dataDir ? ["--appendonly", "yes", "--appendfsync", "everysec"] : ["--appendonly", "no"];
   const url = `redis://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
 
-  async function launch(): Promise<void> {
+  async function launch(): Promise<ChildProcess> {
     mkdirSync(dir, { recursive: true }); // restart() after stop() must work too
-    child = spawn(
+    const child = spawn(
       "redis-server",
       ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, "--dir", dir],
       { stdio: "ignore" },
     );
     if (child.pid !== undefined) onSpawn?.(child.pid);
-    await waitFor(`redis-server on ${url}`, () => ping(url));
+    try {
+      await waitUntilServing(child, `redis-server on ${url}`, () => ping(url));
+    } catch (error) {
+      await stopChild(child);
+      throw error;
+    }
+    return child;
   }
 
-  async function kill(): Promise<void> {
-    const running = child;
-    child = undefined;
-    if (!running || running.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      running.once("exit", () => resolve());
-      running.kill("SIGTERM");
-    });
-  }
-
-  await launch();
+  const what = `${name} (port ${port})`;
+  const from = dataDir ? "from its append-only file" : "empty (it keeps no data)";
+  const server = await superviseServer({
+    launch,
+    onExit: (how) => log(`${what} exited ${how}; restarting it ${from}`),
+    onRestarted: () => log(`${what} is back, restarted ${from}`),
+    onRestartFailed: (error) => log(`${what} could not be restarted (${String(error)}); it stays down until the stack is started again`),
+  });
   log(`redis: started redis-server on ${url}${dataDir ? ` (append-only file in ${dataDir})` : ""}`);
   return {
     url,
     owned: true,
-    async restart() {
-      await kill();
-      await launch();
-    },
+    restart: () => server.restart(),
     async stop() {
-      await kill();
+      await server.stop();
       if (!dataDir) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -141,7 +141,8 @@ export async function startUpstashBridge({
         const total = commandsRun(String(await redis.info("commandstats")));
         const now = Date.now();
         const limit = maxCommandsPerSecond ?? 0;
-        if (serverTotal === undefined) serverTokens = limit;
+        // A smaller total than last read: the server was restarted (its count starts again at 0).
+        if (serverTotal === undefined || total < serverTotal) serverTokens = limit;
         else serverTokens = Math.min(limit, serverTokens + ((now - serverReadAt) / 1000) * limit) - (total - serverTotal);
         serverTotal = total;
         serverReadAt = now;

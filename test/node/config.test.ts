@@ -6,6 +6,7 @@ import { FEED_DEAD_LETTER_QUEUES, FEED_QUEUES } from "../../src/feed/messages";
 import { RATE_LIMIT_PERIODS } from "../../src/lib/rate-limit";
 
 const wranglerToml = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
+const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
 
 describe("wrangler.toml", () => {
   it("declares exactly the cron triggers the scheduled handler knows", () => {
@@ -29,6 +30,17 @@ describe("wrangler.toml", () => {
       expect(consumers[FEED_QUEUES[kind]], kind).toMatchObject({ maxRetries: 5, deadLetterQueue: FEED_DEAD_LETTER_QUEUES[kind] });
       expect(consumers[FEED_DEAD_LETTER_QUEUES[kind]], kind).toBeDefined();
     }
+  });
+
+  it("has every queue it names created by the README's deploy steps (wrangler deploy needs them to exist)", async () => {
+    const { queueProducers = {}, queueConsumers = {} } = await workerOptionsFromWrangler();
+    const producers = Object.values(queueProducers as Record<string, { queueName: string }>).map((p) => p.queueName);
+    const consumers = Object.entries(queueConsumers as Record<string, { deadLetterQueue?: string }>).flatMap(([queue, c]) => (c.deadLetterQueue ? [queue, c.deadLetterQueue] : [queue]));
+    const named = [...new Set([...producers, ...consumers])].sort();
+    expect(named.length).toBeGreaterThan(0);
+    const deploying = readme.split(/^## Deploying to Cloudflare/m)[1]?.split(/^## /m)[0] ?? "";
+    const created = [...deploying.matchAll(/^\s*npx wrangler queues create (\S+)\s*$/gm)].map((m) => m[1]!).sort();
+    expect(created).toEqual(named);
   });
 
   it("keeps secrets out of [vars]", () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanLeftovers, devRecordPath, isOurs, writeDevRecord, type StartedProcess } from "../../scripts/dev/leftovers";
+import { exited } from "../../scripts/stack/processes";
 
 let dir: string;
 const spawned: ChildProcess[] = [];
@@ -31,12 +32,9 @@ function leader(seconds: number): ChildProcess {
 /** The pid of a process that has already exited (a dev script killed hard). */
 async function deadPid(): Promise<number> {
   const child = spawn("true");
-  await new Promise((resolve) => child.once("exit", resolve));
+  await exited(child);
   return child.pid!;
 }
-
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", resolve));
 
 describe("cleanLeftovers", () => {
   it("does nothing without a record", async () => {
