@@ -111,7 +111,11 @@ export async function startApnsStandIn({ key, received, enforceTokenUpdates = tr
     if (req.method !== "POST") return reason(405, "MethodNotAllowed");
     const headers = headersOf(req);
     const refused = checkProviderToken(headers.authorization) ?? checkHeaders(headers);
-    if (refused) return refused;
+    if (refused) {
+      // Recorded too (no payload read), so a developer sees why nothing arrived.
+      received.add({ service: "apns", status: refused[0], device: token.toLowerCase(), error: (refused[1] as { reason: string }).reason });
+      return refused;
+    }
     if (!/^[0-9a-fA-F]{64}$/.test(token)) return reason(400, "BadDeviceToken");
     const body = await readBody(req, MAX_PAYLOAD_BYTES);
     if (body === undefined) return reason(413, "PayloadTooLarge");

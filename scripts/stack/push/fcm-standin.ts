@@ -93,6 +93,8 @@ export async function startFcmStandIn({ account, received }: { account: FcmServi
     const bearer = /^Bearer (\S+)$/i.exec(authorization ?? "")?.[1];
     const expiresAt = bearer ? accessTokens.get(bearer) : undefined;
     if (expiresAt === undefined || expiresAt <= Date.now()) {
+      // Recorded too, under the message's token when it has one, so a developer sees why nothing arrived.
+      received.add({ service: "fcm", status: 401, device: tokenIn(text) ?? "(no token)", error: "UNAUTHENTICATED" });
       return fcmError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.");
     }
     if (project !== account.project_id) return fcmError(403, "PERMISSION_DENIED", `Permission denied on project ${project}`, "SENDER_ID_MISMATCH");
@@ -199,4 +201,13 @@ export function messageProblem(message: Record<string, unknown> | undefined): st
 function badgeOf(data: unknown): number | undefined {
   const value = (data as Record<string, string> | undefined)?.badge;
   return value === undefined ? undefined : Number(value);
+}
+
+function tokenIn(text: string): string | undefined {
+  try {
+    const token = (JSON.parse(text) as { message?: { token?: unknown } }).message?.token;
+    return typeof token === "string" ? token : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -24,6 +24,8 @@ export interface WebPushService {
   subscribe(): Promise<TestSubscription>;
   /** Later pushes to it answer 410 (the subscription expired). */
   expire(clientHash: string): Promise<void>;
+  /** The running web-push-testing process (none while it is being restarted). */
+  readonly pid: number | undefined;
   /** Resolves once every push it answered so far is in the log. */
   sync(): Promise<void>;
   stop(): Promise<void>;
@@ -68,11 +70,15 @@ export async function startWebPushService({ vapidPublicKey, received, log = () =
     const res = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
     const text = await res.text();
     if (!res.ok) throw new Error(`web-push-testing ${path} answered ${res.status}: ${text}`);
-    return text ? JSON.parse(text) : undefined;
+    // `/expire-subscription` answers a plain "OK".
+    return res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : undefined;
   }
 
   return {
     url,
+    get pid() {
+      return server.child?.pid;
+    },
     async subscribe() {
       return ((await call("/subscribe", { applicationServerKey: vapidPublicKey })) as { data: TestSubscription }).data;
     },
