@@ -50,10 +50,10 @@ describe("APNs stand-in", () => {
     expect([refused.status, JSON.parse(refused.body)]).toEqual([403, { reason: "MissingProviderToken" }]);
     // The same port over HTTP/1.1, as the Worker's fetch reaches it locally.
     expect(await sendPush(pushConfig(push.vars), device, message)).toEqual({ action: "delivered" });
-    expect(push.received.list({ service: "apns" }).map((p) => [p.status, p.error])).toEqual([
-      [200, undefined],
-      [403, "MissingProviderToken"],
-      [200, undefined],
+    expect(push.received.list({ service: "apns" }).map((p) => [p.status, p.error, p.httpVersion])).toEqual([
+      [200, undefined, "2.0"],
+      [403, "MissingProviderToken", "2.0"],
+      [200, undefined, "1.1"],
     ]);
   });
 });

@@ -134,6 +134,8 @@ describe("APNs through the stand-in", () => {
     expect(push).toMatchObject({ status: 200, title: "New message", body: "Ada: lunch?", badge: 5, payload: { aps: { "thread-id": "dm:7" } } });
     expect(push!.headers).toMatchObject({ "apns-topic": "com.example.community", "apns-push-type": "alert", "apns-priority": "10", "apns-collapse-id": "dm:7" });
     expect(push!.headers!.authorization).toBeUndefined();
+    // Local workerd's fetch speaks HTTP/1.1 only; Apple takes HTTP/2 only (docs/notifications.md).
+    expect(push!.httpVersion).toBe("1.1");
   });
 
   it("410 Unregistered with a timestamp deletes the device, unless it registered again after it", async () => {

@@ -113,7 +113,7 @@ export async function startApnsStandIn({ key, received, enforceTokenUpdates = tr
     const refused = checkProviderToken(headers.authorization) ?? checkHeaders(headers);
     if (refused) {
       // Recorded too (no payload read), so a developer sees why nothing arrived.
-      received.add({ service: "apns", status: refused[0], device: token.toLowerCase(), error: (refused[1] as { reason: string }).reason });
+      received.add({ service: "apns", status: refused[0], device: token.toLowerCase(), error: (refused[1] as { reason: string }).reason, httpVersion: req.httpVersion });
       return refused;
     }
     if (!/^[0-9a-fA-F]{64}$/.test(token)) return reason(400, "BadDeviceToken");
@@ -129,7 +129,7 @@ export async function startApnsStandIn({ key, received, enforceTokenUpdates = tr
     const alert = typeof payload.aps.alert === "string" ? { title: payload.aps.alert } : payload.aps.alert;
     const { authorization: _secret, ...shown } = headers;
     const record = (status: number, error?: string) =>
-      received.add({ service: "apns", status, device: token.toLowerCase(), error, title: alert?.title, body: alert?.body, badge: payload.aps!.badge, payload, headers: shown });
+      received.add({ service: "apns", status, device: token.toLowerCase(), error, title: alert?.title, body: alert?.body, badge: payload.aps!.badge, payload, headers: shown, httpVersion: req.httpVersion });
 
     const goneAt = unregistered.get(token.toLowerCase());
     if (goneAt !== undefined) {

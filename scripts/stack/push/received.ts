@@ -23,6 +23,8 @@ export interface ReceivedPush {
   badge?: number;
   /** The whole decrypted Web Push payload / FCM message / APNs payload. */
   payload?: unknown;
+  /** APNs: the HTTP version the push came over (`2.0` as to Apple; `1.1` from local workerd). */
+  httpVersion?: string;
   /** The request headers the service acts on (TTL, Urgency, Topic; apns-*). */
   headers?: Record<string, string | undefined>;
 }
