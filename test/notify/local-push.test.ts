@@ -16,6 +16,7 @@ import { importPkcs8Pem, signJwt } from "../../src/notify/jwt";
 import { webPushProvider, webPushTopic } from "../../src/notify/webpush";
 import { controlApnsToken, controlFcmToken, expireWebPush, pushServiceStats, receivedBy, stackPushEnv, subscribeWebPush } from "../support/push-services";
 import { pushTestKeys } from "../support/push";
+import { api, newId, show } from "../support/api";
 
 const like: PushMessage = { type: "alert", title: "Ada liked your post", body: "and 49 others", url: "https://app.example/p/7", thread: "likes:post:7", badge: 3, urgency: "normal" };
 const dm: PushMessage = { type: "alert", title: "New message", body: "Ada: lunch?", thread: "dm:7", badge: 5, urgency: "high" };
@@ -41,6 +42,20 @@ describe("Web Push through web-push-testing", () => {
     // `Topic` (the collapse key) is at most 32 base64url characters: "dm:7" goes as its digest.
     expect(push!.headers).toMatchObject({ ttl: "172800", urgency: "high", topic: await webPushTopic("dm:7"), contentEncoding: "aes128gcm" });
     expect(push!.headers!.topic).toMatch(/^[A-Za-z0-9_-]{1,32}$/);
+  });
+
+  it("a subscription registered through the API in development is pushed to as listed", async () => {
+    const { device, clientHash } = await webPushDevice();
+    const devEnv = { ...stackPushEnv(), ENVIRONMENT: "development" };
+    const me = newId();
+    const put = await api("PUT", "/v1/me/devices/browser-1", { as: { userId: me }, body: { kind: "webpush", endpoint: device.endpoint, keys: device.keys }, env: devEnv });
+    expect(put.status, show(put)).toBe(200);
+    const key = await api("GET", "/v1/devices/webpush-key", { env: devEnv });
+    expect(key.body).toEqual({ publicKey: stackPushEnv().VAPID_PUBLIC_KEY });
+    const listed = await api("GET", "/v1/me/devices", { as: { userId: me }, env: devEnv });
+    const [registered] = listed.body.items as WebPushDevice[];
+    expect(await sendPush(config(), registered!, like)).toEqual({ action: "delivered" });
+    expect(await receivedBy("webpush", clientHash)).toMatchObject([{ status: 201, title: "Ada liked your post", badge: 3 }]);
   });
 
   it("an expired subscription answers 410 and the verdict deletes the device", async () => {
