@@ -6839,23 +6839,6 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Conflicts with the current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": {
-                         *         "code": "conflict",
-                         *         "message": "Conflicts with the current state"
-                         *       }
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
                 /** @description Too many requests; see Retry-After */
                 429: {
                     headers: {

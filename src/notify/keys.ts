@@ -5,16 +5,25 @@
  */
 
 /**
- * A device list is cached for an hour after it is read from Postgres. Every change deletes it
- * (before its commit and again after it), so the TTL only bounds what a lost delete could leave.
+ * A device list is cached for an hour after it is read from Postgres. Every change replaces it
+ * with STALE_DEVICES (before its commit and again after it), so the TTL only bounds what a change
+ * whose Redis write was lost after its commit could leave.
  */
 export const DEVICES_CACHE_TTL_SECONDS = 60 * 60;
+/**
+ * What a change leaves in place of the list, for STALE_DEVICES_TTL_SECONDS: reads go to Postgres
+ * and may not fill (SET NX fails), so a read that began before the commit cannot store the list
+ * it read once the change is done. Far longer than a read's one indexed Postgres query takes.
+ */
+export const STALE_DEVICES = "stale";
+export const STALE_DEVICES_TTL_SECONDS = 15;
 
 export const notifyKeys = {
   /**
    * String: JSON array of the user's devices as `GET /v1/me/devices` lists them, newest
-   * registration first, at most MAX_DEVICES_PER_USER (`[]` is cached too: most users have none).
-   * Owner: the user. TTL DEVICES_CACHE_TTL_SECONDS; set only by a read that missed (SET NX).
+   * registration first, at most MAX_DEVICES_PER_USER (`[]` is cached too: most users have none),
+   * or STALE_DEVICES for 15 s after a change. Owner: the user. TTL DEVICES_CACHE_TTL_SECONDS; a
+   * list is set only by a read that missed (SET NX).
    */
   devices: (userId: string) => `ntf:dev:${userId}`,
 } as const;

@@ -34,7 +34,7 @@ export const notifyRoutes = newRouter()
       request: { params: DeviceParams, ...jsonBody(DeviceRegistrationSchema) },
       responses: {
         200: jsonContent(RegisteredSchema, "Registered"),
-        ...errorResponses("bad_request", "unauthorized", "conflict", "rate_limited", "unavailable"),
+        ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable"),
       },
     }),
     async (c) => {

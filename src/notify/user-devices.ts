@@ -1,16 +1,17 @@
 import type { Services } from "../lib/services";
 import { errorText, log } from "../lib/log";
 import { pushConfig } from "./config";
-import { checkRegistration, type Device, type DeviceRegistration } from "./devices";
-import { DEVICES_CACHE_TTL_SECONDS, notifyKeys } from "./keys";
+import { addressOf, checkRegistration, type Device, type DeviceRegistration } from "./devices";
+import { DEVICES_CACHE_TTL_SECONDS, notifyKeys, STALE_DEVICES, STALE_DEVICES_TTL_SECONDS } from "./keys";
 import { isRedisOutage } from "../lib/redis-failures";
-import { deleteDevice, listDevices, registerDevice, type RegistrationResult } from "./store";
+import { deleteDevice, deleteGoneDevice, listDevices, registerDevice, type RegistrationResult } from "./store";
 
 /**
  * A user's devices: Postgres holds them, Redis caches each user's list on the user's database
- * (one GET per read). Every change deletes the lists it touched inside its transaction (a Redis
- * failure there rolls the change back: 503, nothing changed) and once more after the commit, so
- * a read that refilled the cache from before the commit is dropped too.
+ * (one GET per read). Every change marks the lists it touched stale inside its transaction (a
+ * Redis failure there rolls the change back: 503, nothing changed) and once more after the
+ * commit; while marked, reads go to Postgres and cannot fill, so no read that began before the
+ * commit stores what it read.
  */
 
 type DeviceServices = Pick<Services, "env" | "db" | "redisFor" | "waitUntil">;
@@ -28,13 +29,14 @@ export async function userDevices(services: DeviceServices, userId: string): Pro
   }
   if (Array.isArray(cached)) return cached as Device[];
   const devices = await listDevices(services.db, userId);
-  // NX: a change's delete that landed meanwhile must not be overwritten by this older read.
+  // NX: refused while a change's stale mark stands (this read may predate its commit), and never
+  // overwrites a list another read stored.
   services.waitUntil(redis.set(key, JSON.stringify(devices), { nx: true, ex: DEVICES_CACHE_TTL_SECONDS }).catch((err: unknown) => log.warn({ message: "device cache fill failed", userId, error: errorText(err) })));
   return devices;
 }
 
 async function dropCachedLists(services: DeviceServices, userIds: readonly string[]): Promise<void> {
-  await Promise.all([...new Set(userIds)].map((id) => services.redisFor(id).del(notifyKeys.devices(id))));
+  await Promise.all([...new Set(userIds)].map((id) => services.redisFor(id).set(notifyKeys.devices(id), STALE_DEVICES, { ex: STALE_DEVICES_TTL_SECONDS })));
 }
 
 /** After the commit: a failure is logged, not answered (the change stands; the TTL bounds the stale list). */
@@ -59,4 +61,16 @@ export async function removeUserDevice(services: DeviceServices, userId: string,
   const deleted = await deleteDevice(services.db, userId, deviceId, () => dropCachedLists(services, [userId]));
   if (deleted) dropAgain(services, [userId]);
   return deleted;
+}
+
+/**
+ * A push service called `device` gone (the verdict `delete`): deletes it and drops its owner's
+ * list — unless it was registered again since the push was built (by anyone: a moved device is
+ * the new owner's now). Returns whether it was deleted.
+ */
+export async function removeGoneDevice(services: DeviceServices, device: Device): Promise<boolean> {
+  const ownerId = await deleteGoneDevice(services.db, device.kind, addressOf(device), device.registeredAt);
+  if (ownerId === undefined) return false;
+  await dropCachedLists(services, [ownerId]).catch((err: unknown) => log.warn({ message: "device cache delete failed", userIds: [ownerId], error: errorText(err) }));
+  return true;
 }

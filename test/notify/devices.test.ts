@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { databaseOf } from "../../src/lib/redis-topology";
 import { MAX_DEVICES_PER_USER } from "../../src/notify/devices";
-import { notifyKeys } from "../../src/notify/keys";
+import { notifyKeys, STALE_DEVICES } from "../../src/notify/keys";
+import { removeGoneDevice } from "../../src/notify/user-devices";
 import { api, newId, show } from "../support/api";
 import { databasesEnv, stackDatabases } from "../support/databases";
 import { useChaos } from "../support/stack";
@@ -22,6 +23,17 @@ async function subscription(endpoint = `https://push.example.net/wpush/${crypto.
 const apnsToken = () => [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 const put = (userId: string, deviceId: string, body: unknown, overrides: Partial<Env> = {}) => api("PUT", `/v1/me/devices/${deviceId}`, { as: { userId }, body, env: { ...env, ...overrides } });
+/**
+ * Puts the user's list in the cache as a read after the change's stale mark expired would (the
+ * mark is removed rather than waited out), so what follows shows that a change drops a cached list.
+ */
+async function cacheList(userId: string, overrides: Partial<Env> = {}) {
+  await withServices({ ...env, ...overrides }, (services) => services.redisFor(userId).del(notifyKeys.devices(userId)));
+  const items = await list(userId, overrides);
+  const stored = await withServices({ ...env, ...overrides }, (services) => services.redisFor(userId).get(notifyKeys.devices(userId)));
+  expect(stored).toEqual(items);
+  return items;
+}
 const list = async (userId: string, overrides: Partial<Env> = {}) => {
   const res = await api("GET", "/v1/me/devices", { as: { userId }, env: { ...env, ...overrides } });
   expect(res.status, show(res)).toBe(200);
@@ -42,13 +54,14 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
     const items = await list(me);
     expect(items.map((d) => d.deviceId)).toEqual(["iphone", "pixel", "browser-1"]);
     expect(items[0]).toMatchObject({ kind: "apns", token, environment: "sandbox", topic: "com.example.community" });
-    expect(await list(me)).toEqual(items); // from the cache now, the same
+    expect(await cacheList(me)).toEqual(items);
+    expect(await list(me)).toEqual(items); // from the cache, the same
   });
 
   it("re-registering a device id with a new endpoint replaces it (the browser re-subscribed)", async () => {
     const me = newId();
     expect((await put(me, "b", await subscription())).status).toBe(200);
-    await list(me); // cached
+    await cacheList(me);
     const fresh = await subscription();
     expect((await put(me, "b", fresh)).status).toBe(200);
     const items = await list(me);
@@ -62,7 +75,7 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
     const shared = await subscription();
     expect((await put(alice, "laptop", shared)).status).toBe(200);
     expect((await put(alice, "laptop-renamed", shared)).status).toBe(200);
-    expect((await list(alice)).map((d) => d.deviceId)).toEqual(["laptop-renamed"]);
+    expect((await cacheList(alice)).map((d) => d.deviceId)).toEqual(["laptop-renamed"]);
 
     const moved = await put(bob, "shared-pc", shared);
     expect(moved.status, show(moved)).toBe(200);
@@ -72,6 +85,7 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
 
     const token = "fcm-shared-" + newId();
     expect((await put(alice, "phone", { kind: "fcm", token })).status).toBe(200);
+    await cacheList(alice);
     expect((await put(bob, "phone", { kind: "fcm", token })).body.moved).toBe(true);
     expect(await list(alice)).toEqual([]);
     expect((await list(bob)).filter((d) => d.token === token)).toHaveLength(1);
@@ -168,13 +182,32 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
   });
 });
 
+describe("the cached list", () => {
+  it("is marked stale by a change, and no read stores a list while the mark stands (it may predate the commit)", async () => {
+    const me = newId();
+    expect((await put(me, "b", await subscription())).status).toBe(200);
+    const key = notifyKeys.devices(me);
+    expect(await withServices(env, (services) => services.redisFor(me).get(key))).toBe(STALE_DEVICES);
+    expect(await list(me)).toHaveLength(1); // from Postgres
+    const ttl = await withServices(env, async (services) => [await services.redisFor(me).get(key), await services.redisFor(me).ttl(key)] as const);
+    expect(ttl[0]).toBe(STALE_DEVICES);
+    expect(ttl[1]).toBeGreaterThan(0);
+    expect(ttl[1]).toBeLessThanOrEqual(15);
+    // Once the mark is gone, the next read stores the list.
+    await withServices(env, (services) => services.redisFor(me).del(key));
+    expect(await list(me)).toHaveLength(1);
+    const stored = await withServices(env, (services) => services.redisFor(me).get(key));
+    expect(Array.isArray(stored) && stored.length).toBe(1);
+  });
+});
+
 describe("DELETE /v1/me/devices/{deviceId}", () => {
   it("deletes the caller's device (idempotent) and only theirs", async () => {
     const me = newId();
     const other = newId();
     expect((await put(me, "b", await subscription())).status).toBe(200);
     expect((await put(other, "b", await subscription())).status).toBe(200);
-    await list(me); // cached
+    await cacheList(me);
     const first = await api("DELETE", "/v1/me/devices/b", { as: { userId: me }, env });
     expect(first.status, show(first)).toBe(200);
     expect(first.body).toEqual({ deviceId: "b", deleted: true });
@@ -182,6 +215,22 @@ describe("DELETE /v1/me/devices/{deviceId}", () => {
     const again = await api("DELETE", "/v1/me/devices/b", { as: { userId: me }, env });
     expect(again.body).toEqual({ deviceId: "b", deleted: false });
     expect(await list(other)).toHaveLength(1);
+  });
+});
+
+describe("a device a push service called gone", () => {
+  it("is deleted with its owner's cached list, unless it was registered again since the push was built", async () => {
+    const me = newId();
+    const built = (await put(me, "b", await subscription())).body.device;
+    await cacheList(me);
+    expect(await withServices(env, (services) => removeGoneDevice(services, built))).toBe(true);
+    expect(await list(me)).toEqual([]);
+
+    const first = (await put(me, "b2", await subscription())).body.device;
+    const again = await put(me, "b2", { kind: "webpush", endpoint: first.endpoint, keys: first.keys });
+    expect(again.body.device.registeredAt > first.registeredAt).toBe(true);
+    expect(await withServices(env, (services) => removeGoneDevice(services, first))).toBe(false);
+    expect((await list(me)).map((d) => d.deviceId)).toEqual(["b2"]);
   });
 });
 
@@ -210,7 +259,7 @@ describe.skipIf(stackDatabases().length < 2)("several Redis databases", () => {
       for (let i = 0; i < n; i++) if (i !== home) expect(await services.redisAt(i).exists(notifyKeys.devices(me))).toBe(0);
     });
     expect((await api("DELETE", "/v1/me/devices/b", { as: { userId: me }, env: { ...env, ...both } })).status).toBe(200);
-    await withServices(both, async (services) => expect(await services.redisAt(databaseOf(me, n)).exists(notifyKeys.devices(me))).toBe(0));
+    await withServices(both, async (services) => expect(await services.redisAt(databaseOf(me, n)).get(notifyKeys.devices(me))).toBe(STALE_DEVICES));
     expect(await list(me, both)).toEqual([]);
   });
 });
@@ -222,6 +271,7 @@ describe("outages", () => {
     const me = newId();
     const through = { ...chaos.current.bindings };
     expect((await put(me, "b", await subscription(), through)).status).toBe(200);
+    await withServices(through, (services) => services.redisFor(me).del(notifyKeys.devices(me))); // the change's stale mark expired
     await list(me, through); // fills the cache
     const before = await chaos.current.stats();
     expect(await list(me, through)).toHaveLength(1);
