@@ -17,6 +17,8 @@ import { webPushProvider, webPushTopic } from "../../src/notify/webpush";
 import { controlApnsToken, controlFcmToken, expireWebPush, pushServiceStats, receivedBy, stackPushEnv, subscribeWebPush } from "../support/push-services";
 import { pushTestKeys } from "../support/push";
 import { api, newId, show } from "../support/api";
+import { withServices } from "../counters/support";
+import { removeGoneDevice } from "../../src/notify/user-devices";
 
 const like: PushMessage = { type: "alert", title: "Ada liked your post", body: "and 49 others", url: "https://app.example/p/7", thread: "likes:post:7", badge: 3, urgency: "normal" };
 const dm: PushMessage = { type: "alert", title: "New message", body: "Ada: lunch?", thread: "dm:7", badge: 5, urgency: "high" };
@@ -44,7 +46,7 @@ describe("Web Push through web-push-testing", () => {
     expect(push!.headers!.topic).toMatch(/^[A-Za-z0-9_-]{1,32}$/);
   });
 
-  it("a subscription registered through the API in development is pushed to as listed", async () => {
+  it("a subscription registered through the API in development is pushed to as listed; once expired, 410 deletes it", async () => {
     const { device, clientHash } = await webPushDevice();
     const devEnv = { ...stackPushEnv(), ENVIRONMENT: "development" };
     const me = newId();
@@ -52,18 +54,19 @@ describe("Web Push through web-push-testing", () => {
     expect(put.status, show(put)).toBe(200);
     const key = await api("GET", "/v1/devices/webpush-key", { env: devEnv });
     expect(key.body).toEqual({ publicKey: stackPushEnv().VAPID_PUBLIC_KEY });
-    const listed = await api("GET", "/v1/me/devices", { as: { userId: me }, env: devEnv });
-    const [registered] = listed.body.items as WebPushDevice[];
+    const devices = async () => (await api("GET", "/v1/me/devices", { as: { userId: me }, env: devEnv })).body.items as WebPushDevice[];
+    const [registered] = await devices();
     expect(await sendPush(config(), registered!, like)).toEqual({ action: "delivered" });
-    expect(await receivedBy("webpush", clientHash)).toMatchObject([{ status: 201, title: "Ada liked your post", badge: 3 }]);
-  });
 
-  it("an expired subscription answers 410 and the verdict deletes the device", async () => {
-    const { device, clientHash } = await webPushDevice();
-    expect(await sendPush(config(), device, like)).toEqual({ action: "delivered" });
     await expireWebPush(clientHash);
-    expect(await sendPush(config(), device, like)).toEqual({ action: "delete", reason: "410 subscription gone" });
-    expect((await receivedBy("webpush", clientHash)).map((p) => p.status)).toEqual([201, 410]);
+    expect(await sendPush(config(), registered!, like)).toEqual({ action: "delete", reason: "410 subscription gone" });
+    // The verdict carried out as the sender does: the device is gone from the user's list.
+    expect(await withServices(devEnv, (services) => removeGoneDevice(services, registered!))).toBe(true);
+    expect(await devices()).toEqual([]);
+    expect((await receivedBy("webpush", clientHash)).map((p) => [p.status, p.title, p.badge])).toEqual([
+      [201, "Ada liked your post", 3],
+      [410, undefined, undefined],
+    ]);
   });
 
   it("refuses a VAPID token not signed by the subscription's applicationServerKey (nothing delivered)", async () => {
