@@ -4,7 +4,7 @@
  * stack, with what its CLI lacks for a supervised, recording stand-in:
  *
  *  - it runs in the foreground on the port given (`node web-push-service.cjs <port>`), not as the
- *    CLI's detached daemon with a pid file in the working directory;
+ *    CLI's detached daemon with a pid file in the working directory, and on loopback only;
  *  - it checks the VAPID claims the package leaves out (RFC 8292 §2: `aud` = this service's
  *    origin, `exp` at most 24 h ahead, `sub` a mailto: or https: URL) — the package itself checks
  *    the ES256 signature against the subscription's applicationServerKey, `k`, and expiry;
@@ -68,7 +68,21 @@ server._app.use("/notify/", (req, _res, next) => {
   current = { urgency: req.get("Urgency"), topic: req.get("Topic"), contentEncoding: req.get("X-Content-Encoding") };
   next();
 });
-server.startServer();
+// Loopback only (the package's startServer listens on every interface), on both loopback
+// addresses: endpoints name `localhost`, which a client may resolve to either.
+server.setRequestHandlers();
+let listening = 0;
+for (const host of ["127.0.0.1", "::1"]) {
+  const listener = server._app.listen(port, host, () => {
+    if (++listening === 1) console.log(`web-push-testing on ${origin}`);
+  });
+  listener.on("error", (error) => {
+    // A machine without IPv6 loopback serves on 127.0.0.1 alone; any other failure ends the process.
+    if (host === "::1" && (error.code === "EADDRNOTAVAIL" || error.code === "EAFNOSUPPORT")) return;
+    console.error(error);
+    process.exit(1);
+  });
+}
 
 // The parent asks for a sync before it reads what was received: IPC is ordered, so every record
 // sent before the answer has arrived by then.
