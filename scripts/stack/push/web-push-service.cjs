@@ -12,7 +12,8 @@
  *    the decrypted payload and the headers that matter (TTL, Urgency, Topic), before its answer;
  *  - it exits when the parent is gone (IPC closed), so nothing is left behind by a hard kill.
  *
- * CommonJS because web-push-testing is; no TypeScript so it starts in plain `node`.
+ * CommonJS because web-push-testing is; no TypeScript so it starts in plain `node`. It reaches into
+ * the package's modules (src/server.js, src/PushApiModel.js), so the version is pinned exactly.
  */
 "use strict";
 const TestingServer = require("web-push-testing/src/server.js");
