@@ -1,4 +1,4 @@
-import { Redis } from "@upstash/redis/cloudflare";
+import { errors, Redis } from "@upstash/redis/cloudflare";
 import type { Env } from "../env";
 import { DependencyUnavailableError } from "./errors";
 import {
@@ -83,6 +83,20 @@ export function redisAt(env: RedisEnv, index: number): Redis {
   });
   instrument(client, topology, index, credentials);
   return remember(key, client, topology);
+}
+
+/**
+ * Sends one command through `redis`'s own requester (the marker check, retries, timeout and budget
+ * counting all apply) and answers the reply as the REST API gave it: strings stay strings. The
+ * SDK's commands JSON-parse every string of a reply; on a bulk read of cache values that is one
+ * parse per value, and a value that is not JSON (a packed counter, "3,0,1,0,0") throws and is
+ * caught on the way. For reads whose values the caller decodes itself.
+ */
+export async function rawCommand(redis: Redis, command: readonly (string | number)[]): Promise<unknown> {
+  const requester = (redis as unknown as { client: { request(req: { body: string[] }): Promise<{ result?: unknown; error?: string }> } }).client;
+  const { result, error } = await requester.request({ body: command.map(String) });
+  if (error) throw new errors.UpstashError(error);
+  return result;
 }
 
 /**
