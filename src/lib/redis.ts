@@ -82,7 +82,26 @@ export function redisAt(env: RedisEnv, index: number): Redis {
     signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   instrument(client, topology, index, credentials);
+  keepScripts(client);
   return remember(key, client, topology);
+}
+
+/**
+ * One `Script` per source for the client's life. The SDK's `createScript` builds a new one per
+ * call, and each computes the SHA-1 of its source before its EVALSHA (a few KB hashed per call;
+ * a ranked page at N > 1 runs five scripts). The object holds the client and the digest only, so
+ * requests share it as they share the client.
+ */
+function keepScripts(client: Redis): void {
+  const scripts = new Map<string, ReturnType<Redis["createScript"]>>();
+  const create = client.createScript.bind(client);
+  const keep = (source: string, opts?: { readonly?: boolean }) => {
+    if (opts?.readonly) return create(source, opts as { readonly: true });
+    let script = scripts.get(source);
+    if (!script) scripts.set(source, (script = create(source)));
+    return script;
+  };
+  (client as unknown as { createScript: typeof keep }).createScript = keep;
 }
 
 /**
