@@ -481,7 +481,7 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
         continue;
       }
       if (mode === "members") {
-        const ranked = await rankAcrossDatabases(services, userId, answer as unknown as Candidates, now, page.limit);
+        const ranked = await rankAcrossDatabases(services, answer as unknown as Candidates, now, page.limit);
         if ("missing" in ranked) {
           await hydrate(services, userId, { members: ranked.missing, posts: ranked.missing.map(() => false), counts: [], flags: [], more: false });
           continue;
@@ -528,7 +528,7 @@ type Ranking = { ranked: string[]; page: RawPage; gone: string[] };
  * no further read; the reader's flags came with the candidates. Answers the candidates to fill
  * when some database lacks posts or counters (the caller fills them and asks again).
  */
-async function rankAcrossDatabases(services: Services, userId: string, candidates: Candidates, now: number, limit: number): Promise<Ranking | { missing: string[] }> {
+async function rankAcrossDatabases(services: Services, candidates: Candidates, now: number, limit: number): Promise<Ranking | { missing: string[] }> {
   const members = Array.isArray(candidates.members) ? candidates.members : []; // cjson: {} for an empty table
   const byDatabase = groupByDatabase(
     members.map((member, position) => ({ member, position })),
