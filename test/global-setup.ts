@@ -24,11 +24,19 @@ declare module "vitest" {
     /**
      * `UPSTASH_REDIS_DATABASES` of the stack's several Redis databases (JSON `[{url, token}, …]`,
      * database 0 = the shared bridge above), or "" when it runs one (`TEST_REDIS_DATABASES=1`).
-     * The Worker's own bindings stay at one database; tests at N > 1 build their env with it.
+     * The workers-n3 project's Worker is bound to it (vitest.config.ts); the workers project's stays
+     * at database 0, and its tests that need several build their env with it.
      */
     redisDatabases: string;
     /** Random per run; the Worker's `JWT_SECRET`. */
     jwtSecret: string;
+    /**
+     * The local push services (scripts/stack/push): the Worker's push settings pointing at them,
+     * as JSON (`VAPID_*`, `FCM_SERVICE_ACCOUNT` with the stand-in's `token_uri`, `FCM_API_URL`,
+     * `APNS_*`, `APNS_API_URL`), and their control and recording API.
+     */
+    pushEnv: string;
+    pushControlUrl: string;
   }
 }
 
@@ -46,5 +54,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("controlUrl", stack.controlUrl!);
   project.provide("redisDatabases", stack.redisBindings.UPSTASH_REDIS_DATABASES ?? "");
   project.provide("jwtSecret", randomBytes(32).toString("hex"));
+  project.provide("pushEnv", JSON.stringify(stack.push.vars));
+  project.provide("pushControlUrl", stack.push.controlUrl);
   return () => stack.stop();
 }
