@@ -259,6 +259,9 @@ describe("billed Redis commands per event, for a user with no open socket", () =
     await notify(s.me, { ...s.env, NOTIFY_QUEUE: recordingQueue().queue }, { type: "reply" });
     await api("GET", "/v1/me/badges", { as: { userId: s.me } }); // a known user: caches built
     await api("GET", "/v1/me/notification-preferences", { as: { userId: s.me }, env: s.env }); // preferences cached
+    // The device list cached as it is in steady state (a registration's 15 s stale mark removed).
+    await withServices(s.env, (services) => services.redisFor(s.me).del(`ntf:dev:${s.me}`));
+    await api("GET", "/v1/me/devices", { as: { userId: s.me }, env: s.env });
     const { enqueueFor } = await import("../../src/notify/events");
     const { sendToUser } = await import("../../src/notify/sender");
     const { pushConfig } = await import("../../src/notify/config");
