@@ -7,7 +7,7 @@ import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pag
 import { rateLimit } from "../lib/rate-limit";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
-import { liveBadgeRoutes, pushChanged, pushing, pushingTally, pushStamp } from "./live";
+import { liveBadgeRoutes, pushChangedOnline, pushing, pushingTally, pushStamp } from "./live";
 import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
 import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
 import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
@@ -258,6 +258,8 @@ const streamRoutes = newRouter()
             at: z.number().int().min(0).max(8.64e15).optional().describe("Item time in ms since the epoch; default now"),
             itemId: IdSchema.optional().describe("Item id: repeating it records the item once"),
             cap: z.number().int().min(1).max(MAX_CAP).default(DEFAULT_STREAM_CAP),
+            alert: AlertSchema.optional(),
+            from: IdSchema.optional().describe("The item's author: every other member not online gets a push"),
           }).openapi("NewStreamItem"),
         ),
       },
@@ -267,7 +269,13 @@ const streamRoutes = newRouter()
       const { kind, id } = c.req.valid("param");
       const body = c.req.valid("json");
       const added = await addStreamItem(c.var.services, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap });
-      c.var.services.waitUntil(pushStreamItem(c.var.services, kind, id, (users) => pushChanged(c.var.services.env, users)));
+      const thread = `stream:${kind}:${id}`;
+      c.var.services.waitUntil(
+        pushStreamItem(c.var.services, kind, id, async (users) => {
+          const online = await pushChangedOnline(c.var.services.env, users);
+          await pushToOffline(c.var.services, users.filter((u) => u !== body.from), online, { kind: "stream", alert: body.alert, thread });
+        }),
+      );
       return c.json(added, 200);
     },
   )

@@ -2542,7 +2542,14 @@ export interface paths {
                      * @example {
                      *       "at": 1,
                      *       "itemId": "42",
-                     *       "cap": 99
+                     *       "cap": 99,
+                     *       "alert": {
+                     *         "title": "Ada",
+                     *         "body": "lunch?",
+                     *         "url": "/dms/7",
+                     *         "thread": "dm:7"
+                     *       },
+                     *       "from": "42"
                      *     }
                      */
                     "application/json": components["schemas"]["NewStreamItem"];
@@ -8309,6 +8316,12 @@ export interface components {
             itemId?: string;
             /** @default 99 */
             cap?: number;
+            alert?: components["schemas"]["PushAlert"];
+            /**
+             * @description The item's author: every other member not online gets a push
+             * @example 42
+             */
+            from?: string;
         };
         NewDirectMessages: {
             /** @example 42 */

@@ -283,3 +283,16 @@ describe("billed Redis commands per event, for a user with no open socket", () =
     expect(like.filter((c) => c === "getdel")).toHaveLength(1);
   });
 });
+
+describe("stream items (group chats)", () => {
+  it("push to the stream's other members not online, with the item's alert", async () => {
+    const s = await setup();
+    const author = newId();
+    const stream = `/v1/streams/chat/${newId()}`;
+    const service = { userId: "1", role: "service" as const };
+    for (const member of [s.me, author]) expect((await api("PUT", `${stream}/members/${member}`, { as: service })).status).toBe(200);
+    const res = await api("POST", `${stream}/items`, { as: service, env: s.env, body: { from: author, alert: { title: "Ada in #general", body: "hello" } } });
+    expect(res.status, show(res)).toBe(200);
+    expect(s.queued.map((q) => q.body)).toEqual([{ userId: s.me, kind: "stream", alert: { title: "Ada in #general", body: "hello", thread: expect.stringMatching(/^stream:chat:/) }, urgency: "normal" }]);
+  });
+});
