@@ -15,7 +15,8 @@ import { addNotifications, getNotifications, MAX_NOTIFICATION_COUNT, NOTIFICATIO
 import { ChannelSchema, getRedDots, refreshChannel, seeChannel } from "./reddots";
 import { MAX_BROADCAST_BODY, MAX_BROADCAST_TITLE, MAX_MESSAGE_CONTENT, MAX_MESSAGE_TITLE } from "./schema";
 import { CapQuery, CappedSchema, degradable, MAX_CAP } from "./shared";
-import { AlertSchema } from "../notify/alerts";
+import { AlertSchema, resolveAlert } from "../notify/alerts";
+import { startBroadcastPush } from "../notify/broadcast";
 import { badgeAfterRead, pushToOffline } from "../notify/events";
 import { addStreamItem, DEFAULT_STREAM_CAP, joinStream, leaveStream, listStreamUnread, pushStreamItem, readStream, StreamKindSchema } from "./streams";
 
@@ -108,16 +109,24 @@ const broadcastRoutes = newRouter()
       tags: ["Badges: broadcasts"],
       summary: "Publish a system broadcast (nothing is written per user)",
       ...asRole("admin"),
-      request: jsonBody(z.object({ title: z.string().trim().min(1).max(MAX_BROADCAST_TITLE), body: z.string().trim().min(1).max(MAX_BROADCAST_BODY) }).openapi("NewBroadcast")),
+      request: jsonBody(
+        z.object({
+          title: z.string().trim().min(1).max(MAX_BROADCAST_TITLE),
+          body: z.string().trim().min(1).max(MAX_BROADCAST_BODY),
+          push: z.boolean().default(false).describe("Also a push notification to every user with a device (not online, preferences allowing), paged through the queue at a bounded rate"),
+          alert: AlertSchema.optional(),
+        }).openapi("NewBroadcast"),
+      ),
       responses: { 201: jsonContent(BroadcastSchema.extend({ degraded: Degraded }).openapi("Broadcast"), "The broadcast"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const { title, body } = c.req.valid("json");
+      const { title, body, push, alert } = c.req.valid("json");
       // Taken before the write: a badge read that counts the broadcast ended after it.
       const writtenAt = Date.now();
       const broadcast = await createBroadcast(c.var.services, title, body);
       // Read diffusion: one call per hub shard moves every online user's count; nothing per user.
       if (!broadcast.degraded) c.var.services.waitUntil(pushStamp(c.env, { kind: "broadcasts", writtenAt }));
+      if (push) c.var.services.waitUntil(startBroadcastPush(c.var.services, broadcast.id, resolveAlert("broadcast", alert ?? { title, body }, `broadcast:${broadcast.id}`)));
       return c.json(broadcast, 201);
     },
   )

@@ -1557,7 +1557,14 @@ export interface paths {
                     /**
                      * @example {
                      *       "title": "string",
-                     *       "body": "string"
+                     *       "body": "string",
+                     *       "push": false,
+                     *       "alert": {
+                     *         "title": "Ada",
+                     *         "body": "lunch?",
+                     *         "url": "/dms/7",
+                     *         "thread": "dm:7"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["NewBroadcast"];
@@ -8274,6 +8281,12 @@ export interface components {
         NewBroadcast: {
             title: string;
             body: string;
+            /**
+             * @description Also a push notification to every user with a device (not online, preferences allowing), paged through the queue at a bounded rate
+             * @default false
+             */
+            push?: boolean;
+            alert?: components["schemas"]["PushAlert"];
         };
         BroadcastsPage: {
             unread: number;
