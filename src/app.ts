@@ -16,7 +16,7 @@ import { createEventBus, type Subscriber } from "./lib/events";
 import { validationHook } from "./lib/openapi";
 import { withExamples } from "./lib/openapi-examples";
 import { corsPolicy } from "./lib/cors";
-import { consistencyTokens } from "./lib/consistency";
+import { consistencyTokens } from "./lib/consistency-header";
 import { mountDevJwks } from "./lib/dev-jwks";
 import { requestContext } from "./lib/request-context";
 import { socketOrigins } from "./lib/sockets";

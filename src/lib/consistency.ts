@@ -1,15 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "./context";
-import { ApiError } from "./errors";
-import {
-  CONSISTENCY_TOKEN_HEADER,
-  formatConsistencyToken,
-  MalformedConsistencyTokenError,
-  newerSyncToken,
-  parseConsistencyToken,
-  type SyncTokens,
-} from "./consistency-token";
+import { formatConsistencyToken, newerSyncToken, type SyncTokens } from "./consistency-token";
 
 /**
  * Read your own writes across requests on a Global Redis database (docs/scale.md#read-your-own-writes).
@@ -22,7 +12,8 @@ import {
  *
  * The isolate's Redis clients are shared by its requests (`redis.ts`), so the token a call carries
  * cannot live on the client, as `@upstash/redis` keeps it: it lives in the request's scope, found
- * through AsyncLocalStorage by the client's request hook (`sendCarryingToken`).
+ * through AsyncLocalStorage by the client's request hook (`sendCarryingToken`). The header is read
+ * and answered by `consistency-header.ts`.
  *
  * Off (the default, and every single-region deployment): the header is not read, nothing is
  * answered, the clients are built and called exactly as without this module.
@@ -57,31 +48,9 @@ export class ConsistencyScope {
 
 const scopes = new AsyncLocalStorage<ConsistencyScope>();
 
-/**
- * Reads `X-Consistency-Token` and runs the rest of the request in its scope, then answers the
- * merged token when the request wrote. After CORS (a 400 carries its headers), before anything
- * that reads Redis. Off, it only reads one binding.
- */
-export function consistencyTokens(): MiddlewareHandler<AppEnv> {
-  return async function consistencyTokens(c, next) {
-    if (!readRegionsOn(c.env)) return next();
-    const header = c.req.header(CONSISTENCY_TOKEN_HEADER);
-    let sent: SyncTokens = [];
-    if (header !== undefined) {
-      try {
-        sent = parseConsistencyToken(header);
-      } catch (err) {
-        if (!(err instanceof MalformedConsistencyTokenError)) throw err;
-        throw new ApiError("bad_request", `Malformed ${CONSISTENCY_TOKEN_HEADER}: send back the value an earlier answer carried`, [
-          { field: CONSISTENCY_TOKEN_HEADER, message: err.message },
-        ]);
-      }
-    }
-    const scope = new ConsistencyScope(sent);
-    await scopes.run(scope, next);
-    const answer = scope.answer();
-    if (answer) c.header(CONSISTENCY_TOKEN_HEADER, answer);
-  };
+/** Runs `next` (the rest of a request) in `scope`: its Redis calls carry and collect the scope's tokens. */
+export function runInScope<T>(scope: ConsistencyScope, next: () => T): T {
+  return scopes.run(scope, next);
 }
 
 /**
