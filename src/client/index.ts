@@ -2,7 +2,7 @@
  * `community-edge/client`: the typed HTTP client and the live-socket helpers for apps (browsers,
  * React Native, Node, Workers). Web APIs only: `fetch`, `Request`, `URL`, `WebSocket`.
  */
-export { authorizedFetch, createClient, type ApiError, type ClientOptions, type ErrorCode, type TokenProvider } from "./http";
+export { authorizedFetch, consistentFetch, createClient, type ApiError, type ClientOptions, type ErrorCode, type TokenProvider } from "./http";
 export { connectLiveRoom, type LiveCountsMessage, type LiveRoomConnection, type LiveRoomMessage, type LiveRoomOptions, type LiveRoomState } from "./live-room";
 export { connectBadges, mergeBadges, type BadgeKind, type Badges, type BadgesConnection, type BadgesMessage, type BadgesOptions, type BadgesState } from "./badges";
 export { TOKEN_EXPIRED, type SocketOptions, type SocketStatus, type WebSocketClass } from "./socket";

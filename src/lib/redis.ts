@@ -24,6 +24,7 @@ import {
   UNAVAILABLE_DATABASE,
 } from "./redis-topology";
 import { errorText, log } from "./log";
+import { readRegionsOn, sendCarryingToken, type SdkHttpClient } from "./consistency";
 
 /** Fail fast when Upstash is unreachable so callers can degrade instead of hanging the request. */
 const REQUEST_TIMEOUT_MS = 3_000;
@@ -36,7 +37,7 @@ const REQUEST_TIMEOUT_MS = 3_000;
 const MAX_CLIENTS = 16;
 const clients = new Map<string, Redis>();
 
-type RedisEnv = Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN"> & { UPSTASH_REDIS_DATABASES?: string };
+type RedisEnv = Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN"> & { UPSTASH_REDIS_DATABASES?: string; REDIS_READ_REGIONS?: string };
 
 /**
  * The isolate's Upstash client for database 0 — the only one at N = 1 — built on first use and
@@ -66,7 +67,8 @@ export function redisAt(env: RedisEnv, index: number): Redis {
   if (index === UNAVAILABLE_DATABASE) return unavailableClient(topology);
   const credentials = topology.databases[index];
   if (!credentials) throw new RangeError(`no Redis database ${index} (the deployment has ${topology.n})`);
-  const key = `${topology.fingerprint}\n${index}\n${credentials.url}\n${credentials.token}`;
+  const carry = readRegionsOn(env);
+  const key = `${carry ? "read regions\n" : ""}${topology.fingerprint}\n${index}\n${credentials.url}\n${credentials.token}`;
   let client = clients.get(key);
   if (client) return client;
   client = new Redis({
@@ -82,8 +84,11 @@ export function redisAt(env: RedisEnv, index: number): Redis {
     // One quick retry for a dropped connection; more would only delay the degraded answer.
     retry: { retries: 1, backoff: () => 50 },
     signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    // With read regions the sync token is the request's, not the isolate's: the request hook sends
+    // and keeps it (`consistency.ts`). Without, the SDK's own isolate-wide token, as always.
+    ...(carry ? { readYourWrites: false } : {}),
   });
-  instrument(client, topology, index, credentials);
+  instrument(client, topology, index, credentials, carry);
   keepScripts(client);
   return remember(key, client, topology);
 }
@@ -212,13 +217,14 @@ const FLIGHT_MARGIN_MS = 500;
 /**
  * Puts a hook in front of the client's HTTP requests (every command, pipeline and script of the
  * SDK goes through `client.request`): it counts rate-limited answers, and at N > 1 holds the
- * first request to a database until its marker check passed. No command is added at N = 1.
+ * first request to a database until its marker check passed. No command is added at N = 1. With
+ * read regions (`carry`) each request carries the consistency token of the request sending it.
  */
-function instrument(redis: Redis, topology: Topology, index: number, credentials: DatabaseCredentials): void {
-  const holder = redis as unknown as { client: { request(req: unknown): Promise<unknown> } };
+function instrument(redis: Redis, topology: Topology, index: number, credentials: DatabaseCredentials, carry: boolean): void {
+  const holder = redis as unknown as { client: SdkHttpClient };
   const inner = holder.client;
   const checkKey = `${topology.fingerprint}\n${index}`;
-  const request = async (req: unknown) => {
+  const request = async (req: { body?: unknown }) => {
     if (topology.n > 1) {
       if (verified.get(checkKey) !== true) {
         const before = routingHomes(topology.n);
@@ -235,7 +241,7 @@ function instrument(redis: Redis, topology: Topology, index: number, credentials
       assertInUse(topology, index);
     }
     try {
-      return await inner.request(req);
+      return await (carry ? sendCarryingToken(inner, index, req) : inner.request(req));
     } catch (err) {
       if (isRedisRateLimited(err)) noteRateLimited(index, err);
       throw err;
