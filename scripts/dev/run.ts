@@ -10,6 +10,8 @@
  *   `<data-dir>/redis-of-N/<index>/` (N = 1 keeps `<data-dir>/redis/`).
  * - `--max-commands-per-second C`: each database's command budget, answered past it as Upstash
  *   answers (`ERR max requests limit exceeded`), so one machine shows where a database stops.
+ * - `--far-region-ms R`: the Worker as if R ms (round trip) from the primary region: each database
+ *   read through a replica near it, writes and Postgres R ms away (docs/scale.md, "Local far-region stack").
  *
  * SIGTERM, or the end of stdin (the supervising `scripts/dev.ts` is gone, however it died), flushes
  * buffered counters (fires the flush cron), then stops everything it started. A run killed hard
@@ -41,6 +43,7 @@ const { values: flags } = parseArgs({
     "data-dir": { type: "string", default: DEV_DATA_DIR },
     "redis-databases": { type: "string", default: "1" },
     "max-commands-per-second": { type: "string" },
+    "far-region-ms": { type: "string" },
   },
 });
 const PORT = Number(flags.port);
@@ -48,6 +51,11 @@ const REDIS_DATABASES = Number(flags["redis-databases"]);
 const MAX_COMMANDS_PER_SECOND = flags["max-commands-per-second"] === undefined ? undefined : Number(flags["max-commands-per-second"]);
 if (!Number.isInteger(REDIS_DATABASES) || REDIS_DATABASES < 1 || REDIS_DATABASES > 16) {
   console.error("--redis-databases must be an integer from 1 to 16");
+  process.exit(2);
+}
+const FAR_REGION_MS = flags["far-region-ms"] === undefined ? undefined : Number(flags["far-region-ms"]);
+if (FAR_REGION_MS !== undefined && !(Number.isFinite(FAR_REGION_MS) && FAR_REGION_MS >= 0)) {
+  console.error("--far-region-ms must be a number of milliseconds ≥ 0");
   process.exit(2);
 }
 if (MAX_COMMANDS_PER_SECOND !== undefined && !(MAX_COMMANDS_PER_SECOND > 0)) {
@@ -93,6 +101,7 @@ const stack = await startStack({
   },
   redisDatabases: REDIS_DATABASES,
   maxCommandsPerSecond: MAX_COMMANDS_PER_SECOND,
+  farRegionMs: FAR_REGION_MS,
 });
 stackInfo = {
   redisUrl: stack.redisUrl,

@@ -36,6 +36,11 @@ export interface ReadRegionOptions {
   farRoundTripMs: number;
   /** Longest wait for a request's sync token (`near-region-bridge.ts`; default 5 s). */
   syncTimeoutMs?: number;
+  /**
+   * Extra delay on the replication link, each way, on top of R/2 (default 0): a replica slower than
+   * the answers (which also take R/2 back), so reads without a token visibly miss recent writes.
+   */
+  replicationLagMs?: number;
   /** What the log calls the replica (`redis replica`, `redis database 2 replica`). */
   name?: string;
   log?: (line: string) => void;
@@ -45,7 +50,7 @@ export interface ReadRegionOptions {
 /** Longest wait for a new replica's first full sync (it crosses the delaying link). */
 const FIRST_SYNC_TIMEOUT_MS = 15_000;
 
-export async function startReadRegion({ primaryRedisUrl, primaryBridge, farRoundTripMs, syncTimeoutMs, name = "redis replica", log = () => {}, onSpawn }: ReadRegionOptions): Promise<ReadRegion> {
+export async function startReadRegion({ primaryRedisUrl, primaryBridge, farRoundTripMs, syncTimeoutMs, replicationLagMs = 0, name = "redis replica", log = () => {}, onSpawn }: ReadRegionOptions): Promise<ReadRegion> {
   if (!(farRoundTripMs >= 0)) throw new Error(`farRoundTripMs must be ≥ 0, not ${farRoundTripMs}`);
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -54,7 +59,7 @@ export async function startReadRegion({ primaryRedisUrl, primaryBridge, farRound
   };
   try {
     const primary = new URL(primaryRedisUrl);
-    const link = await startDelayingProxy({ targetHost: primary.hostname, targetPort: Number(primary.port || 6379), delayMs: farRoundTripMs / 2 });
+    const link = await startDelayingProxy({ targetHost: primary.hostname, targetPort: Number(primary.port || 6379), delayMs: farRoundTripMs / 2 + replicationLagMs });
     stops.push(() => link.close());
     // No data of its own (dev too): a replica's data is the primary's, synced again at each start.
     const replica = await startRedis({ log, name, onSpawn, replicaOf: `${link.host}:${link.port}` });
