@@ -155,6 +155,9 @@ console.log(
       ? [`    Redis           ${stack.redisUrl} (append-only file in ${join(DATA_DIR, "redis")})`, `    Upstash bridge  ${stack.restUrl}  (token ${stack.restToken})`]
       : stack.databases.map((d, i) => `    Redis db ${i}      ${d.redisUrl} behind ${d.restUrl} (token ${d.restToken}; data in ${join(DATA_DIR, `redis-of-${REDIS_DATABASES}`, String(i))})`)),
     ...(MAX_COMMANDS_PER_SECOND === undefined ? [] : [`    Budget          ${MAX_COMMANDS_PER_SECOND} commands/s per database`]),
+    ...(FAR_REGION_MS === undefined
+      ? []
+      : [`    Far region      the Worker is ${FAR_REGION_MS} ms (round trip) from the primary: the bridge above is a read region's (replica ${stack.databases.map((d) => d.readRegion!.replicaUrl).join(", ")}), Postgres ${FAR_REGION_MS} ms away`]),
     `    Neon WS proxy   ${stack.wsProxy}`,
     `    Worker          ${WORKER_URL}`,
     `    JWT secret      ${jwtSecret === DEV_JWT_SECRET ? "dev default (set JWT_SECRET in .dev.vars)" : "from .dev.vars"}`,
