@@ -22,6 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis as RedisConnection } from "ioredis";
+import { STATS_PATH, type BridgeStats } from "./upstash-bridge.js";
 
 /** The response and request header of Upstash's read-your-writes token (`@upstash/redis` http.ts). */
 export const SYNC_TOKEN_HEADER = "upstash-sync-token";
@@ -90,7 +91,8 @@ export function syncPointOf(infoReplication: string): SyncPoint {
   return { replid, offset: Number(offset) };
 }
 
-export interface NearRegionBridgeStats {
+/** The bridge's own counts (what the Worker sent this region: `npm run load` reads them at `STATS_PATH`), and where they went. */
+export interface NearRegionBridgeStats extends BridgeStats {
   /** Requests answered by the replica, and forwarded to the primary (one far round trip each). */
   replica: number;
   primary: number;
@@ -180,6 +182,10 @@ export async function startNearRegionBridge({
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = pathOf(req.url ?? "/");
+    if (path === STATS_PATH && req.method === "GET" && req.headers.authorization === `Bearer ${token}`) return respond(res, 200, JSON.stringify(stats));
+    stats.requests += 1;
+    if (path === "/" || path === "/pipeline" || path === "/multi-exec") stats.byPath[path] += 1;
     const body = await readBody(req);
     let wanted: SyncPoint | undefined;
     try {
@@ -188,8 +194,9 @@ export async function startNearRegionBridge({
       if (!(error instanceof MalformedSyncTokenError)) throw error;
       return respond(res, 400, JSON.stringify({ error: `ERR ${error.message}` }));
     }
-    const commands = req.method === "POST" ? commandsOf(req.url ?? "/", body) : undefined;
+    const commands = req.method === "POST" ? commandsOf(path, body) : undefined;
     const route: Route = commands ? routeOf(commands) : "replica";
+    stats.commands += commands?.length ?? 0;
 
     if (route === "primary") {
       stats.primary += 1;
@@ -245,7 +252,7 @@ export async function startNearRegionBridge({
 }
 
 function emptyStats(): NearRegionBridgeStats {
-  return { replica: 0, primary: 0, waitedForToken: 0, tokenTimeouts: 0 };
+  return { requests: 0, commands: 0, byPath: { "/": 0, "/pipeline": 0, "/multi-exec": 0 }, replica: 0, primary: 0, waitedForToken: 0, tokenTimeouts: 0 };
 }
 
 function infoConnection(url: string): RedisConnection {
@@ -255,8 +262,7 @@ function infoConnection(url: string): RedisConnection {
 }
 
 /** The commands of a request on the bridge's endpoints; undefined when the body is not one (the bridge refuses it). */
-function commandsOf(url: string, body: Buffer): unknown[][] | undefined {
-  const path = new URL(url, "http://bridge").pathname.replace(/\/+$/, "") || "/";
+function commandsOf(path: string, body: Buffer): unknown[][] | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString("utf8"));
@@ -267,6 +273,10 @@ function commandsOf(url: string, body: Buffer): unknown[][] | undefined {
   if (path === "/") return [parsed];
   if ((path === "/pipeline" || path === "/multi-exec") && parsed.every(Array.isArray)) return parsed as unknown[][];
   return undefined;
+}
+
+function pathOf(url: string): string {
+  return new URL(url, "http://bridge").pathname.replace(/\/+$/, "") || "/";
 }
 
 function isScriptLoad(command: unknown[]): boolean {

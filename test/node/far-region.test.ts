@@ -13,7 +13,7 @@ import { performance } from "node:perf_hooks";
 import { startDelayingProxy } from "../../scripts/stack/delaying-proxy.js";
 import { startReadRegion, type ReadRegion } from "../../scripts/stack/far-region.js";
 import { startRedis, type RedisHandle } from "../../scripts/stack/redis.js";
-import { startUpstashBridge, type UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
+import { STATS_PATH, startUpstashBridge, type UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
 import { routeOf, SYNC_TOKEN_HEADER } from "../../scripts/stack/near-region-bridge.js";
 
 const key = (name: string) => `test:far:${randomBytes(4).toString("hex")}:${name}`;
@@ -166,6 +166,7 @@ describe("read region of a database, 200 ms from its primary", () => {
     const k = key("route");
     const tokenless = new Redis({ url: region.restUrl, token: primaryBridge.token, readYourWrites: false, enableAutoPipelining: false });
     await Promise.all([primaryServer.config("RESETSTAT"), replicaServer.config("RESETSTAT")]);
+    region.near.resetStats();
     await tokenless.set(k, "x");
     await tokenless.get(k);
     await tokenless.eval("return redis.call('GET', KEYS[1])", [k], []);
@@ -182,6 +183,9 @@ describe("read region of a database, 200 ms from its primary", () => {
     expect(onReplica).toMatchObject({ get: 2, evalsha_ro: 1, "script|load": 1 });
     expect(onReplica.eval).toBeUndefined();
     expect(onReplica.evalsha).toBeUndefined();
+    // The region's own counts, where `npm run load` reads a bridge's: 7 requests, 8 commands, 2 stayed near.
+    const stats = await fetch(`${region.restUrl}${STATS_PATH}`, { headers: { authorization: `Bearer ${primaryBridge.token}` } });
+    expect(await stats.json()).toMatchObject({ requests: 7, commands: 8, byPath: { "/": 6, "/pipeline": 1 }, replica: 2, primary: 5 });
   });
 
   it("routes by the rule: only all-read requests stay in the region", () => {
