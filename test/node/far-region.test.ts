@@ -20,8 +20,13 @@ const key = (name: string) => `test:far:${randomBytes(4).toString("hex")}:${name
 
 describe("delaying proxy", () => {
   let echo: Server;
+  /** When the echo server saw its first byte (one way through the proxy). */
+  let echoFirstByteAt = 0;
   beforeAll(async () => {
-    echo = createServer((socket) => socket.pipe(socket));
+    echo = createServer((socket) => {
+      socket.once("data", () => (echoFirstByteAt = performance.now()));
+      socket.pipe(socket);
+    });
     await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
   });
   afterAll(() => new Promise<void>((resolve) => echo.close(() => resolve())));
@@ -50,6 +55,7 @@ describe("delaying proxy", () => {
       for (const part of parts) socket.write(part);
       await done;
       socket.destroy();
+      expect(echoFirstByteAt - startedAt).toBeGreaterThanOrEqual(delayMs - 1); // one way
       expect(firstByteAt - startedAt).toBeGreaterThanOrEqual(2 * delayMs - 1); // there and back
       expect(Buffer.concat(received).equals(sent)).toBe(true);
     } finally {
