@@ -95,6 +95,10 @@ function workersProject(options: { name: string; include: string[]; exclude: str
             JWT_SECRET: inject("jwtSecret"),
             STACK_CONTROL_URL: inject("controlUrl"),
             STACK_REDIS_DATABASES: inject("redisDatabases"),
+            // The local push services: not the Worker's own push settings (tests of unconfigured
+            // providers rely on their absence); test/support/push-services.ts builds an env with them.
+            STACK_PUSH_ENV: inject("pushEnv"),
+            STACK_PUSH_URL: inject("pushControlUrl"),
             // Tests read right after writing through other paths (domain functions, Postgres by
             // hand, other Redis bridges): they check what a reader sees where no edge copy is.
             // test/counters/edge-cache.test.ts turns the copy on per request.

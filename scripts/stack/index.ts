@@ -13,6 +13,8 @@ import { startNeonWsProxy, type NeonWsProxy } from "./neon-ws-proxy.js";
 import { startControlServer } from "./control-server.js";
 import { startReadRegion, type ReadRegion } from "./far-region.js";
 import { startDelayingProxy } from "./delaying-proxy.js";
+import { startPushServices, type PushServices } from "./push/index.js";
+import type { DevPushVars } from "../dev-push-keys.js";
 import { Redis as RedisConnection } from "ioredis";
 import {
   assertMarker,
@@ -68,6 +70,11 @@ export interface Stack {
   redisBindings: Record<string, string>;
   /** Test mode only: URL of the control server (`STACK_CONTROL_URL`). */
   controlUrl?: string;
+  /**
+   * The local push services (web-push-testing, the FCM and APNs stand-ins) and their control and
+   * recording API; `push.vars` are the Worker's push settings pointing at them.
+   */
+  push: PushServices;
   /** Stops everything this call started, in reverse order, and nothing else. */
   stop(): Promise<void>;
 }
@@ -92,6 +99,8 @@ export interface StackOptions {
    * honoured), and the Neon proxy sits behind the same R ms. Off (undefined): nothing of it runs.
    */
   farRegionMs?: number;
+  /** The push credentials the local push services check (dev: the dev keys); generated per run when absent. */
+  pushCredentials?: DevPushVars;
 }
 
 export async function startStack({
@@ -103,6 +112,7 @@ export async function startStack({
   redisDatabases = 1,
   maxCommandsPerSecond,
   farRegionMs,
+  pushCredentials,
 }: StackOptions): Promise<Stack> {
   if (!Number.isInteger(redisDatabases) || redisDatabases < 1 || redisDatabases > 16) throw new Error(`redisDatabases must be 1–16, not ${redisDatabases}`);
   if (farRegionMs !== undefined && !(Number.isFinite(farRegionMs) && farRegionMs >= 0)) throw new Error(`farRegionMs must be a number ≥ 0, not ${farRegionMs}`);
@@ -177,6 +187,10 @@ export async function startStack({
       log(`stack: the Worker is ${farRegionMs} ms (round trip) from the primary region: Redis read regions ${databases.map((d) => d.restUrl).join(", ")}, Neon ws proxy ${wsProxy}`);
     }
     log(`stack: upstash bridge ${bridge.url}, neon ws proxy ${proxy.wsProxy}`);
+    // Dev: every reload of the Worker signs a new APNs provider token; Apple's 20-minute rule is
+    // counted there but not enforced (docs/notifications.md, "The local stack").
+    const push = await startPushServices({ credentials: pushCredentials, enforceApnsTokenUpdates: mode !== "dev", log });
+    stops.push(() => push.stop());
 
     let controlUrl: string | undefined;
     if (mode === "test") {
@@ -223,6 +237,7 @@ export async function startStack({
       databases,
       redisBindings,
       controlUrl,
+      push,
       stop,
     };
   } catch (error) {

@@ -5384,7 +5384,8 @@ export interface paths {
                     /**
                      * @example {
                      *       "hostId": "42",
-                     *       "shards": 1
+                     *       "shards": 1,
+                     *       "locationHint": "wnam"
                      *     }
                      */
                     "application/json": components["schemas"]["NewLiveSession"];
@@ -5403,6 +5404,7 @@ export interface paths {
                          *       "sessionId": "42",
                          *       "hostId": "42",
                          *       "shards": 1,
+                         *       "location": "wnam",
                          *       "startedAt": "2026-01-01T12:00:00.000Z",
                          *       "endedAt": "2026-01-01T12:00:00.000Z"
                          *     }
@@ -5543,6 +5545,7 @@ export interface paths {
                          *       "sessionId": "42",
                          *       "hostId": "42",
                          *       "shards": 1,
+                         *       "location": "wnam",
                          *       "startedAt": "2026-01-01T12:00:00.000Z",
                          *       "endedAt": "2026-01-01T12:00:00.000Z"
                          *     }
@@ -8209,6 +8212,11 @@ export interface components {
             /** @example 42 */
             hostId: string;
             shards: number;
+            /**
+             * @description Where the room's objects were placed when it was created (a Durable Objects location hint): its first session's choice; null when none was given
+             * @enum {string|null}
+             */
+            location: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me" | null;
             /** Format: date-time */
             startedAt: string;
             /** Format: date-time */
@@ -8222,6 +8230,11 @@ export interface components {
              * @default 1
              */
             shards?: number;
+            /**
+             * @description Where to create the room if this start creates it (a Durable Objects location hint); by default the region of the caller's continent. A room stays where it was created
+             * @enum {string}
+             */
+            locationHint?: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me";
         };
         LivePresence: {
             roomId: string;
