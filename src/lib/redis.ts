@@ -89,26 +89,33 @@ export function redisAt(env: RedisEnv, index: number): Redis {
     ...(carry ? { readYourWrites: false } : {}),
   });
   instrument(client, topology, index, credentials, carry);
-  keepScripts(client);
+  reuseScripts(client);
   return remember(key, client, topology);
 }
 
+/** Scripts kept per client: the project's Lua sources are a few dozen module constants. */
+const MAX_SCRIPTS_PER_CLIENT = 256;
+
 /**
- * One `Script` per source for the client's life. The SDK's `createScript` builds a new one per
- * call, and each computes the SHA-1 of its source before its EVALSHA (a few KB hashed per call;
- * a ranked page at N > 1 runs five scripts). The object holds the client and the digest only, so
- * requests share it as they share the client.
+ * Makes `client.createScript(source)` answer the same Script for the same source. The SDK builds a
+ * new one per call, and each new Script hashes its source (SHA-1 for EVALSHA) before it can run: a
+ * digest of a few KB of Lua on every hot request, about 3% of the Worker's CPU on an increment
+ * (CPU profile of `npm run bench:counters`). A Script holds no I/O object (each exec is a command
+ * of the request that runs it), and its hash, once computed, is shared as `script-batch.ts` shares
+ * its digests.
  */
-function keepScripts(client: Redis): void {
-  const scripts = new Map<string, ReturnType<Redis["createScript"]>>();
-  const create = client.createScript.bind(client);
-  const keep = (source: string, opts?: { readonly?: boolean }) => {
-    if (opts?.readonly) return create(source, opts as { readonly: true });
-    let script = scripts.get(source);
-    if (!script) scripts.set(source, (script = create(source)));
+function reuseScripts(client: Redis): void {
+  const scripts = new Map<string, unknown>();
+  const create = client.createScript.bind(client) as (source: string, opts?: { readonly?: boolean }) => unknown;
+  client.createScript = ((source: string, opts?: { readonly?: boolean }) => {
+    const key = opts?.readonly ? `ro\n${source}` : source;
+    let script = scripts.get(key);
+    if (!script) {
+      if (scripts.size >= MAX_SCRIPTS_PER_CLIENT) scripts.clear();
+      scripts.set(key, (script = create(source, opts)));
+    }
     return script;
-  };
-  (client as unknown as { createScript: typeof keep }).createScript = keep;
+  }) as Redis["createScript"];
 }
 
 /**
