@@ -26,6 +26,8 @@
  *   - `bundle(source)`  esbuild-bundles a page script (it may import `community-edge/client`);
  *   - `redis`    the Worker's Redis through its Upstash REST bridge (`{ restUrl, restToken }`), for
  *                checks that stage a state (a poisoned fan-out, say) before the page looks at it;
+ *   - `push`     the Worker's push settings (`vars`: VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, …), so
+ *                Web Push devices register and the check can build what a push service receives;
  *   - `log(line)`.
  */
 import { randomBytes } from "node:crypto";
@@ -37,6 +39,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sign } from "hono/jwt";
 import { DEV_ISSUER, devSigningKeys, publicJwks, signWithDevKey, type DevKeyAlg } from "./dev-keys.js";
+import { devPushVars } from "./dev-push-keys.js";
 import { startStack } from "./stack/index.js";
 import { REPO_ROOT } from "./stack/migrate.js";
 import { startWorkerd } from "./stack/workerd.js";
@@ -56,6 +59,7 @@ export interface BrowserCheckContext {
   serve(files: Record<string, string>): Promise<string>;
   bundle(source: string): Promise<string>;
   redis: { restUrl: string; restToken: string };
+  push: { vars: Record<string, string> };
   log(line: string): void;
 }
 
@@ -93,6 +97,7 @@ let failed = 0;
 try {
   const jwtSecret = randomBytes(32).toString("hex");
   const keys = await devSigningKeys(join(scratch, "keys"));
+  const pushVars: Record<string, string> = await devPushVars(join(scratch, "push"));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   worker = await startWorkerd({
@@ -109,6 +114,7 @@ try {
       JWT_JWKS_URL: `${baseUrl}${DEV_JWKS_PATH}`,
       JWT_ISSUER: DEV_ISSUER,
       JWT_ROLE_CLAIM: "role admin=admin,service=service",
+      ...pushVars,
     },
     rateLimiters: false,
   });
@@ -121,6 +127,7 @@ try {
     browser,
     log,
     redis: { restUrl: stack.restUrl, restToken: stack.restToken },
+    push: { vars: pushVars },
     async token(userId, { role = "user", alg = "HS256", ttlSeconds = 600 } = {}) {
       const now = Math.floor(Date.now() / 1000);
       if (alg === "HS256") return sign({ sub: userId, role, exp: now + ttlSeconds }, jwtSecret, "HS256");
