@@ -19,8 +19,9 @@ export async function readmeExample() {
 }
 
 /** The README's Web Push snippet: a browser's real `ServiceWorkerRegistration` fits `registerWebPush`. */
-export async function readmeWebPush(api: ReturnType<typeof createClient>) {
+export async function readmeWebPush(baseUrl: string, token: TokenProvider) {
+  const api = createClient({ baseUrl, token });
+  const { data } = await api.GET("/v1/devices/webpush-key"); // the deployment's VAPID key
   const registration = await navigator.serviceWorker.register("/sw.js", { type: "module" });
-  const { data } = await api.GET("/v1/devices/webpush-key");
-  if (data) await registerWebPush(registration, data.publicKey, { client: api }); // subscribe, then PUT /v1/me/devices/{deviceId}
+  await registerWebPush(registration, data!.publicKey, { client: api }); // subscribe, then PUT /v1/me/devices/{deviceId}
 }
