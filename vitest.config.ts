@@ -102,6 +102,10 @@ export default defineConfig({
                 // Not UPSTASH_REDIS_DATABASES: the Worker runs at one database unless a test
                 // builds its env with these (test/support/databases.ts).
                 STACK_REDIS_DATABASES: inject("redisDatabases"),
+                // The local push services: not the Worker's own push settings (tests of unconfigured
+                // providers rely on their absence); test/support/push-services.ts builds an env with them.
+                STACK_PUSH_ENV: inject("pushEnv"),
+                STACK_PUSH_URL: inject("pushControlUrl"),
                 // Tests read right after writing through other paths (domain functions, Postgres by
                 // hand, other Redis bridges): they check what a reader sees where no edge copy is.
                 // test/counters/edge-cache.test.ts turns the copy on per request.

@@ -17,6 +17,8 @@ export type DevPushVars = {
   APNS_KEY_ID: string;
   APNS_TEAM_ID: string;
   APNS_PRIVATE_KEY: string;
+  /** Bundle ids devices may register with (comma-separated; absent: any). */
+  APNS_TOPIC?: string;
 };
 
 export const devPushKeysPath = (dataDir: string) => join(dataDir, "dev-push-keys.json");
@@ -30,6 +32,14 @@ function pem(der: ArrayBuffer): string {
 export async function devPushVars(dataDir: string): Promise<DevPushVars> {
   const path = devPushKeysPath(dataDir);
   if (existsSync(path)) return JSON.parse(readFileSync(path, "utf8")) as DevPushVars;
+  const vars = await generatePushVars();
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, JSON.stringify(vars, null, 2), { mode: 0o600 });
+  return vars;
+}
+
+/** A fresh set of push credentials for all three providers (dev keeps one; tests make one per run). */
+export async function generatePushVars(): Promise<DevPushVars> {
   const { subtle } = webcrypto;
   const ec = { name: "ECDSA", namedCurve: "P-256" };
   const vapid = (await subtle.generateKey(ec, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
@@ -45,7 +55,7 @@ export async function devPushVars(dataDir: string): Promise<DevPushVars> {
       private_key_id: "dev",
       private_key: pem(await subtle.exportKey("pkcs8", rsa.privateKey)),
       client_email: "push@community-edge-dev.iam.gserviceaccount.com",
-      // Nothing answers here yet: a local FCM stand-in takes this address when it exists.
+      // Replaced by the local FCM stand-in's token endpoint when the stack starts (scripts/stack/push).
       token_uri: "http://127.0.0.1:9/token",
     }),
     APNS_KEY_ID: "DEVKEY0001",
@@ -53,7 +63,5 @@ export async function devPushVars(dataDir: string): Promise<DevPushVars> {
     // One line (`\n` escaped, as secrets often arrive): it travels as a `--var` argument.
     APNS_PRIVATE_KEY: pem(await subtle.exportKey("pkcs8", apns.privateKey)).replace(/\n/g, "\\n"),
   };
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify(vars, null, 2), { mode: 0o600 });
   return vars;
 }

@@ -29,6 +29,13 @@ declare module "vitest" {
     redisDatabases: string;
     /** Random per run; the Worker's `JWT_SECRET`. */
     jwtSecret: string;
+    /**
+     * The local push services (scripts/stack/push): the Worker's push settings pointing at them,
+     * as JSON (`VAPID_*`, `FCM_SERVICE_ACCOUNT` with the stand-in's `token_uri`, `FCM_API_URL`,
+     * `APNS_*`, `APNS_API_URL`), and their control and recording API.
+     */
+    pushEnv: string;
+    pushControlUrl: string;
   }
 }
 
@@ -46,5 +53,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("controlUrl", stack.controlUrl!);
   project.provide("redisDatabases", stack.redisBindings.UPSTASH_REDIS_DATABASES ?? "");
   project.provide("jwtSecret", randomBytes(32).toString("hex"));
+  project.provide("pushEnv", JSON.stringify(stack.push.vars));
+  project.provide("pushControlUrl", stack.push.controlUrl);
   return () => stack.stop();
 }

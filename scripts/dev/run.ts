@@ -28,6 +28,7 @@ import { startWorkerd, type RunningWorker } from "../stack/workerd.js";
 import { DEV_JWT_SECRET, readDevVars } from "../dev-vars.js";
 import { DEV_ISSUER, devKeysPath, devSigningKeys, publicJwks } from "../dev-keys.js";
 import { devPushKeysPath, devPushVars } from "../dev-push-keys.js";
+import { describePush } from "../stack/push/index.js";
 import { DEV_JWKS_PATH } from "../../src/lib/dev-jwks.js";
 import { fireCron } from "../fire-cron.js";
 import { startCronRunner } from "./cron-runner.js";
@@ -81,8 +82,15 @@ const startedAt = new Date().toISOString();
 const record = () => writeDevRecord(recordPath, { pid: process.pid, port: PORT, startedAt, processes: started, stack: stackInfo });
 record(); // from here on a hard kill leaves a record the next start can act on
 
+const devVars = readDevVars();
+// Every push provider configured with generated dev keys (scripts/dev-push-keys.ts), so each kind
+// of device registers locally; `.dev.vars` entries of the same names win. The stack's local push
+// services check what the Worker signs with them.
+const pushCredentials = Object.fromEntries(Object.entries(await devPushVars(DATA_DIR)).map(([name, value]) => [name, devVars[name] ?? value])) as Awaited<ReturnType<typeof devPushVars>>;
+
 const stack = await startStack({
   mode: "dev",
+  pushCredentials,
   dataDir: DATA_DIR,
   log,
   // Restarts included: a server the stack starts again after it died replaces its dead pid in the
@@ -103,7 +111,6 @@ stackInfo = {
   databaseUrl: stack.databaseUrl,
 };
 record();
-const devVars = readDevVars();
 const jwtSecret = devVars.JWT_SECRET ?? DEV_JWT_SECRET;
 /** Any local page may call the Worker (`.dev.vars` CORS_ORIGINS overrides). */
 const DEV_CORS_ORIGINS = "http://localhost:*,http://127.0.0.1:*";
@@ -121,10 +128,13 @@ const vars: Record<string, string> = {
   JWT_JWKS_URL: `${WORKER_URL}${DEV_JWKS_PATH}`,
   JWT_ISSUER: DEV_ISSUER,
   JWT_ROLE_CLAIM: "role admin=admin,service=service",
-  // Every push provider configured with generated dev keys (scripts/dev-push-keys.ts), so each kind
-  // of device registers locally; `.dev.vars` entries of the same names win.
-  ...Object.fromEntries(Object.entries(await devPushVars(DATA_DIR)).map(([name, value]) => [name, devVars[name] ?? value])),
+  // The push credentials above, FCM's token_uri and FCM_API_URL/APNS_API_URL pointing at the
+  // stack's local push services (scripts/stack/push).
+  ...stack.push.vars,
 };
+
+// Each push a local push service answered, as it arrives: kind, device, title, badge (or why refused).
+stack.push.received.onReceived((push) => console.log(describePush(push)));
 
 /** How the running Worker is stopped and how a cron is fired on it, whichever way it runs. */
 interface Served {
@@ -152,6 +162,8 @@ console.log(
     `    JWKS            ${vars.JWT_JWKS_URL} (keys in ${devKeysPath(DATA_DIR)}; npm run token -- --sub 42 --alg ES256)`,
     `    CORS origins    ${vars.CORS_ORIGINS}`,
     `    Push keys       ${devPushKeysPath(DATA_DIR)} (VAPID public key ${vars.VAPID_PUBLIC_KEY})`,
+    `    Push services   Web Push ${stack.push.webPush.url} (web-push-testing), FCM ${stack.push.fcm.url}, APNs ${stack.push.apns.url}`,
+    `                    control ${stack.push.controlUrl} (POST /webpush/subscriptions; GET /received)`,
     `    Crons           ${Object.entries(CRON_SCHEDULES).map(([name, expr]) => `${name} "${expr}"`).join(", ")} (UTC)`,
     `    Data            ${DATA_DIR}`,
     "",

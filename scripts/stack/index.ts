@@ -11,6 +11,8 @@ import { migrate } from "./migrate.js";
 import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge.js";
 import { startNeonWsProxy, type NeonWsProxy } from "./neon-ws-proxy.js";
 import { startControlServer } from "./control-server.js";
+import { startPushServices, type PushServices } from "./push/index.js";
+import type { DevPushVars } from "../dev-push-keys.js";
 import { Redis as RedisConnection } from "ioredis";
 import {
   assertMarker,
@@ -59,6 +61,11 @@ export interface Stack {
   redisBindings: Record<string, string>;
   /** Test mode only: URL of the control server (`STACK_CONTROL_URL`). */
   controlUrl?: string;
+  /**
+   * The local push services (web-push-testing, the FCM and APNs stand-ins) and their control and
+   * recording API; `push.vars` are the Worker's push settings pointing at them.
+   */
+  push: PushServices;
   /** Stops everything this call started, in reverse order, and nothing else. */
   stop(): Promise<void>;
 }
@@ -76,6 +83,8 @@ export interface StackOptions {
   redisDatabases?: number;
   /** Each database's command budget per second (the bridge's `maxCommandsPerSecond`); none by default. */
   maxCommandsPerSecond?: number;
+  /** The push credentials the local push services check (dev: the dev keys); generated per run when absent. */
+  pushCredentials?: DevPushVars;
 }
 
 export async function startStack({
@@ -86,6 +95,7 @@ export async function startStack({
   onSpawn,
   redisDatabases = 1,
   maxCommandsPerSecond,
+  pushCredentials,
 }: StackOptions): Promise<Stack> {
   if (!Number.isInteger(redisDatabases) || redisDatabases < 1 || redisDatabases > 16) throw new Error(`redisDatabases must be 1–16, not ${redisDatabases}`);
   const stops: (() => Promise<void>)[] = [];
@@ -136,6 +146,10 @@ export async function startStack({
     const proxy = await startNeonWsProxy();
     stops.push(() => proxy.close());
     log(`stack: upstash bridge ${bridge.url}, neon ws proxy ${proxy.wsProxy}`);
+    // Dev: every reload of the Worker signs a new APNs provider token; Apple's 20-minute rule is
+    // counted there but not enforced (docs/notifications.md, "The local stack").
+    const push = await startPushServices({ credentials: pushCredentials, enforceApnsTokenUpdates: mode !== "dev", log });
+    stops.push(() => push.stop());
 
     let controlUrl: string | undefined;
     if (mode === "test") {
@@ -181,6 +195,7 @@ export async function startStack({
       databases,
       redisBindings,
       controlUrl,
+      push,
       stop,
     };
   } catch (error) {
