@@ -26,8 +26,10 @@
  *   - `bundle(source)`  esbuild-bundles a page script (it may import `community-edge/client`);
  *   - `redis`    the Worker's Redis through its Upstash REST bridge (`{ restUrl, restToken }`), for
  *                checks that stage a state (a poisoned fan-out, say) before the page looks at it;
- *   - `push`     the Worker's push settings (`vars`: VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY, …), so
- *                Web Push devices register and the check can build what a push service receives;
+ *   - `push`     the stack's local push services: `vars`, the Worker's push settings pointing at
+ *                them (VAPID_PUBLIC_KEY, …), and `controlUrl`, their control and recording API
+ *                (web-push-testing subscriptions, what each service received decrypted:
+ *                scripts/stack/push/index.ts);
  *   - `log(line)`.
  */
 import { randomBytes } from "node:crypto";
@@ -39,7 +41,6 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sign } from "hono/jwt";
 import { DEV_ISSUER, devSigningKeys, publicJwks, signWithDevKey, type DevKeyAlg } from "./dev-keys.js";
-import { devPushVars } from "./dev-push-keys.js";
 import { startStack } from "./stack/index.js";
 import { REPO_ROOT } from "./stack/migrate.js";
 import { startWorkerd } from "./stack/workerd.js";
@@ -59,7 +60,7 @@ export interface BrowserCheckContext {
   serve(files: Record<string, string>): Promise<string>;
   bundle(source: string): Promise<string>;
   redis: { restUrl: string; restToken: string };
-  push: { vars: Record<string, string> };
+  push: { vars: Record<string, string>; controlUrl: string };
   log(line: string): void;
 }
 
@@ -97,7 +98,6 @@ let failed = 0;
 try {
   const jwtSecret = randomBytes(32).toString("hex");
   const keys = await devSigningKeys(join(scratch, "keys"));
-  const pushVars: Record<string, string> = await devPushVars(join(scratch, "push"));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   worker = await startWorkerd({
@@ -114,7 +114,7 @@ try {
       JWT_JWKS_URL: `${baseUrl}${DEV_JWKS_PATH}`,
       JWT_ISSUER: DEV_ISSUER,
       JWT_ROLE_CLAIM: "role admin=admin,service=service",
-      ...pushVars,
+      ...stack.push.vars,
     },
     rateLimiters: false,
   });
@@ -127,7 +127,7 @@ try {
     browser,
     log,
     redis: { restUrl: stack.restUrl, restToken: stack.restToken },
-    push: { vars: pushVars },
+    push: { vars: stack.push.vars, controlUrl: stack.push.controlUrl },
     async token(userId, { role = "user", alg = "HS256", ttlSeconds = 600 } = {}) {
       const now = Math.floor(Date.now() / 1000);
       if (alg === "HS256") return sign({ sub: userId, role, exp: now + ttlSeconds }, jwtSecret, "HS256");

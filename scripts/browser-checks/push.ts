@@ -1,22 +1,21 @@
 /**
  * A closed app hears about it: a page on an allowed origin registers a service worker built on
  * `community-edge/client/service-worker`, reads the deployment's VAPID key and registers its push
- * subscription with `registerWebPush` (through CORS); a notification is caused for its user; the
- * payload a push service decrypted is delivered to the service worker through the DevTools protocol
- * (`ServiceWorker.deliverPushMessage`, notifications allowed with `Browser.grantPermissions`); the
- * check reads `registration.getNotifications()` for the title, the tag (the thread) and the badge,
- * and what the service worker handed `navigator.setAppBadge`.
+ * subscription with `registerWebPush` (through CORS); a notification is caused through the API
+ * (`POST /v1/users/{id}/notifications` with an `alert`); the payload the local push service
+ * (web-push-testing) received and decrypted is delivered to the service worker through the
+ * DevTools protocol (`ServiceWorker.deliverPushMessage`, notifications allowed with
+ * `Browser.grantPermissions`); the check reads `registration.getNotifications()` for the title,
+ * the tag (the thread) and the badge, and what the service worker handed `navigator.setAppBadge`.
  *
  * Headless Chromium cannot make a real push subscription here: `pushManager.subscribe` waits for
  * the browser's own push service (Google's), which a machine without network never answers. So the
- * page hands `registerWebPush` the registration with a push manager whose `subscribe` returns a
- * subscription made outside the browser (below, `localPushService`); everything after it — the
- * key check, the PUT, the service worker, the notification and the badge — is the browser's own.
+ * page hands `registerWebPush` the registration with a push manager whose `subscribe` returns the
+ * subscription web-push-testing made (with the deployment's VAPID key, as a browser's push service
+ * would); everything after it — the key check, the PUT, the send flow, the service worker, the
+ * notification and the badge — is the real one.
  */
-import { createECDH, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import type { BrowserCheckContext } from "../check-browser.js";
-import { webPushProvider } from "../../src/notify/webpush.js";
-import type { WebPushDevice } from "../../src/notify/devices.js";
 
 export const name = "push";
 
@@ -79,79 +78,47 @@ window.shown = async () => {
 window.RESULT = out;
 `;
 
-type Subscription = { endpoint: string; keys: { p256dh: string; auth: string } };
+type Subscription = { endpoint: string; keys: { p256dh: string; auth: string }; clientHash: string };
 type Alert = { title: string; body: string; url: string; thread: string };
 
+/** The local push service (web-push-testing) makes a subscription, as a browser's push service would. */
+async function subscribeAtPushService(ctx: BrowserCheckContext): Promise<Subscription> {
+  const res = await fetch(`${ctx.push.controlUrl}/webpush/subscriptions`, { method: "POST" });
+  if (!res.ok) throw new Error(`push services POST /webpush/subscriptions → ${res.status} ${await res.text()}`);
+  return (await res.json()) as Subscription;
+}
+
 /**
- * Where pushes go and how a notification is caused. One function to swap: this one encrypts with
- * the Worker's own Web Push provider and decrypts as a push service would; a stack with the send
- * flow and a local push service causes it through the API and reads what the service decrypted.
+ * Causes a notification through the API — a service adds `count` unread replies for `userId` with
+ * `alert` — and resolves to the payload the local push service received for `subscription` and
+ * decrypted (the send flow: the notify-send queue, its consumer, the Web Push provider).
  */
-interface PushSource {
-  /** A subscription as a browser's push service would make it (endpoint and keys). */
-  subscribe(): Promise<Subscription>;
-  /** Causes a notification for `userId` with `alert`; resolves to the decrypted payload pushed to `subscription`. */
-  notify(userId: string, alert: Alert, subscription: Subscription): Promise<string>;
-}
-
-function localPushService(ctx: BrowserCheckContext): PushSource {
-  const receivers = new Map<string, { ecdh: ReturnType<typeof createECDH>; auth: Buffer }>();
-  return {
-    async subscribe() {
-      const ecdh = createECDH("prime256v1");
-      ecdh.generateKeys();
-      const auth = randomBytes(16);
-      const endpoint = `http://localhost:9/push/${randomBytes(12).toString("hex")}`; // never called: decrypted here
-      receivers.set(endpoint, { ecdh, auth });
-      return { endpoint, keys: { p256dh: ecdh.getPublicKey().toString("base64url"), auth: auth.toString("base64url") } };
-    },
-    async notify(userId, alert, subscription) {
-      // The badge is the user's unread total: give them some, and read it as the badges call does.
-      const service = await ctx.token("1", { role: "service" });
-      const added = await fetch(`${ctx.baseUrl}/v1/users/${userId}/notifications`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${service}`, "content-type": "application/json" },
-        body: JSON.stringify({ type: "reply", count: 3 }),
-      });
-      if (!added.ok) throw new Error(`POST /v1/users/${userId}/notifications → ${added.status} ${await added.text()}`);
-      const badges = await fetch(`${ctx.baseUrl}/v1/me/badges?cap=99`, { headers: { Authorization: `Bearer ${await ctx.token(userId)}` } });
-      const badge = ((await badges.json()) as { notifications: { total: { count: number } } }).notifications.total.count;
-      const { vars } = ctx.push;
-      const provider = webPushProvider({ publicKey: vars.VAPID_PUBLIC_KEY!, privateKey: vars.VAPID_PRIVATE_KEY!, subject: vars.VAPID_SUBJECT! });
-      const device = { kind: "webpush", deviceId: "check", ...subscription } as WebPushDevice;
-      const request = await provider.request(device, { type: "alert", ...alert, badge, urgency: "normal" });
-      const receiver = receivers.get(subscription.endpoint);
-      if (!receiver) throw new Error(`no subscription ${subscription.endpoint}`);
-      return decryptAes128gcm(Buffer.from(request.body as Uint8Array), receiver.ecdh, receiver.auth).toString("utf8");
-    },
-  };
-}
-
-/** RFC 8291 §3–4 from the receiving side (a push service's decryption, as a browser does it). */
-function decryptAes128gcm(body: Buffer, receiver: ReturnType<typeof createECDH>, auth: Buffer): Buffer {
-  const salt = body.subarray(0, 16);
-  const keyLength = body[20]!;
-  const senderPublic = body.subarray(21, 21 + keyLength);
-  const sealed = body.subarray(21 + keyLength);
-  const hmac = (key: Buffer, ...data: Buffer[]) => createHmac("sha256", key).update(Buffer.concat(data)).digest();
-  const ikm = hmac(hmac(auth, receiver.computeSecret(senderPublic)), Buffer.from("WebPush: info\0"), receiver.getPublicKey(), senderPublic, Buffer.from([1]));
-  const prk = hmac(salt, ikm);
-  const cek = hmac(prk, Buffer.from("Content-Encoding: aes128gcm\0"), Buffer.from([1])).subarray(0, 16);
-  const nonce = hmac(prk, Buffer.from("Content-Encoding: nonce\0"), Buffer.from([1])).subarray(0, 12);
-  const decipher = createDecipheriv("aes-128-gcm", cek, nonce);
-  decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-  const padded = Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]);
-  // The last record: the content, then the delimiter 2, then zero padding.
-  const end = padded.lastIndexOf(2);
-  if (end < 0 || padded.subarray(end + 1).some((b) => b !== 0)) throw new Error("no last-record delimiter");
-  return padded.subarray(0, end);
+async function causeNotification(ctx: BrowserCheckContext, userId: string, count: number, alert: Alert, subscription: Subscription): Promise<string> {
+  const service = await ctx.token("1", { role: "service" });
+  const added = await fetch(`${ctx.baseUrl}/v1/users/${userId}/notifications`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${service}`, "content-type": "application/json" },
+    body: JSON.stringify({ type: "reply", count, alert }),
+  });
+  if (!added.ok) throw new Error(`POST /v1/users/${userId}/notifications → ${added.status} ${await added.text()}`);
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${ctx.push.controlUrl}/received?service=webpush&limit=10000`);
+    const { items } = (await res.json()) as { items: { device: string; status: number; error?: string; payload?: unknown }[] };
+    const push = items.find((item) => item.device === subscription.clientHash);
+    if (push) {
+      if (push.status < 200 || push.status > 299) throw new Error(`the push service refused the push: ${push.status} ${push.error ?? ""}`);
+      return typeof push.payload === "string" ? push.payload : JSON.stringify(push.payload);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error("no push reached the local push service within 30 s (the notify-send queue and its consumer)");
 }
 
 export async function run(ctx: BrowserCheckContext): Promise<string> {
   const me = String(300_000 + Math.floor(Math.random() * 1e9));
   const token = await ctx.token(me, { alg: "ES256" });
-  const source = localPushService(ctx);
-  const subscription = await source.subscribe();
+  const subscription = await subscribeAtPushService(ctx);
   const origin = await ctx.serve({
     "/index.html": `<!doctype html><meta charset="utf-8"><title>push check</title><script>window.CHECK = ${JSON.stringify({ baseUrl: ctx.baseUrl, token, subscription })}</script><script type="module" src="/app.js"></script>`,
     "/app.js": await ctx.bundle(PAGE),
@@ -184,9 +151,10 @@ export async function run(ctx: BrowserCheckContext): Promise<string> {
     expect(r.device?.kind === "webpush" && r.device.endpoint === subscription.endpoint && /^webpush-/.test(r.device.deviceId), "registerWebPush registered the subscription (PUT /v1/me/devices/{deviceId})");
 
     const alert: Alert = { title: "Ada replied to your post", body: "Sounds good to me", url: "/posts/42#reply-7", thread: "post:42:replies" };
-    const payload = await source.notify(me, alert, subscription);
-    const pushed = JSON.parse(payload) as { badge?: number };
-    expect(typeof pushed.badge === "number" && pushed.badge > 0, "the push carries the user's unread total", pushed);
+    const unread = 2;
+    const payload = await causeNotification(ctx, me, unread, alert, subscription);
+    const pushed = JSON.parse(payload) as { title?: string; badge?: number };
+    expect(pushed.title === alert.title && pushed.badge === unread, "the push carries the alert and the user's unread total", pushed);
 
     const registrationId = registrations.get(`${origin}/`);
     expect(registrationId !== undefined, "the service worker's registration seen through the DevTools protocol", [...registrations]);
@@ -202,7 +170,7 @@ export async function run(ctx: BrowserCheckContext): Promise<string> {
     expect(shown!.title === alert.title && shown!.body === alert.body && shown!.tag === alert.thread, "shown with the alert's title, body and the thread as tag", seen);
     expect(shown!.data.url === alert.url && shown!.data.badge === pushed.badge, "the url kept for a click and the badge carried", seen);
     expect(seen.badges.length === 1 && seen.badges[0] === pushed.badge, "navigator.setAppBadge called with the push's badge", seen);
-    return `${origin}: VAPID key read, device ${r.device.deviceId} registered; push delivered (${payload.length} bytes decrypted) → notification "${shown!.title}" tag ${shown!.tag}, badge ${seen.badges[0]} set`;
+    return `${origin}: VAPID key read, device ${r.device.deviceId} registered; POST /v1/users/${me}/notifications → web-push-testing decrypted ${payload.length} bytes → delivered → notification "${shown!.title}" tag ${shown!.tag}, badge ${seen.badges[0]} set`;
   } catch (error) {
     if (error instanceof Error && consoleLines.length > 0 && !error.message.includes(" console: ")) error.message += ` (page console: ${consoleLines.join(" | ")})`;
     throw error;
