@@ -1,8 +1,10 @@
 /**
- * Two projects share one local stack (started once by `test/global-setup.ts`):
- *   node    — `test/node/**`: the stack itself, in Node.
- *   workers — every other `test/**` file, inside workerd with the Worker's bindings
- *             pointing at the stack.
+ * Three projects share one local stack (started once by `test/global-setup.ts`):
+ *   node       — `test/node/**`: the stack itself, in Node.
+ *   workers    — every other `test/**` file but those at N = 3, inside workerd with the Worker's
+ *                bindings pointing at the stack (one Redis database).
+ *   workers-n3 — the tests at N = 3 (`*databases.test.ts`, N3_FILES), inside a workerd of their own
+ *                whose Worker is bound to the stack's three Redis databases; it runs after the others.
  */
 import { configDefaults, defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
@@ -50,6 +52,92 @@ export const PREBUNDLED_DEPENDENCIES = [
 /** Writes per user per minute in tests; test/platform/conventions.test.ts relies on it. */
 export const TEST_WRITE_LIMIT = 150;
 
+/**
+ * The tests at N = 3 (`*databases.test.ts`): they run in a Worker of their own whose bindings are
+ * the stack's three Redis databases (`UPSTASH_REDIS_DATABASES`), so its queue consumers and Durable
+ * Objects run at N = 3 as a deployment's do, not only the requests a test sends with an env of its
+ * own. Every other Workers test runs in a Worker of one database (database 0).
+ */
+export const N3_FILES = "test/**/*databases.test.ts";
+
+/**
+ * A Workers project: the Worker of wrangler.toml with its bindings pointing at the stack.
+ * `databases`: bound to the stack's several Redis databases (when it runs them) instead of one.
+ * `groupOrder`: the two projects run one after the other, never side by side: both use database 0,
+ * and a file of one may flush what a file of the other has just written.
+ */
+function workersProject(options: { name: string; include: string[]; exclude: string[]; groupOrder: number; databases?: boolean }) {
+  return {
+    plugins: [
+      cloudflareTest(({ inject }) => ({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          // A lower write limit than production (wrangler.toml) so the 429 test reaches it
+          // well inside the limiter's 60 s window even on a loaded machine.
+          // The feed queues as wrangler.toml declares them, delivered within 50 ms instead of 1 s and
+          // dead-lettered after two retries instead of five, so the tests wait less.
+          queueConsumers: {
+            "feed-fanout": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "feed-fanout-dlq" },
+            "feed-fanout-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
+            "feed-follow-sync": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "feed-follow-sync-dlq" },
+            "feed-follow-sync-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
+            "notify-send": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "notify-send-dlq" },
+            "notify-send-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
+          },
+          ratelimits: { WRITE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_WRITE_LIMIT, period: 60 } } },
+          bindings: {
+            UPSTASH_REDIS_REST_URL: inject("restUrl"),
+            UPSTASH_REDIS_REST_TOKEN: inject("restToken"),
+            // The workers-n3 project's Worker runs over the stack's databases ("" when the stack
+            // runs one: its tests are skipped then). Tests of the workers project that need another
+            // setting build their env with it (test/support/databases.ts).
+            UPSTASH_REDIS_DATABASES: options.databases ? inject("redisDatabases") : "",
+            DATABASE_URL: inject("databaseUrl"),
+            NEON_WS_PROXY: inject("wsProxy"),
+            JWT_SECRET: inject("jwtSecret"),
+            STACK_CONTROL_URL: inject("controlUrl"),
+            STACK_REDIS_DATABASES: inject("redisDatabases"),
+            // The local push services: not the Worker's own push settings (tests of unconfigured
+            // providers rely on their absence); test/support/push-services.ts builds an env with them.
+            STACK_PUSH_ENV: inject("pushEnv"),
+            STACK_PUSH_URL: inject("pushControlUrl"),
+            // Tests read right after writing through other paths (domain functions, Postgres by
+            // hand, other Redis bridges): they check what a reader sees where no edge copy is.
+            // test/counters/edge-cache.test.ts turns the copy on per request.
+            COUNTER_EDGE_CACHE_MS: "0",
+            // No log lines from the Worker unless asked for (TEST_LOG_LEVEL=info npm test -- …).
+            // A line written in a request, queue batch or Durable Object is not the test
+            // runner's I/O: the pool holds it until the runner next sends something, and one
+            // still held when a file's run closes fails the run with an unhandled
+            // "Closing rpc while onUserConsoleLog was pending". The Worker writes a line per
+            // request and per queue delivery, so a run of thousands of requests met that.
+            LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "off",
+          },
+        },
+      })),
+    ],
+    test: {
+      name: options.name,
+      // One workerd and one module graph for all of this project's files, as one long-lived
+      // production isolate serves many requests: a file no longer pays for a fresh runtime and
+      // a fresh import of the Worker (about 2 s each), and the pool no longer starts a runtime
+      // between two files, which is where it stalled (cloudflare/workers-sdk#15498). Files
+      // already share the stack's Redis and Postgres; ids are random, and a test that needs a
+      // per-isolate cache in a known state sets it up itself.
+      isolate: false,
+      include: options.include,
+      exclude: [...options.exclude, ...alreadyRun],
+      sequence: { groupOrder: options.groupOrder },
+      setupFiles: ["./test/support/warm-worker.ts"],
+      // Workers tests load every module over the pool's module runner, one request each, in each
+      // file's fresh workerd: these packages' hundreds of files go as a few pre-bundled chunks.
+      deps: { optimizer: { ssr: { enabled: true, include: [...PREBUNDLED_DEPENDENCIES] } } },
+      // Generous: some app tests drive hundreds of requests through workerd, and CI has 2 cores.
+      testTimeout: 60_000,
+    },
+  };
+}
+
 export default defineConfig({
   // A shard of `npm test` (scripts/test.ts sets TEST_SHARD) keeps its own Vite cache: shards run
   // side by side, and each pre-bundles the Worker's dependencies (below) into its cache directory,
@@ -61,7 +149,7 @@ export default defineConfig({
     // projects below, or they would inherit it and start one stack each.
     globalSetup: ["./test/global-setup.ts"],
     // Show console output only for failing tests (the Worker's own lines are off in tests unless
-    // TEST_LOG_LEVEL asks for them: see LOG_LEVEL below).
+    // TEST_LOG_LEVEL asks for them: see LOG_LEVEL in workersProject).
     silent: "passed-only",
     projects: [
       {
@@ -74,71 +162,8 @@ export default defineConfig({
           hookTimeout: 30_000,
         },
       },
-      {
-        plugins: [
-          cloudflareTest(({ inject }) => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              // A lower write limit than production (wrangler.toml) so the 429 test reaches it
-              // well inside the limiter's 60 s window even on a loaded machine.
-              // The feed queues as wrangler.toml declares them, delivered within 50 ms instead of 1 s and
-              // dead-lettered after two retries instead of five, so the tests wait less.
-              queueConsumers: {
-                "feed-fanout": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "feed-fanout-dlq" },
-                "feed-fanout-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
-                "feed-follow-sync": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "feed-follow-sync-dlq" },
-                "feed-follow-sync-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
-                "notify-send": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "notify-send-dlq" },
-                "notify-send-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
-              },
-              ratelimits: { WRITE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_WRITE_LIMIT, period: 60 } } },
-              bindings: {
-                UPSTASH_REDIS_REST_URL: inject("restUrl"),
-                UPSTASH_REDIS_REST_TOKEN: inject("restToken"),
-                DATABASE_URL: inject("databaseUrl"),
-                NEON_WS_PROXY: inject("wsProxy"),
-                JWT_SECRET: inject("jwtSecret"),
-                STACK_CONTROL_URL: inject("controlUrl"),
-                // Not UPSTASH_REDIS_DATABASES: the Worker runs at one database unless a test
-                // builds its env with these (test/support/databases.ts).
-                STACK_REDIS_DATABASES: inject("redisDatabases"),
-                // The local push services: not the Worker's own push settings (tests of unconfigured
-                // providers rely on their absence); test/support/push-services.ts builds an env with them.
-                STACK_PUSH_ENV: inject("pushEnv"),
-                STACK_PUSH_URL: inject("pushControlUrl"),
-                // Tests read right after writing through other paths (domain functions, Postgres by
-                // hand, other Redis bridges): they check what a reader sees where no edge copy is.
-                // test/counters/edge-cache.test.ts turns the copy on per request.
-                COUNTER_EDGE_CACHE_MS: "0",
-                // No log lines from the Worker unless asked for (TEST_LOG_LEVEL=info npm test -- …).
-                // A line written in a request, queue batch or Durable Object is not the test
-                // runner's I/O: the pool holds it until the runner next sends something, and one
-                // still held when a file's run closes fails the run with an unhandled
-                // "Closing rpc while onUserConsoleLog was pending". The Worker writes a line per
-                // request and per queue delivery, so a run of thousands of requests met that.
-                LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "off",
-              },
-            },
-          })),
-        ],
-        test: {
-          name: "workers",
-          // One workerd and one module graph for all of this project's files, as one long-lived
-          // production isolate serves many requests: a file no longer pays for a fresh runtime and
-          // a fresh import of the Worker (about 2 s each), and the pool no longer starts a runtime
-          // between two files, which is where it stalled (cloudflare/workers-sdk#15498). Files
-          // already share the stack's Redis and Postgres; ids are random, and a test that needs a
-          // per-isolate cache in a known state sets it up itself.
-          isolate: false,
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/node/**", ...alreadyRun],
-          // Workers tests load every module over the pool's module runner, one request each, in each
-          // file's fresh workerd: these packages' hundreds of files go as a few pre-bundled chunks.
-          deps: { optimizer: { ssr: { enabled: true, include: [...PREBUNDLED_DEPENDENCIES] } } },
-          // Generous: some app tests drive hundreds of requests through workerd, and CI has 2 cores.
-          testTimeout: 60_000,
-        },
-      },
+      workersProject({ name: "workers", include: ["test/**/*.test.ts"], exclude: ["test/node/**", N3_FILES], groupOrder: 0 }),
+      workersProject({ name: "workers-n3", include: [N3_FILES], exclude: [], groupOrder: 1, databases: true }),
     ],
   },
 });

@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ADMIN_APP_JS } from "./admin/app-script";
 import { ADMIN_CONTENT_SECURITY_POLICY, ADMIN_CSS, ADMIN_PAGE_PATH, ADMIN_SCRIPT_PATH, ADMIN_STYLE_PATH, renderAdminPage } from "./admin/page";
+import { statusHistoryTask } from "./admin/history";
 import { adminRoutes } from "./admin/routes";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
@@ -36,9 +37,9 @@ import { notifyRoutes } from "./notify/routes";
 /** Capabilities that react to relation changes (counters, badges, feeds). */
 export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSubscriber, feedSubscriber];
 
-/** Scheduled work by cron job. */
+/** Scheduled work by cron job (the status history samples last, what the other tasks left). */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
-  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask, feedBigAccountsTask, trimTrendingTask, liveRoomsTask],
+  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask, feedBigAccountsTask, trimTrendingTask, liveRoomsTask, statusHistoryTask],
   reconcile: [reconcileCountersTask],
 };
 

@@ -1,5 +1,5 @@
 import type { FeedMessage, FollowSyncMessage } from "./feed/messages";
-import type { NotifySendMessage } from "./notify/sends";
+import type { NotifySendMessage } from "./notify/send-message";
 
 /**
  * Bindings wrangler.toml declares but a run may leave out: benchmarks run without the rate

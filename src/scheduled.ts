@@ -1,5 +1,5 @@
-import { RUN_FIELDS } from "./admin/keys";
-import { recordRun, type CronRunRecord } from "./admin/record";
+import { RUN_FIELDS } from "./lib/ops/keys";
+import { recordRun, type CronRunRecord } from "./lib/ops/record";
 import { cronJobFor, type CronJobName } from "./cron";
 import type { Env } from "./env";
 import type { EventBus } from "./lib/events";
@@ -12,14 +12,21 @@ export type TaskOutcome = { at: string; durationMs: number } & ({ ok: true; resu
 /**
  * A unit of scheduled work; it reports what it did so the cron log line says it. `record` names
  * what of it the operations view keeps (fields of `ops:runs`, written with the run's own record in
- * the run's one HSET); nothing when it returns `{}`.
+ * the run's one HSET); nothing when it returns `{}`. `sample` names figures for the status history
+ * (`ops:history`: the run's point, one a minute, written in the same round trip as the HSET).
  */
-export type CronTask = { name: string; run: (services: Services) => Promise<unknown>; record?: (outcome: TaskOutcome) => Record<string, unknown> };
+export type CronTask = {
+  name: string;
+  run: (services: Services) => Promise<unknown>;
+  record?: (outcome: TaskOutcome) => Record<string, unknown>;
+  sample?: (outcome: TaskOutcome) => Record<string, number | null>;
+};
 
 /**
  * Runs the tasks of the cron job that fired, one after another (each bounded by its own work
  * limits). A failing task is logged and does not stop the others; the next run retries it. The
- * run is then recorded for `GET /v1/admin/status` in ONE Redis command (best effort).
+ * run is then recorded for `GET /v1/admin/status` (and its history point, when a task sampled
+ * figures) in ONE Redis round trip (best effort).
  */
 export function createScheduledHandler(tasks: Record<CronJobName, readonly CronTask[]>, events: EventBus) {
   return async function scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext) {
@@ -32,6 +39,7 @@ export function createScheduledHandler(tasks: Record<CronJobName, readonly CronT
     const runStarted = Date.now();
     const run: CronRunRecord = { startedAt: new Date(runStarted).toISOString(), durationMs: 0, outcome: "ok", tasks: [] };
     let fields: Record<string, unknown> = {};
+    let figures: Record<string, number | null> | undefined;
     try {
       for (const task of tasks[job]) {
         const started = Date.now();
@@ -47,9 +55,10 @@ export function createScheduledHandler(tasks: Record<CronJobName, readonly CronT
         run.tasks.push({ name: task.name, ok: outcome.ok, durationMs: outcome.durationMs, ...(outcome.ok ? {} : { error: outcome.error.slice(0, 500) }) });
         if (!outcome.ok) run.outcome = "error";
         fields = { ...fields, ...task.record?.(outcome) };
+        if (task.sample) figures = { ...figures, ...task.sample(outcome) };
       }
       run.durationMs = Date.now() - runStarted;
-      await recordRun(services.redis, { ...fields, [RUN_FIELDS.cron(job)]: run });
+      await recordRun(services.redis, { ...fields, [RUN_FIELDS.cron(job)]: run }, figures && { at: runStarted, values: figures });
     } finally {
       ctx.waitUntil(close());
     }

@@ -24,7 +24,8 @@ declare module "vitest" {
     /**
      * `UPSTASH_REDIS_DATABASES` of the stack's several Redis databases (JSON `[{url, token}, …]`,
      * database 0 = the shared bridge above), or "" when it runs one (`TEST_REDIS_DATABASES=1`).
-     * The Worker's own bindings stay at one database; tests at N > 1 build their env with it.
+     * The workers-n3 project's Worker is bound to it (vitest.config.ts); the workers project's stays
+     * at database 0, and its tests that need several build their env with it.
      */
     redisDatabases: string;
     /** Random per run; the Worker's `JWT_SECRET`. */

@@ -40,11 +40,14 @@
  * requests of the same sequence sent uncapped after the measured run (refusals would hide the
  * cost: a refused write goes to Postgres and bills nothing) and the queued work they cause;
  * `scale_efficiency_4` = rps(4) / (4 × rps(1)); `max_db_share_4` = the busiest database's share
- * of all billed commands at N = 4; `feed_page_rounds`, `batch_read_rounds` at the largest N.
+ * of all billed commands at N = 4; `feed_page_rounds`, `batch_read_rounds` at the largest N;
+ * `dead_letters_N` = feed messages in Postgres `dead_letters` at the end of N's pass (target 0: a
+ * delivery refused for the budget is deferred, never dead-lettered).
  */
 import { parseArgs } from "node:util";
 import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { databasesOption, benchLog, formatNumber, printTable, startBenchWorker, type BenchWorker } from "./harness.js";
 import type { RequestSpan } from "../stack/upstash-bridge.js";
 import { call, createHotPosts, signCallers, stackMeter, startLiveRoom, type Callers } from "../load/target.js";
@@ -85,6 +88,7 @@ interface Pass {
   maxDbShare: number;
   feedRounds: number;
   batchRounds: number;
+  deadLetters: number;
 }
 
 async function main() {
@@ -108,12 +112,14 @@ async function main() {
   result.feed_page_rounds = String(last.feedRounds);
   result.batch_read_rounds = String(last.batchRounds);
   for (const p of passes) if (p.n === 1 || p.n === 4) result[`billed_per_request_${p.n}`] = p.billedPerRequest.toFixed(2);
+  for (const p of passes) result[`dead_letters_${p.n}`] = String(p.deadLetters);
   console.log(`(rounds measured at N = ${last.n}; rps = 2xx answers not degraded per second)`);
   const targets = [
     one && four ? target("scale_efficiency_4", four.rps / (4 * one.rps), "≥ 0.85", (v) => v >= 0.85) : undefined,
     four ? target("max_db_share_4", four.maxDbShare, "≤ 0.30", (v) => v <= 0.3) : undefined,
     target("feed_page_rounds", last.feedRounds, "≤ 2", (v) => v <= 2),
     target("batch_read_rounds", last.batchRounds, "1", (v) => v === 1),
+    ...passes.map((p) => target(`dead_letters_${p.n}`, p.deadLetters, "0", (v) => v === 0)),
     one && four ? target("billed_per_request_4 / _1", four.billedPerRequest / one.billedPerRequest, "within 10 %", (v) => Math.abs(v - 1) <= 0.1) : undefined,
   ].filter(Boolean);
   console.log(`targets: ${targets.join("; ")}`);
@@ -158,6 +164,7 @@ async function passAt(n: number): Promise<Pass> {
     const total = billed.reduce((a, b) => a + b, 0);
     const billedPerRequest = await billedPerRequestOf(bench, scenario, fixtures);
     const rounds = await measureRounds(bench, secret, callers, fixtures);
+    const deadLetters = await deadLettersOf(bench);
     const byScenario = Object.entries(result.byScenario)
       .map(([name, s]) => `${name} ${formatNumber((s.requests - s.errors) / seconds)}`)
       .join(", ");
@@ -169,6 +176,7 @@ async function passAt(n: number): Promise<Pass> {
       maxDbShare: total ? Math.max(...billed) / total : 0,
       feedRounds: rounds.feed,
       batchRounds: rounds.batch,
+      deadLetters,
       row: {
         N: n,
         "req/s": okRps,
@@ -180,6 +188,7 @@ async function passAt(n: number): Promise<Pass> {
         "refused per database": refused.join(" / "),
         "feed rounds": rounds.feed,
         "batch rounds": rounds.batch,
+        "dead letters": deadLetters,
       },
     };
   } finally {
@@ -262,6 +271,22 @@ async function roundsOf(bench: BenchWorker, send: () => Promise<{ status: number
     spans = stops.flatMap((stop) => stop());
   }
   return countRounds(spans.filter((s) => s.start <= answeredAt!));
+}
+
+/**
+ * Feed messages kept as dead letters (Postgres `dead_letters`) by the end of the pass: the capped
+ * phase's queued fan-outs and follow syncs, retried by the queue, all delivered or dead by then
+ * (the phases after it run uncapped and wait for the bridges to go quiet).
+ */
+async function deadLettersOf(bench: BenchWorker): Promise<number> {
+  const db = new pg.Client({ connectionString: bench.stack.databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM dead_letters");
+    return rows[0]!.n;
+  } finally {
+    await db.end();
+  }
 }
 
 /** Waits until no bridge has received a request for 500 ms (queued follow syncs and fan-outs done). */

@@ -1,14 +1,19 @@
 /**
  * The operator console in a real browser: open `/admin`, paste an admin token, see a card per
- * area, and replay a dead letter staged for the occasion (a follower's timeline made the wrong
- * type, so a post's fan-out page fails every retry and lands in the dead letters; the timeline is
- * repaired, then the page's Replay button sends it again). Screenshots: /tmp/admin-console.png
- * (desktop, the dead letter listed) and /tmp/admin-console-phone.png (a phone's width).
+ * area and the charts drawn from the server's history (six hours of points staged in
+ * `ops:history` as the flush cron writes them, with an incident three hours ago), and replay a dead
+ * letter staged for the occasion (a follower's timeline made the wrong type, so a post's fan-out
+ * page fails every retry and lands in the dead letters; the timeline is repaired, then the page's
+ * Replay button sends it again). Screenshots: /tmp/admin-console.png (desktop, the dead letter
+ * listed) and /tmp/admin-console-phone.png (a phone's width).
  */
 import type { Page } from "puppeteer-core";
 import type { BrowserCheckContext } from "../check-browser.js";
 
-export const name = "admin console: token, cards, replay a dead letter";
+export const name = "admin console: token, cards, charts from the history, replay a dead letter";
+
+/** Minutes of history staged before the page opens. */
+const STAGED_MINUTES = 6 * 60;
 
 const CARDS = ["card-dependencies", "card-counters", "card-feed", "card-badges", "card-live", "card-cron"];
 
@@ -50,6 +55,17 @@ export async function run(ctx: BrowserCheckContext) {
   const post = await api(ctx, "POST", "/v1/posts", await ctx.token(author), { text: "staged for the console check" });
   ctx.log(`post ${post.id} published; its fan-out fails until feed:tl:${follower} is repaired`);
 
+  // Stage six hours of history as the flush cron writes it (member = the point's JSON, score = its
+  // minute), with a flush lag that climbed to 3 minutes three hours ago and dead letters since.
+  const minuteNow = Math.floor(Date.now() / 60_000) * 60_000;
+  const staged: (string | number)[] = ["ZADD", "ops:history"];
+  for (let i = STAGED_MINUTES; i >= 1; i--) {
+    const lag = i <= 190 && i > 170 ? (190 - i) * 9_000 : 0;
+    const point = { at: new Date(minuteNow - i * 60_000).toISOString(), flushLagMs: lag, pendingFields: 40 + (i % 30), unappliedBatches: lag ? 3 : 0, fanoutP99Ms: 200 + (lag ? 4_000 : 0), deadLetters: i <= 180 ? 1 : 0 };
+    staged.push(minuteNow - i * 60_000, JSON.stringify(point));
+  }
+  await redisCommand(ctx, staged);
+
   const page: Page = await ctx.browser.newPage();
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(`page error: ${err instanceof Error ? err.message : String(err)}`));
@@ -77,6 +93,20 @@ export async function run(ctx: BrowserCheckContext) {
   if (await page.$eval("#login", (f) => (globalThis as any).getComputedStyle(f).display !== "none")) throw new Error("the token form is still shown after the token was given");
   const kept = await page.evaluate(() => (globalThis as any).sessionStorage.getItem("community-edge-admin-token") !== null);
   if (!kept) throw new Error("the token was not kept in sessionStorage");
+
+  // The charts open with the history: the flush-lag line holds the staged points (and the cron's own, if it ran).
+  const drawn = await until(
+    "the flush-lag chart drawn from the history",
+    () =>
+      page.$eval('figure[data-series="flushLag"]', (f) => ({
+        points: [...f.querySelectorAll("polyline")].reduce((n, l) => n + (l.getAttribute("points") ?? "").split(" ").filter(Boolean).length, 0),
+        caption: (f.querySelector("figcaption") as any)?.textContent ?? "",
+      })),
+    (d) => d.points >= STAGED_MINUTES,
+    20_000,
+  );
+  ctx.log(`flush-lag chart on open: ${drawn.points} points, "${drawn.caption}"`);
+  if (!drawn.caption.includes("(6 h)")) throw new Error(`the flush-lag chart should span the six staged hours: "${drawn.caption}"`);
 
   // The dead letter shows up in the table (the page polls every 5 s).
   await until(

@@ -5,7 +5,9 @@
  *
  * Charts are inline SVG polylines drawn here (a few dozen lines) rather than a vendored library
  * such as uPlot (~50 KB): five small trend lines need no axes, zoom or legend, and there is
- * nothing to keep in step with an upstream release.
+ * nothing to keep in step with an upstream release. On open they are drawn from the server's
+ * history (`GET /v1/admin/status/history`: a point a minute for 24 hours, sampled by the flush
+ * cron), then every poll appends its point.
  *
  * It exposes `window.AdminConsole` (the render functions, for tests) and starts polling unless
  * `window.ADMIN_CONSOLE_NO_START` is set.
@@ -14,7 +16,13 @@ export const ADMIN_APP_JS = String.raw`(function () {
   "use strict";
   var TOKEN_KEY = "community-edge-admin-token";
   var POLL_MS = 5000;
-  var WINDOW_MS = 15 * 60 * 1000;
+  /** What a chart spans at most (the server's history) and at least (a page just opened without one). */
+  var WINDOW_MS = 24 * 60 * 60 * 1000;
+  var MIN_SPAN_MS = 15 * 60 * 1000;
+  /** Points kept a minute apart at most, as the history's (the newest poll's point is always kept). */
+  var STEP_MS = 60 * 1000;
+  /** A longer silence between two points breaks the line (the cron or the page did not run). */
+  var GAP_MS = 5 * 60 * 1000;
   var SVG = "http://www.w3.org/2000/svg";
 
   /** Thresholds, also listed on the page (keep the page's list in step: src/admin/page.ts). */
@@ -28,13 +36,16 @@ export const ADMIN_APP_JS = String.raw`(function () {
     fanoutP99RedMs: 60 * 1000
   };
 
-  /** The figures kept for 15 minutes and drawn as lines. */
+  /**
+   * The figures drawn as lines: \`read\` takes one from a status answer, \`past\` from a history point
+   * (none for sockets: the server does not sample the hubs, so that line starts when the page opens).
+   */
   var SERIES = {
-    flushLag: { label: "flush lag (s)", read: function (s) { return s.counters.flushLagMs === null ? null : s.counters.flushLagMs / 1000; } },
-    pending: { label: "pending fields", read: function (s) { return s.counters.pendingFields; } },
-    fanoutP99: { label: "fan-out p99 (ms)", read: function (s) { return s.feed.fanouts.p99Ms; } },
+    flushLag: { label: "flush lag (s)", read: function (s) { return s.counters.flushLagMs === null ? null : s.counters.flushLagMs / 1000; }, past: function (p) { return p.flushLagMs === null ? null : p.flushLagMs / 1000; } },
+    pending: { label: "pending fields", read: function (s) { return s.counters.pendingFields; }, past: function (p) { return p.pendingFields; } },
+    fanoutP99: { label: "fan-out p99 (ms)", read: function (s) { return s.feed.fanouts.p99Ms; }, past: function (p) { return p.fanoutP99Ms; } },
     sockets: { label: "sockets open", read: function (s) { return s.badgesPush.socketsOpen; } },
-    deadLetters: { label: "dead letters", read: function (s) { return s.feed.deadLettersTotal; } }
+    deadLetters: { label: "dead letters", read: function (s) { return s.feed.deadLettersTotal; }, past: function (p) { return p.deadLetters; } }
   };
 
   function show(v, unit) {
@@ -152,47 +163,96 @@ export const ADMIN_APP_JS = String.raw`(function () {
     return cards;
   }
 
-  /** Keeps each series' points of the last 15 minutes. */
+  /**
+   * Adds a status answer's point to each series and keeps the last 24 hours: every poll's point of
+   * the last 15 minutes, a point a minute before that (as the server's history), so a page left
+   * open holds at most about as many points as the history.
+   */
   function record(history, s, now) {
     now = now || Date.parse(s.at);
     Object.keys(SERIES).forEach(function (name) {
       var points = history[name] || (history[name] = []);
       var v = SERIES[name].read(s);
       if (v !== null && v !== undefined) points.push({ t: now, v: v });
-      while (points.length && points[0].t < now - WINDOW_MS) points.shift();
+      var kept = [];
+      points.forEach(function (p) {
+        if (p.t <= now - WINDOW_MS) return;
+        if (p.t < now - MIN_SPAN_MS && kept.length && p.t - kept[kept.length - 1].t < STEP_MS) return;
+        kept.push(p);
+      });
+      history[name] = kept;
     });
     return history;
   }
 
-  /** A small line chart: the window's points scaled into a 120 × 32 box, min and max as text. */
+  /**
+   * Puts the server's history (\`GET /v1/admin/status/history\`, oldest first) before what the page
+   * recorded since it opened: its points older than the page's first.
+   */
+  function seed(history, answer) {
+    Object.keys(SERIES).forEach(function (name) {
+      var past = SERIES[name].past;
+      if (!past) return;
+      var points = history[name] || (history[name] = []);
+      var first = points.length ? points[0].t : Infinity;
+      var earlier = [];
+      (answer.points || []).forEach(function (p) {
+        var t = Date.parse(p.at);
+        var v = past(p);
+        if (t < first && v !== null && v !== undefined) earlier.push({ t: t, v: v });
+      });
+      history[name] = earlier.concat(points);
+    });
+    return history;
+  }
+
+  function span(ms) { return ms >= 2 * 60 * 60 * 1000 ? Math.round(ms / 3600000) + " h" : Math.round(ms / 60000) + " min"; }
+
+  /**
+   * A small line chart: the points since the first (15 minutes at least, 24 hours at most) scaled
+   * into a 120 × 32 box, one line per run of points with no silence over GAP_MS, max as text.
+   */
   function sparkline(doc, points, now) {
     var w = 120, h = 32;
     var svg = doc.createElementNS(SVG, "svg");
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    // Stretched to the card's width (24 hours need it); the strokes keep their width.
+    svg.setAttribute("preserveAspectRatio", "none");
     svg.setAttribute("class", "spark");
     svg.setAttribute("role", "img");
     var base = doc.createElementNS(SVG, "line");
     base.setAttribute("x1", "0"); base.setAttribute("x2", String(w));
     base.setAttribute("y1", String(h - 1)); base.setAttribute("y2", String(h - 1));
     base.setAttribute("stroke", "#8886"); base.setAttribute("stroke-width", "1");
+    base.setAttribute("vector-effect", "non-scaling-stroke");
     svg.appendChild(base);
     if (!points || points.length === 0) return svg;
     var end = now || points[points.length - 1].t;
+    var width = Math.min(WINDOW_MS, Math.max(MIN_SPAN_MS, end - points[0].t));
     var max = Math.max.apply(null, points.map(function (p) { return p.v; }));
     var min = Math.min(0, Math.min.apply(null, points.map(function (p) { return p.v; })));
-    var span = max - min || 1;
-    var line = doc.createElementNS(SVG, "polyline");
-    line.setAttribute("fill", "none");
-    line.setAttribute("stroke", "currentColor");
-    line.setAttribute("stroke-width", "1.5");
-    line.setAttribute("points", points.map(function (p) {
-      var x = w - ((end - p.t) / WINDOW_MS) * w;
-      var y = h - 2 - ((p.v - min) / span) * (h - 4);
-      return x.toFixed(1) + "," + y.toFixed(1);
-    }).join(" "));
-    svg.appendChild(line);
+    var range = max - min || 1;
+    var runs = [[]];
+    points.forEach(function (p, i) {
+      if (i > 0 && p.t - points[i - 1].t > GAP_MS) runs.push([]);
+      runs[runs.length - 1].push(p);
+    });
+    runs.forEach(function (run) {
+      var line = doc.createElementNS(SVG, "polyline");
+      line.setAttribute("fill", "none");
+      line.setAttribute("stroke", "currentColor");
+      line.setAttribute("stroke-width", "1.5");
+      line.setAttribute("vector-effect", "non-scaling-stroke");
+      line.setAttribute("points", run.map(function (p) {
+        var x = w - ((end - p.t) / width) * w;
+        var y = h - 2 - ((p.v - min) / range) * (h - 4);
+        return x.toFixed(1) + "," + y.toFixed(1);
+      }).join(" "));
+      svg.appendChild(line);
+    });
+    svg.setAttribute("data-span-ms", String(width));
     var title = doc.createElementNS(SVG, "title");
-    title.textContent = "last 15 min, max " + max;
+    title.textContent = "last " + span(width) + ", max " + max;
     svg.appendChild(title);
     return svg;
   }
@@ -228,7 +288,8 @@ export const ADMIN_APP_JS = String.raw`(function () {
         fig.setAttribute("data-series", name);
         fig.appendChild(sparkline(doc, (history || {})[name], now));
         var points = (history || {})[name] || [];
-        fig.appendChild(el(doc, "figcaption", null, SERIES[name].label + ": " + show(points.length ? points[points.length - 1].v : null)));
+        var drawn = points.length ? " (" + span(Math.min(WINDOW_MS, Math.max(MIN_SPAN_MS, (now || Date.parse(s.at)) - points[0].t))) + ")" : "";
+        fig.appendChild(el(doc, "figcaption", null, SERIES[name].label + ": " + show(points.length ? points[points.length - 1].v : null) + drawn));
         section.appendChild(fig);
       });
       container.appendChild(section);
@@ -277,6 +338,7 @@ export const ADMIN_APP_JS = String.raw`(function () {
   function start(win) {
     var doc = win.document;
     var history = {};
+    var last = null;
     var timer = null;
     var $ = function (id) { return doc.getElementById(id); };
 
@@ -295,11 +357,19 @@ export const ADMIN_APP_JS = String.raw`(function () {
     function setState(text, level) { var s = $("state"); s.textContent = text; s.className = "state " + (level || ""); }
     function poll() {
       call("GET", "/v1/admin/status").then(function (s) {
+        last = s;
         record(history, s);
         var cards = renderCards(doc, $("cards"), s, history);
         setState("updated " + new Date(s.at).toLocaleTimeString(), cards.map(function (c) { return c.level; }).indexOf("red") >= 0 ? "red" : "");
         return loadDeadLetters();
       }).catch(function (err) { if (err.message !== "auth") setState("status failed: " + err.message, "red"); });
+    }
+    /** The server's last 24 hours, drawn before the page's own points (a failure leaves the page's alone). */
+    function loadHistory() {
+      return call("GET", "/v1/admin/status/history").then(function (answer) {
+        seed(history, answer);
+        if (last) renderCards(doc, $("cards"), last, history);
+      }).catch(function (err) { if (err.message !== "auth") setState("history failed: " + err.message, "red"); });
     }
     function loadDeadLetters() {
       return call("GET", "/v1/admin/dead-letters?limit=50").then(function (page) { renderDeadLetters(doc, $("dead-body"), page); });
@@ -317,6 +387,7 @@ export const ADMIN_APP_JS = String.raw`(function () {
       $("console").hidden = false;
       $("signout").hidden = false;
       poll();
+      loadHistory();
       if (timer === null) timer = win.setInterval(poll, POLL_MS);
     }
     function signOut(message) {
@@ -349,7 +420,7 @@ export const ADMIN_APP_JS = String.raw`(function () {
     if (token()) open(); else signOut("");
   }
 
-  window.AdminConsole = { cardsFor: cardsFor, record: record, renderCards: renderCards, renderDeadLetters: renderDeadLetters, sparkline: sparkline, thresholds: T };
+  window.AdminConsole = { cardsFor: cardsFor, record: record, seed: seed, renderCards: renderCards, renderDeadLetters: renderDeadLetters, sparkline: sparkline, thresholds: T };
   if (!window.ADMIN_CONSOLE_NO_START) start(window);
 })();
 `;

@@ -1,33 +1,23 @@
-import { queryRows } from "../counters/store";
 import type { Env } from "../env";
+import { queryRows } from "../lib/db";
 import { ApiError } from "../lib/errors";
 import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
-import { FEED_DEAD_LETTER_QUEUES, FEED_QUEUES, SEND_BATCH_LIMIT } from "../feed/messages";
-import { NOTIFY_DEAD_LETTER_QUEUES, NOTIFY_QUEUES } from "../notify/sends";
+import { FEED_QUEUES, SEND_BATCH_LIMIT } from "../feed/messages";
+import { NOTIFY_QUEUES } from "../notify/sends";
 
 /**
- * Dead letters: queue messages that failed every retry, kept in Postgres (`dead_letters`) until an
- * operator sends them back to their queue or discards them. Every message of the feed's queues is
- * idempotent (a page delivered twice ends in the same timelines), so a replay is always safe. A
- * push's dead letter names the one device it failed for; replayed, it is sent to that device again
- * (with the unread total of the moment).
+ * Dead letters: queue messages that failed every retry, kept in Postgres (`dead_letters`, by
+ * src/lib/ops/dead-letters.ts) until an operator sends them back to their queue or discards them.
+ * Every message of the feed's queues is idempotent (a page delivered twice ends in the same
+ * timelines), so a replay is always safe. A push's dead letter names the one device it failed for;
+ * replayed, it is sent to that device again (with the unread total of the moment).
  */
 
 /** The queues whose dead letters are kept, by the name operators see and filter on. */
 export const DEAD_LETTER_SOURCES: (FeedQueueName | typeof NOTIFY_QUEUES.send)[] = [...Object.values(FEED_QUEUES), NOTIFY_QUEUES.send];
 type FeedQueueName = (typeof FEED_QUEUES)[keyof typeof FEED_QUEUES];
 export type DeadLetterQueue = (typeof DEAD_LETTER_SOURCES)[number];
-
-/** The dead-letter queue → the queue its messages came from (and are replayed to). */
-const SOURCE_OF: ReadonlyMap<string, DeadLetterQueue> = new Map<string, DeadLetterQueue>([
-  ...(Object.keys(FEED_QUEUES) as (keyof typeof FEED_QUEUES)[]).map((k): [string, DeadLetterQueue] => [FEED_DEAD_LETTER_QUEUES[k], FEED_QUEUES[k]]),
-  [NOTIFY_DEAD_LETTER_QUEUES.send, NOTIFY_QUEUES.send],
-]);
-
-export function sourceQueueOf(deadLetterQueue: string): DeadLetterQueue | undefined {
-  return SOURCE_OF.get(deadLetterQueue);
-}
 
 /** The binding that sends to a queue. */
 function producer(env: Pick<Env, "FEED_QUEUE" | "FEED_SYNC_QUEUE" | "NOTIFY_QUEUE">, queue: DeadLetterQueue): Queue<unknown> {
@@ -39,32 +29,12 @@ function producer(env: Pick<Env, "FEED_QUEUE" | "FEED_SYNC_QUEUE" | "NOTIFY_QUEU
 export const MAX_REPLAY = 100;
 /** A replay that died after claiming rows releases them after this; another replay may take them then. */
 const CLAIM_SECONDS = 60;
-/** Characters of an error kept per dead letter. */
-const MAX_ERROR_CHARS = 2000;
 
-export type NewDeadLetter = { queue: DeadLetterQueue; body: unknown; lastError: string | null };
 export type DeadLetter = { id: string; queue: string; body: unknown; diedAt: string; lastError: string | null };
 
 type Row = { id: string; queue: string; body: unknown; died_at: string; last_error: string | null };
 const toDeadLetter = (r: Row): DeadLetter => ({ id: r.id, queue: r.queue, body: r.body, diedAt: new Date(r.died_at).toISOString(), lastError: r.last_error });
 const COLUMNS = `id::text AS id, queue, body, died_at, last_error`;
-
-/** Keeps a batch of dead letters: ONE statement whatever their number. */
-export async function recordDeadLetters(db: Services["db"], letters: readonly NewDeadLetter[]): Promise<string[]> {
-  if (letters.length === 0) return [];
-  const rows = await queryRows<{ id: string }>(
-    db,
-    `INSERT INTO dead_letters (queue, body, last_error)
-     SELECT q, b, e FROM unnest($1::text[], $2::jsonb[], $3::text[]) AS t(q, b, e)
-     RETURNING id::text AS id`,
-    [
-      letters.map((l) => l.queue),
-      letters.map((l) => JSON.stringify(l.body ?? null)),
-      letters.map((l) => (l.lastError === null ? null : l.lastError.slice(0, MAX_ERROR_CHARS))),
-    ],
-  );
-  return rows.map((r) => r.id);
-}
 
 /** Dead letters newest first (keyset on id), optionally of one queue. One statement. */
 export async function listDeadLetters(db: Services["db"], options: { queue?: DeadLetterQueue; limit: number; cursor?: string }) {

@@ -4,8 +4,9 @@ import { DEAD_LETTER_SOURCES } from "./dead-letters";
  * `/admin`, the operator console: a static page served by this Worker (not the `[assets]`
  * directory), its script at `/admin/app.js` and its styles at `/admin/app.css`. It asks for an
  * admin token once (kept in `sessionStorage`, so for the tab only), polls `GET /v1/admin/status`
- * every 5 s, colours a card per area against the thresholds listed on the page, draws the last 15
- * minutes of five figures as inline SVG lines, and lists dead letters with replay and discard.
+ * every 5 s, colours a card per area against the thresholds listed on the page, draws five figures
+ * as inline SVG lines (the server's last 24 hours on open, then every poll), and lists dead letters
+ * with replay and discard.
  */
 
 export const ADMIN_PAGE_PATH = "/admin";
@@ -61,7 +62,7 @@ export function renderAdminPage(): string {
   <section class="thresholds">
     <h2>Thresholds</h2>
     <ul>${thresholds}</ul>
-    <p>Figures refresh every 5 s; the lines show the last 15 minutes kept by this page. What each figure means and what to do:
+    <p>Figures refresh every 5 s. The lines show up to the last 24 hours: a point a minute recorded by the server (sockets open: since this page opened), then every refresh; a break in a line is a silence (the server recorded nothing then). What each figure means and what to do:
     <code>docs/operations.md</code>. API: <a href="/docs">/docs</a>.</p>
   </section>
 </main>

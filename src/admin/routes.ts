@@ -4,6 +4,8 @@ import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
 import { pageSchema, PaginationQuery } from "../lib/pagination";
 import { DEAD_LETTER_SOURCES, discardDeadLetter, listDeadLetters, MAX_REPLAY, replayDeadLetters } from "./dead-letters";
+import { HISTORY_POINTS, HISTORY_STEP_MS } from "../lib/ops/keys";
+import { readStatusHistory } from "./history";
 import { readStatus } from "./status";
 
 const ms = (description: string) => z.number().int().nullable().openapi({ description });
@@ -135,6 +137,28 @@ export const StatusSchema = z
   })
   .openapi("OperationsStatus");
 
+const StatusHistorySchema = z
+  .object({
+    minutes: z.number().int().openapi({ description: "The span asked for" }),
+    stepMs: z.number().int().openapi({ description: "One point a minute", example: HISTORY_STEP_MS }),
+    points: z
+      .array(
+        z.object({
+          at: z.string().openapi({ description: "The point's minute (the flush cron run that sampled it)", format: "date-time" }),
+          flushLagMs: ms("As `counters.flushLagMs` of the status, then (the worst database's)"),
+          pendingFields: count("As `counters.pendingFields`, then (after that minute's flush: normally 0 or a few seconds' increments)"),
+          unappliedBatches: count("As `counters.unappliedBatches`, then"),
+          fanoutP99Ms: ms("As `feed.fanouts.p99Ms`, then (the last 100 fan-outs then)"),
+          deadLetters: count("As `feed.deadLettersTotal`, then"),
+        }),
+      )
+      .max(HISTORY_POINTS)
+      .openapi({
+        description: `Oldest first, at most one a minute and ${HISTORY_POINTS} (24 hours). A minute with no point: the cron did not run (or could not record); a null figure: its source did not answer then. Badge sockets are not sampled (that would wake every hub each minute).`,
+      }),
+  })
+  .openapi("OperationsStatusHistory");
+
 const QueueName = z.enum(DEAD_LETTER_SOURCES as [string, ...string[]]);
 
 const DeadLetterSchema = z
@@ -171,6 +195,33 @@ export const adminRoutes = newRouter()
       },
     }),
     async (c) => c.json((await readStatus(c.var.services)) as z.infer<typeof StatusSchema>, 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/admin/status/history",
+      tags: ["Operations"],
+      summary: "The status figures a minute apart over the last 24 hours, as the flush cron sampled them (role admin)",
+      description: `What the console draws on open. Kept in Redis \`ops:history\` on database 0 (a sorted set of at most ${HISTORY_POINTS} points, written by the flush cron with its run record, expiring a day after the last). Costs one billed Redis command.`,
+      security: bearerAuth,
+      middleware: [authenticate({ roles: ["admin"] })] as const,
+      request: {
+        query: z.object({
+          minutes: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(HISTORY_POINTS)
+            .default(HISTORY_POINTS)
+            .openapi({ param: { name: "minutes", in: "query" }, description: `The last this many minutes (1 … ${HISTORY_POINTS}, all of them by default)`, example: 60 }),
+        }),
+      },
+      responses: {
+        200: jsonContent(StatusHistorySchema, "The points, oldest first"),
+        ...errorResponses("bad_request", "unauthorized", "forbidden", "unavailable"),
+      },
+    }),
+    async (c) => c.json(await readStatusHistory(c.var.services.redis, c.req.valid("query").minutes), 200),
   )
   .openapi(
     createRoute({

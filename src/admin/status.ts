@@ -1,15 +1,15 @@
 import { sql } from "drizzle-orm";
 import { CUT_AT_FIELD } from "../counters/cut.lua";
-import { queryRows } from "../counters/store";
 import { counterKeys } from "../counters/keys";
 import { CRON_SCHEDULES, type CronJobName } from "../cron";
 import { hubShards, hubStub } from "../badges/live";
 import { settleEveryDatabase } from "../lib/redis-topology";
+import { queryRows } from "../lib/db";
 import type { Services } from "../lib/services";
 import { RECENT_ROOM_HOURS } from "../live/audiences";
 import { DEAD_LETTER_SOURCES } from "./dead-letters";
-import { FANOUT_SAMPLES, opsKeys, RUN_FIELDS } from "./keys";
-import type { CronRunRecord } from "./record";
+import { FANOUT_SAMPLES, opsKeys, RUN_FIELDS } from "../lib/ops/keys";
+import type { CronRunRecord } from "../lib/ops/record";
 import { READ_STATUS } from "./status.lua";
 
 /** A dependency answered (or not) one cheap call: PING for Redis, `SELECT 1` for Postgres. */
@@ -98,7 +98,7 @@ async function readDatabase(services: Pick<Services, "redisAt">, index: number, 
 }
 
 /** Every database of the setting, PING + script each, at most 6 at a time (Workers' outbound connections). */
-async function readDatabases(services: Pick<Services, "redisAt" | "databases">) {
+export async function readDatabases(services: Pick<Services, "redisAt" | "databases">) {
   let n: number;
   try {
     n = services.databases;
@@ -115,6 +115,61 @@ async function readDatabases(services: Pick<Services, "redisAt" | "databases">) 
     return { dependency: { name: n === 1 ? "default" : `db${index}`, index, ok: false, latencyMs: 0, error } as RedisDependency, figures: undefined };
   });
 }
+
+type DatabaseRead = Awaited<ReturnType<typeof readDatabases>>[number];
+
+/**
+ * The counter figures of every database, and over all of them: the sums of the databases that
+ * answered (null when none did) and the one with the worst lag — the oldest unapplied batch of any
+ * database (the console's thresholds read it); on equal lags, a database with a batch waiting
+ * before one without.
+ */
+function counterTotals(databases: readonly DatabaseRead[], now: number) {
+  const perDatabase = databases.map(({ dependency, figures }) => ({ index: dependency.index, ok: dependency.ok, ...counterFigures(figures, now) }));
+  const answered = perDatabase.filter((d) => d.pendingFields !== null);
+  const sum = (pick: (d: (typeof answered)[number]) => number | null) => (answered.length ? answered.reduce((total, d) => total + (pick(d) ?? 0), 0) : null);
+  const rank = (d: (typeof answered)[number]) => (d.flushLagMs ?? 0) * 2 + (d.oldestUnappliedBatch ? 1 : 0);
+  const worst = answered.reduce<(typeof answered)[number] | undefined>((w, d) => (w === undefined || rank(d) > rank(w) ? d : w), undefined);
+  return { perDatabase, worst, pendingFields: sum((d) => d.pendingFields), unappliedBatches: sum((d) => d.unappliedBatches) };
+}
+
+/** The last fan-outs' publish → last page (database 0's `ops:fanouts`, newest first): p50, p99, max. */
+function fanoutFigures(r: RedisFigures | undefined) {
+  const samples = (r?.[6] ?? []).map(([id, fields]) => ({ at: Number(String(id).split("-")[0]), ms: Number(pairs(fields).ms) })).filter((s) => Number.isFinite(s.ms));
+  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+  return {
+    samples: samples.length,
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted.length ? sorted[sorted.length - 1]! : null,
+    lastAt: samples[0] ? new Date(samples[0].at).toISOString() : null,
+  };
+}
+
+/**
+ * The figures the status history keeps, sampled once a minute by the flush cron after its other
+ * tasks (`statusHistoryTask`, ./history.ts): the counter figures of every database and the fan-out
+ * percentiles (the status script on each, as the status reads them) and the dead letters waiting
+ * (one Postgres count). Not the badge hubs' sockets: asking every hub each minute would wake
+ * hibernating objects all day for a chart. Never throws: what did not answer is null.
+ */
+export async function sampleStatus(services: Pick<Services, "redisAt" | "databases" | "db">) {
+  const now = Date.now();
+  const [databases, dead] = await Promise.all([
+    readDatabases(services),
+    timed("postgres", () => queryRows<{ n: number }>(services.db, "SELECT count(*)::int AS n FROM dead_letters", [])),
+  ]);
+  const totals = counterTotals(databases, now);
+  return {
+    flushLagMs: totals.worst ? totals.worst.flushLagMs : null,
+    pendingFields: totals.pendingFields,
+    unappliedBatches: totals.unappliedBatches,
+    fanoutP99Ms: fanoutFigures(databases.find((d) => d.dependency.index === 0)?.figures).p99Ms,
+    deadLetters: dead.value?.[0]?.n ?? null,
+  };
+}
+
+export type StatusSample = Awaited<ReturnType<typeof sampleStatus>>;
 
 /**
  * The operations view, from state that exists or that background jobs record: per Redis database
@@ -141,20 +196,13 @@ export async function readStatus(services: Pick<Services, "redisAt" | "databases
     readHubs(services),
   ]);
 
-  const perDatabase = databases.map(({ dependency, figures }) => ({ index: dependency.index, ok: dependency.ok, ...counterFigures(figures, now) }));
-  const answered = perDatabase.filter((d) => d.pendingFields !== null);
-  const sum = (pick: (d: (typeof answered)[number]) => number | null) => (answered.length ? answered.reduce((total, d) => total + (pick(d) ?? 0), 0) : null);
-  // The worst lag: the oldest unapplied batch of any database (the console's thresholds read it);
-  // on equal lags, a database with a batch waiting before one without.
-  const rank = (d: (typeof answered)[number]) => (d.flushLagMs ?? 0) * 2 + (d.oldestUnappliedBatch ? 1 : 0);
-  const worst = answered.reduce<(typeof answered)[number] | undefined>((w, d) => (w === undefined || rank(d) > rank(w) ? d : w), undefined);
+  const { perDatabase, worst, pendingFields, unappliedBatches } = counterTotals(databases, now);
   const r = databases.find((d) => d.dependency.index === 0)?.figures;
   const runs = pairs(r?.[5]);
   const run = <T>(field: string) => parse<T>(runs[field]);
   const cursor = r ? parse<{ entity: string; after: string; startedAt?: string; corrected?: number }>(r[4]) : null;
   const flush = run<Record<string, unknown> & { at: string }>(RUN_FIELDS.flush);
-  const samples = (r?.[6] ?? []).map(([id, fields]) => ({ at: Number(String(id).split("-")[0]), ms: Number(pairs(fields).ms) })).filter((s) => Number.isFinite(s.ms));
-  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+  const fanouts = fanoutFigures(r);
   const pg = pgRead.value?.[0];
   const dead = Object.fromEntries(DEAD_LETTER_SOURCES.map((q) => [q, pg?.dead_letters?.[q] ?? 0])) as Record<string, number>;
   const live = run<{ at: string; asked: number; live: number; largest: { roomId: string; viewers: number; onlineFans: number }[] }>(RUN_FIELDS.liveRooms);
@@ -166,8 +214,8 @@ export async function readStatus(services: Pick<Services, "redisAt" | "databases
       postgres: { ...pgPing.dependency, ok: pgPing.dependency.ok && pgRead.dependency.ok, ...(pgRead.dependency.error && !pgPing.dependency.error ? { error: pgRead.dependency.error } : {}) },
     },
     counters: {
-      pendingFields: sum((d) => d.pendingFields),
-      unappliedBatches: sum((d) => d.unappliedBatches),
+      pendingFields,
+      unappliedBatches,
       oldestUnappliedBatch: worst?.oldestUnappliedBatch ? { ...worst.oldestUnappliedBatch, database: worst.index } : null,
       flushLagMs: worst ? worst.flushLagMs : null,
       databases: perDatabase,
@@ -185,13 +233,7 @@ export async function readStatus(services: Pick<Services, "redisAt" | "databases
       deadLettersTotal: pg ? Object.values(dead).reduce((a, b) => a + b, 0) : null,
       oldestDeadLetterAt: pg?.oldest_dead_letter ? new Date(pg.oldest_dead_letter).toISOString() : null,
       bigAccounts: pg ? { big: pg.big_accounts?.big ?? 0, toBig: pg.big_accounts?.["to-big"] ?? 0, toNormal: pg.big_accounts?.["to-normal"] ?? 0 } : null,
-      fanouts: {
-        samples: samples.length,
-        p50Ms: percentile(sorted, 0.5),
-        p99Ms: percentile(sorted, 0.99),
-        maxMs: sorted.length ? sorted[sorted.length - 1]! : null,
-        lastAt: samples[0] ? new Date(samples[0].at).toISOString() : null,
-      },
+      fanouts,
     },
     badgesPush: hubs,
     liveRooms: {

@@ -113,9 +113,11 @@ const broadcastRoutes = newRouter()
     }),
     async (c) => {
       const { title, body } = c.req.valid("json");
+      // Taken before the write: a badge read that counts the broadcast ended after it.
+      const writtenAt = Date.now();
       const broadcast = await createBroadcast(c.var.services, title, body);
       // Read diffusion: one call per hub shard moves every online user's count; nothing per user.
-      if (!broadcast.degraded) c.var.services.waitUntil(pushStamp(c.env, { kind: "broadcasts" }));
+      if (!broadcast.degraded) c.var.services.waitUntil(pushStamp(c.env, { kind: "broadcasts", writtenAt }));
       return c.json(broadcast, 201);
     },
   )
@@ -164,8 +166,9 @@ const reddotRoutes = newRouter()
     }),
     async (c) => {
       const { channel } = c.req.valid("param");
+      const writtenAt = Date.now(); // before the write, as for a broadcast
       const stamped = await refreshChannel(c.var.services, channel);
-      c.var.services.waitUntil(pushStamp(c.env, { kind: "reddots", channel }));
+      c.var.services.waitUntil(pushStamp(c.env, { kind: "reddots", channel, writtenAt }));
       return c.json(stamped, 200);
     },
   )

@@ -5403,7 +5403,8 @@ export interface paths {
                     /**
                      * @example {
                      *       "hostId": "42",
-                     *       "shards": 1
+                     *       "shards": 1,
+                     *       "locationHint": "wnam"
                      *     }
                      */
                     "application/json": components["schemas"]["NewLiveSession"];
@@ -5422,6 +5423,7 @@ export interface paths {
                          *       "sessionId": "42",
                          *       "hostId": "42",
                          *       "shards": 1,
+                         *       "location": "wnam",
                          *       "startedAt": "2026-01-01T12:00:00.000Z",
                          *       "endedAt": "2026-01-01T12:00:00.000Z"
                          *     }
@@ -5562,6 +5564,7 @@ export interface paths {
                          *       "sessionId": "42",
                          *       "hostId": "42",
                          *       "shards": 1,
+                         *       "location": "wnam",
                          *       "startedAt": "2026-01-01T12:00:00.000Z",
                          *       "endedAt": "2026-01-01T12:00:00.000Z"
                          *     }
@@ -7588,6 +7591,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/status/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The status figures a minute apart over the last 24 hours, as the flush cron sampled them (role admin)
+         * @description What the console draws on open. Kept in Redis `ops:history` on database 0 (a sorted set of at most 1440 points, written by the flush cron with its run record, expiring a day after the last). Costs one billed Redis command.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The last this many minutes (1 … 1440, all of them by default) */
+                    minutes?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The points, oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "minutes": 1,
+                         *       "stepMs": 60000,
+                         *       "points": [
+                         *         {
+                         *           "at": "2026-01-01T12:00:00.000Z",
+                         *           "flushLagMs": 1,
+                         *           "pendingFields": 1,
+                         *           "unappliedBatches": 1,
+                         *           "fanoutP99Ms": 1,
+                         *           "deadLetters": 1
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["OperationsStatusHistory"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/dead-letters": {
         parameters: {
             query?: never;
@@ -8359,6 +8494,11 @@ export interface components {
             /** @example 42 */
             hostId: string;
             shards: number;
+            /**
+             * @description Where the room's objects were placed when it was created (a Durable Objects location hint): its first session's choice; null when none was given
+             * @enum {string|null}
+             */
+            location: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me" | null;
             /** Format: date-time */
             startedAt: string;
             /** Format: date-time */
@@ -8372,6 +8512,11 @@ export interface components {
              * @default 1
              */
             shards?: number;
+            /**
+             * @description Where to create the room if this start creates it (a Durable Objects location hint); by default the region of the caller's continent. A room stays where it was created
+             * @enum {string}
+             */
+            locationHint?: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me";
         };
         LivePresence: {
             roomId: string;
@@ -8802,6 +8947,33 @@ export interface components {
                     } | null;
                 };
             };
+        };
+        OperationsStatusHistory: {
+            /** @description The span asked for */
+            minutes: number;
+            /**
+             * @description One point a minute
+             * @example 60000
+             */
+            stepMs: number;
+            /** @description Oldest first, at most one a minute and 1440 (24 hours). A minute with no point: the cron did not run (or could not record); a null figure: its source did not answer then. Badge sockets are not sampled (that would wake every hub each minute). */
+            points: {
+                /**
+                 * Format: date-time
+                 * @description The point's minute (the flush cron run that sampled it)
+                 */
+                at: string;
+                /** @description As `counters.flushLagMs` of the status, then (the worst database's) */
+                flushLagMs: number | null;
+                /** @description As `counters.pendingFields`, then (after that minute's flush: normally 0 or a few seconds' increments) */
+                pendingFields: number | null;
+                /** @description As `counters.unappliedBatches`, then */
+                unappliedBatches: number | null;
+                /** @description As `feed.fanouts.p99Ms`, then (the last 100 fan-outs then) */
+                fanoutP99Ms: number | null;
+                /** @description As `feed.deadLettersTotal`, then */
+                deadLetters: number | null;
+            }[];
         };
         DeadLetterPage: {
             items: components["schemas"]["DeadLetter"][];

@@ -5,7 +5,7 @@ import type { Redis } from "../lib/redis";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { INCREMENT_COUNTERS } from "./increment.lua";
-import { CACHE_TTL_SECONDS, counterKeys, IDEMPOTENCY_TTL_SECONDS } from "./keys";
+import { CACHE_TTL_SECONDS, counterKeys, EVENT_APPLIED_TTL_SECONDS, IDEMPOTENCY_TTL_SECONDS } from "./keys";
 import { unpackCounters } from "./packing";
 import { READ_CACHED_COUNTERS } from "./read.lua";
 import { COUNTER_REGISTRY, type CounterDelta, type CounterEntity, fieldsOf, isCounterEntity, isCounterField, MAX_ABS_DELTA } from "./registry";
@@ -76,15 +76,19 @@ type Group = { entity: CounterEntity; id: string; fields: [string, number][] };
  * entity; parallel calls otherwise). When a database is unreachable (or answers past its command
  * budget) its entities' deltas go straight to Postgres (and their cache entries are invalidated
  * by the next flush) — except with an idempotency key, which only Redis can remember: then 503,
- * so the caller retries later. A key reused with a different request is a 409.
+ * so the caller retries later. A key reused with a different request is a 409. `once` (an event's
+ * id) keys each database's part by the event when the deltas span several databases: a retry of
+ * the event applies only the parts that did not apply (`ctr:ev:{id}`, claimed in the same script).
  */
 export async function incrementCounters(
   deps: Deps,
   deltas: readonly CounterDelta[],
   claim?: IdempotencyClaim,
-  options: { trending?: boolean } = {},
+  options: { trending?: boolean; once?: string } = {},
 ): Promise<IncrementOutcome> {
   const trending = options.trending ?? true;
+  const once = options.once;
+  if (once !== undefined && claim) throw new Error("An increment is keyed by an Idempotency-Key or by an event, not both");
   const merged = mergeDeltas(deltas);
   const groups = new Map<string, Group>();
   for (const d of merged) {
@@ -103,9 +107,13 @@ export async function incrementCounters(
     }
     if (!byDatabase.has(claimDatabase)) byDatabase.set(claimDatabase, []);
   }
+  // An event moving entities of several databases is keyed by its id on each (one command more
+  // each): a retry of the event applies only the databases that have not applied it. On one
+  // database the call is one script, applied whole or not at all: nothing to key.
+  const eventKey = once !== undefined && byDatabase.size > 1 ? eventMarker(once) : undefined;
   const hour = hourOf(Date.now());
   const settled = await settleEach(byDatabase, (index, list) =>
-    runIncrement(deps.redisAt(index), list, index === claimDatabase ? claim : undefined, trending, hour),
+    runIncrement(deps.redisAt(index), list, index === claimDatabase ? claimMarker(claim!) : eventKey, trending, hour),
   );
 
   const counts = new Map<string, number[]>();
@@ -127,7 +135,9 @@ export async function incrementCounters(
       const row = decodeCachedCounters(rows[i], fieldsOf(g.entity).length);
       if (row) counts.set(countsKey(g.entity, g.id), row);
     });
-    if (result[0] !== 1) replay = { stored: String(result[1] ?? "") };
+    // Not applied: an Idempotency-Key's replay, or (keyed by an event) this database's part of
+    // the event applied before — its rows are the counts as they are now.
+    if (result[0] !== 1 && claim) replay = { stored: String(result[1] ?? "") };
   }
   if (direct.length > 0) {
     await applyDirect(deps.db, direct);
@@ -143,17 +153,31 @@ export async function incrementCounters(
   return { applied: false, replayed: replay.stored.slice(cut + 1), counts };
 }
 
-/** The increment script on one database, for the entities that live there (and the claim, if it lives there). */
-function runIncrement(redis: ScriptRunner, list: readonly Group[], claim: IdempotencyClaim | undefined, trending: boolean, hour: number): Promise<unknown[]> {
+/**
+ * What makes one database's increment apply at most once: a key the script claims (`SET NX EX`)
+ * in the same call that applies, its value and TTL. An Idempotency-Key's remembers the first
+ * answer for 24 h; an event's (`ctr:ev:{id}`) only that this database applied its part.
+ */
+type Marker = { key: string; value: string; ttlSeconds: number };
+
+const claimMarker = (claim: IdempotencyClaim): Marker => ({
+  key: counterKeys.idempotency(claim.callerId, claim.key),
+  value: `${claim.fingerprint}\n${claim.answer}`,
+  ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
+});
+const eventMarker = (eventId: string): Marker => ({ key: counterKeys.eventApplied(eventId), value: "1", ttlSeconds: EVENT_APPLIED_TTL_SECONDS });
+
+/** The increment script on one database, for the entities that live there (and the marker, if it keys this database's part). */
+function runIncrement(redis: ScriptRunner, list: readonly Group[], marker: Marker | undefined, trending: boolean, hour: number): Promise<unknown[]> {
   const keys = [counterKeys.pending(), ...list.map((g) => counterKeys.cache(g.entity, g.id))];
-  const args: (string | number)[] = [list.length, claim ? `${claim.fingerprint}\n${claim.answer}` : "", IDEMPOTENCY_TTL_SECONDS];
+  const args: (string | number)[] = [list.length, marker?.value ?? "", marker?.ttlSeconds ?? 0];
   for (const g of list) {
     const weight = trending ? trendingWeight(g.fields.map(([field, delta]) => ({ entity: g.entity, field, delta }))) : 0;
     const registered = fieldsOf(g.entity);
     args.push(counterKeys.pendingField(g.entity, g.id, ""), weight, registered.length, g.fields.length);
     for (const [field, delta] of g.fields) args.push(field, registered.indexOf(field) + 1, delta);
   }
-  if (claim) keys.push(counterKeys.idempotency(claim.callerId, claim.key));
+  if (marker) keys.push(marker.key);
   // Each database keeps the trending bucket of its own posts (a read merges their top lists: src/feed/trending.ts).
   keys.push(counterKeys.trendingBucket(hour));
   return redis.createScript<unknown[]>(INCREMENT_COUNTERS).exec(keys, args.map(String));

@@ -11,6 +11,12 @@ import type { CounterEntity } from "./registry";
 export const CACHE_TTL_SECONDS = 12 * 60 * 60;
 /** A retried idempotent increment within 24 h is answered from `idempotency` (the API-wide window). */
 export { IDEMPOTENCY_TTL_SECONDS } from "../lib/idempotency";
+/**
+ * An event's part applied on a database is remembered this long: longer than the event's retries
+ * last (the emitting invocation's, which ends at most 30 s after its answer), and short, as there
+ * is one such key per follow, like and favourite and database in the window.
+ */
+export const EVENT_APPLIED_TTL_SECONDS = 60;
 
 export const counterKeys = {
   /**
@@ -83,4 +89,9 @@ export const counterKeys = {
   trendingScratch: (window: string) => `ctr:trend:tmp:${window}`,
   /** String: fingerprint + "\n" + first answer of an idempotent increment. TTL 24 h. Key ≤ 64 chars. */
   idempotency: (callerId: string, key: string) => `ctr:idem:${callerId}:${key}`,
+  /**
+   * String "1": this database applied its part of event `id` (a follow, like or favourite moving
+   * entities on several databases), claimed by the increment that applies it. TTL 60 s.
+   */
+  eventApplied: (eventId: string) => `ctr:ev:${eventId}`,
 } as const;

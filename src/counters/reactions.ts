@@ -1,4 +1,5 @@
 import { ApiError } from "../lib/errors";
+import { newEventId } from "../lib/event-types";
 import type { EventReports } from "../lib/events";
 import type { Services } from "../lib/services";
 import { countsKey, incrementCounters, shownCounts } from "./counters";
@@ -35,7 +36,7 @@ export async function addReaction(services: Services, kind: Reaction, userId: st
   );
   if (!row) throw new ApiError("not_found", `Post ${postId} not found`);
   const reports = row.changed
-    ? await services.events.emit({ type: `${kind}.created`, userId, postId, authorId: row.author_id, at: Date.now() }, services)
+    ? await services.events.emit({ type: `${kind}.created`, id: newEventId(), userId, postId, authorId: row.author_id, at: Date.now() }, services)
     : undefined;
   return { ...result(kind, postId, userId, true, row.changed), counts: await postCountsAfter(services, postId, reports) };
 }
@@ -51,7 +52,7 @@ export async function removeReaction(services: Services, kind: Reaction, userId:
   );
   if (!row) throw new ApiError("not_found", `Post ${postId} not found`);
   const reports = row.changed
-    ? await services.events.emit({ type: `${kind}.deleted`, userId, postId, authorId: row.author_id, at: Date.now() }, services)
+    ? await services.events.emit({ type: `${kind}.deleted`, id: newEventId(), userId, postId, authorId: row.author_id, at: Date.now() }, services)
     : undefined;
   return { ...result(kind, postId, userId, false, row.changed), counts: await postCountsAfter(services, postId, reports) };
 }

@@ -1,25 +1,10 @@
-import type { Pool } from "@neondatabase/serverless";
-import type { Database } from "../lib/db";
+import { type Database, queryRows as query } from "../lib/db";
 import type { CounterDelta, CounterEntity } from "./registry";
 
 /**
  * The Postgres statements of the counters, as raw SQL over arrays: each is ONE statement whatever
  * the number of counters it touches (drizzle's `sql` would expand a JS array into a parameter list).
  */
-
-async function query<Row>(db: Database, text: string, params: unknown[]): Promise<Row[]> {
-  try {
-    // drizzle() sets $client (the Pool) at runtime; NeonDatabase's type does not declare it.
-    const result = await (db as unknown as { $client: Pool }).$client.query(text, params);
-    return result.rows as Row[];
-  } catch (err) {
-    // The Neon driver rejects with the WebSocket's ErrorEvent when it cannot connect. Hono's error
-    // handler only sees Errors, so wrap it (as drizzle does) and keep it as the cause, where
-    // `isDependencyFailure` finds it and answers 503.
-    if (err instanceof Error) throw err;
-    throw new Error("Failed query: Postgres unreachable", { cause: err });
-  }
-}
 
 /** Merged per (entity, id, field), since one upsert statement may not touch a row twice. */
 export function mergeDeltas(deltas: readonly CounterDelta[]): CounterDelta[] {

@@ -20,10 +20,12 @@ const favorite = (e: { postId: string }): Move[] => [{ entity: "post", id: e.pos
 /**
  * A handler applying `moves` of the event by `delta`: one increment call, one Redis round trip.
  * Its report is the increment's outcome, whose `counts` hold the moved entities' values after it.
+ * An event with an id is applied once per database (`once`): the bus's retry of a failed handler
+ * completes the databases that failed without moving the others twice.
  */
-function moving<E>(moves: (event: E) => Move[], delta: 1 | -1) {
+function moving<E extends object>(moves: (event: E) => Move[], delta: 1 | -1) {
   return (event: E, services: EventServices): Promise<IncrementOutcome> =>
-    incrementCounters(services, moves(event).map((m) => ({ ...m, delta })));
+    incrementCounters(services, moves(event).map((m) => ({ ...m, delta })), undefined, { once: "id" in event ? String(event.id) : undefined });
 }
 
 /** The counters' report of one emitted event (see `moving`), if the counters subscriber ran. */
@@ -35,10 +37,12 @@ const countersSubscriberName = "counters";
 
 /**
  * Relation changes move the relation-derived counters, both sides of a relation in one call.
- * A lost event is repaired by the reconcile.
+ * Retried by the bus when it fails (deltas commute, and each database's part of a follow, like or
+ * favourite is applied once: `moving`); a lost event is repaired by the reconcile.
  */
 export const countersSubscriber: Subscriber = {
   name: countersSubscriberName,
+  retried: true,
   on: {
     "follow.created": moving(follow, 1),
     "follow.deleted": moving(follow, -1),

@@ -1,4 +1,4 @@
-import { RUN_FIELDS } from "../admin/keys";
+import { RUN_FIELDS } from "../lib/ops/keys";
 import { settleEveryDatabase } from "../lib/redis-topology";
 import type { CronTask } from "../scheduled";
 import { flushOnce, type FlushReport } from "./flush";

@@ -5,5 +5,5 @@ export * from "../badges/schema";
 export * from "../counters/schema";
 export * from "../feed/schema";
 export * from "../live/schema";
-export * from "../admin/schema";
+export * from "../lib/ops/schema";
 export * from "../notify/schema";

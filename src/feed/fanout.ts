@@ -1,4 +1,4 @@
-import { recordFanoutCompletion } from "../admin/record";
+import { recordFanoutCompletion } from "../lib/ops/record";
 import { isRedisCommandError } from "../lib/errors";
 import { commandFailure } from "../lib/redis-failures";
 import { groupByDatabase, settleEach } from "../lib/redis-topology";

@@ -53,6 +53,15 @@ export const FEED_QUEUES = { fanout: "feed-fanout", followSync: "feed-follow-syn
 /** Their dead-letter queues (one each, wrangler.toml); their consumer records what lands there. */
 export const FEED_DEAD_LETTER_QUEUES = { fanout: "feed-fanout-dlq", followSync: "feed-follow-sync-dlq" } as const;
 
+/** The dead-letter queue → the queue its messages came from (and are replayed to). */
+const SOURCE_OF: ReadonlyMap<string, string> = new Map(
+  (Object.keys(FEED_QUEUES) as (keyof typeof FEED_QUEUES)[]).map((k) => [FEED_DEAD_LETTER_QUEUES[k], FEED_QUEUES[k]]),
+);
+
+export function sourceQueueOf(deadLetterQueue: string): string | undefined {
+  return SOURCE_OF.get(deadLetterQueue);
+}
+
 /** Followers per fan-out message: one Postgres page and one Redis round trip each. */
 export const FANOUT_PAGE_SIZE = 1000;
 /** Messages per `sendBatch` (the Queues limit). */

@@ -143,25 +143,21 @@ return cjson.encode(serve_page(cfg, max, limit))
 `;
 
 /**
- * The ranked home page. A first page (no cursor) scores the RANKED_CANDIDATES newest items of the
- * merged timeline — `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5` from the cached
- * counters and the post's creation time — stores the ranking as a snapshot (a list, short TTL) and
- * serves its first page; later pages read the same snapshot from `offset`, so items never move
- * between pages while the user scrolls. Candidates whose post or counters are not cached come back
- * as `missing` (the caller fills them and asks again).
- * Mode 'members' (N > 1): the candidates, hydrated from this database only, unranked (the caller
- * completes them from their posts' databases, ranks them and stores the snapshot).
- * ARGV: mode ('new'|'page'|'members'), offset, limit, buildTtl, now (ms), candidates, snapshotTtl,
- * likes/comments/forwards positions in the fields, then the config. KEYS[6]: the snapshot list.
+ * rank_candidates(cfg, members, now, at): what a ranked first page computes, over the candidates
+ * one database holds — all of them at N = 1 (READ_RANKED), a database's share at N > 1
+ * (SCORE_CANDIDATES). Needs cfg.postPrefix, cfg.counterPrefix, cfg.fields (only their number) and,
+ * to drop tombstoned candidates from the timeline, cfg.tl.
  */
-export const READ_RANKED = `${PAGE_FUNCTIONS}${READ_CONFIG}
+export const RANKING_FUNCTIONS = `
 -- rank_candidates(cfg, members, now, at): the candidates (members, newest first) in ranked order
--- as indices into members, those whose post or counters are not cached, and what was read for
--- them (post entries, packed counters). It reads what a score needs and nothing more: the posts
+-- as indices into members, those whose post or counters are not cached, what was read for them
+-- (post entries, packed counters), each ranked candidate's score (scoreOf[k] is order[k]'s) and the
+-- tombstoned candidates. It reads what a score needs and nothing more: the posts
 -- (creation time, tombstones) and three counter fields (at: positions of likes, comments,
 -- forwards) — no flags. Ties keep the newer post first, so the order is total and repeatable: the
 -- distinct scores are sorted as plain numbers (no Lua comparator) and each score's candidates
--- follow in the order they came, newest first. Tombstoned candidates leave the timeline.
+-- follow in the order they came, newest first. Tombstoned candidates leave the timeline (cfg.tl;
+-- at N > 1 the caller drops them, the timeline being on the reader's database).
 -- Billed: MGET + counters' MGET (+ ZREM).
 local function rank_candidates(cfg, members, now, at)
   local match, tonum, max = string.match, tonumber, math.max
@@ -201,20 +197,39 @@ local function rank_candidates(cfg, members, now, at)
       missing[#missing + 1] = members[i]
     end
   end
-  if #gone > 0 then redis.call('ZREM', cfg.tl, unpack(gone)) end
+  if #gone > 0 and cfg.tl then redis.call('ZREM', cfg.tl, unpack(gone)) end
   table.sort(scores)
-  local order, n = {}, 0
+  local order, scoreOf, n = {}, {}, 0
   for k = nscores, 1, -1 do
-    local i = first[scores[k]]
+    local score = scores[k]
+    local i = first[score]
     while i do
       n = n + 1
       order[n] = i
+      scoreOf[n] = score
       i = after[i]
     end
   end
-  return order, missing, posts, packed
+  return order, missing, posts, packed, scoreOf, gone
 end
 
+`;
+
+/**
+ * The ranked home page. A first page (no cursor) scores the RANKED_CANDIDATES newest items of the
+ * merged timeline — `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5` from the cached
+ * counters and the post's creation time — stores the ranking as a snapshot (a list, short TTL) and
+ * serves its first page; later pages read the same snapshot from `offset`, so items never move
+ * between pages while the user scrolls. Candidates whose post or counters are not cached come back
+ * as `missing` (the caller fills them and asks again).
+ * Mode 'members' (N > 1): the candidates (newest first) and the reader's flags for them (`flags`:
+ * the hash's f and x; `on`: 2p + 1 for a liked candidate at 0-based place p, 2p + 2 for a
+ * favourited one), nothing ranked: each post's database scores its own (SCORE_CANDIDATES), the
+ * caller merges them and stores the snapshot.
+ * ARGV: mode ('new'|'page'|'members'), offset, limit, buildTtl, now (ms), candidates, snapshotTtl,
+ * likes/comments/forwards positions in the fields, then the config. KEYS[6]: the snapshot list.
+ */
+export const READ_RANKED = `${PAGE_FUNCTIONS}${READ_CONFIG}${RANKING_FUNCTIONS}
 -- The first ranked page, hydrated from what the ranking read (the same call, so the same values
 -- hydrate() would read again) and the reader's flags. Billed: HMGET.
 local function ranked_page(cfg, members, order, posts, packed, limit)
@@ -258,12 +273,32 @@ if cold then return cold end
 local members = merged_members(cfg, '+inf', candidates)
 if #members == 0 then return cjson.encode({members = {}, more = false}) end
 if mode == 'members' then
-  -- N > 1: the candidates hydrated from this (the reader's) database — flags, and the posts and
-  -- counters of the posts that live here — ranked by the caller once the other databases answered.
-  local page = hydrate(cfg, members)
+  -- N > 1: only what lives here — the candidates and the reader's flags for them. Their posts and
+  -- counters are read and scored on each post's database (SCORE_CANDIDATES), not sent here and back.
+  local flagFields = {'f', 'x'}
+  for i, m in ipairs(members) do
+    local id = string.match(m, '^(%d+):')
+    flagFields[2 * i + 1] = 'l' .. id
+    flagFields[2 * i + 2] = 'v' .. id
+  end
+  local values
+  if redis.call('HLEN', cfg.flags) <= #flagFields then
+    -- A hash this small may be a listpack, where HMGET scans it once per field (600 fields × a
+    -- few hundred entries: most of the page's Redis time); read it once and look the fields up here.
+    local all, byField = redis.call('HGETALL', cfg.flags), {}
+    for i = 1, #all, 2 do byField[all[i]] = all[i + 1] end
+    values = {}
+    for i, field in ipairs(flagFields) do values[i] = byField[field] or false end
+  else
+    values = redis.call('HMGET', cfg.flags, unpack(flagFields))
+  end
+  -- Only the marked candidates go back (2p + 1: liked, 2p + 2: favourited, p their 0-based place).
+  local on = {}
+  for i = 3, #values do
+    if values[i] == '1' then on[#on + 1] = i - 2 end
+  end
   renew(cfg, false)
-  page.more = false
-  return cjson.encode(page)
+  return cjson.encode({members = members, flags = {values[1], values[2]}, on = on})
 end
 local order, missing, posts, packed = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
 if #missing > 0 then return cjson.encode({missing = missing}) end
@@ -282,14 +317,49 @@ return cjson.encode(page)
 `;
 
 /**
+ * N > 1, round 2 of a ranked first page, on each database holding candidates: rank_candidates over
+ * the candidates whose posts live here (given newest first), the ranking as
+ * `{order, scores, posts, counts, missing, gone}` — order: indices into the given members, ranked;
+ * scores: each one's score as '%.17g' text (the exact double, so the caller merges the databases'
+ * lists by the very numbers N = 1 ranks by, ties newest first); posts and counts: the post cache
+ * entries and packed counters of the first `limit` of them (every item of the merged first page is
+ * among its own database's first `limit`); missing: candidates whose post or counters are not
+ * cached; gone: tombstoned ones (the caller drops them from the timeline).
+ * ARGV: now (ms), limit, likes/comments/forwards positions, postPrefix, counterPrefix, number of
+ * counter fields, then the members. Billed: EVALSHA + MGET + MGET.
+ */
+export const SCORE_CANDIDATES = `${COUNTER_CACHE_READER}${RANKING_FUNCTIONS}
+local now, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+local at = {tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])}
+local cfg = {postPrefix = ARGV[6], counterPrefix = ARGV[7], fields = {}}
+for i = 1, tonumber(ARGV[8]) do cfg.fields[i] = i end
+local members = {}
+for i = 9, #ARGV do members[i - 8] = ARGV[i] end
+local order, missing, posts, packed, scoreOf, gone = rank_candidates(cfg, members, now, at)
+if #missing > 0 then return cjson.encode({missing = missing}) end
+local out = {order = order, scores = {}, posts = {}, counts = {}, gone = gone}
+for k = 1, #order do out.scores[k] = string.format('%.17g', scoreOf[k]) end
+for k = 1, math.min(limit, #order) do
+  out.posts[k] = posts[order[k]]
+  out.counts[k] = packed[order[k]]
+end
+return cjson.encode(out)
+`;
+
+/**
  * At N > 1, a ranked first page's snapshot, ranked by the caller (it needed every database's
  * posts): stored on the reader's database after the answer (DEL first: the same snapshot is never
- * written twice). KEYS: feed:rk:{user}:{snapshot}. ARGV: TTL, then the members in ranked order.
- * Billed: EVALSHA + DEL + RPUSH + EXPIRE.
+ * written twice), and the tombstoned candidates the posts' databases found leave the timeline.
+ * KEYS: feed:rk:{user}:{snapshot}, feed:tl:{user}. ARGV: TTL, the number of tombstoned members,
+ * them, then the members in ranked order. Billed: EVALSHA + DEL + RPUSH + EXPIRE (+ ZREM).
  */
 export const STORE_RANKING = `
-redis.call('DEL', KEYS[1])
-redis.call('RPUSH', KEYS[1], unpack(ARGV, 2))
-redis.call('EXPIRE', KEYS[1], ARGV[1])
+local gone = tonumber(ARGV[2])
+if gone > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 3, 2 + gone)) end
+if #ARGV > 2 + gone then
+  redis.call('DEL', KEYS[1])
+  redis.call('RPUSH', KEYS[1], unpack(ARGV, 3 + gone))
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+end
 return 1
 `;

@@ -1,9 +1,11 @@
-import { type NewDeadLetter, recordDeadLetters, sourceQueueOf } from "../admin/dead-letters";
 import type { Env } from "../env";
 import type { EventBus } from "../lib/events";
+import { type NewDeadLetter, recordDeadLetters } from "../lib/ops/dead-letters";
 import { createServices, type Services } from "../lib/services";
+import { isBudgetRefusal } from "../lib/redis-failures";
+import { nextDeferral, type QueuedFeedMessage, withoutDeferral } from "./deferral";
 import { deliver } from "./fanout";
-import { FEED_DEAD_LETTER_QUEUES, type FeedMessage } from "./messages";
+import { FEED_DEAD_LETTER_QUEUES, FEED_QUEUES, sourceQueueOf } from "./messages";
 import { errorText, log } from "../lib/log";
 
 const DEAD_LETTER_QUEUES: ReadonlySet<string> = new Set(Object.values(FEED_DEAD_LETTER_QUEUES));
@@ -15,30 +17,75 @@ const DEAD_LETTER_QUEUES: ReadonlySet<string> = new Set(Object.values(FEED_DEAD_
  * `keepDeadLetters`. Nothing is lost from Postgres' point of view: a timeline that missed a
  * delivery is a cache, rebuilt from Postgres when it expires, and deleted posts stay hidden by
  * their tombstone; the dead letter lets an operator send the message again sooner.
+ *
+ * A delivery refused for a database's command budget is not a failure of the message: it is
+ * deferred (`deferForBudget`), so a long overrun never uses up its retries.
  */
 export function createQueueHandler(events: EventBus) {
-  return async function queue(batch: MessageBatch<FeedMessage>, env: Env, ctx: ExecutionContext) {
+  return async function queue(batch: MessageBatch<QueuedFeedMessage>, env: Env, ctx: ExecutionContext) {
     const { services, close } = createServices(env, ctx, events);
     try {
       if (DEAD_LETTER_QUEUES.has(batch.queue)) {
         await keepDeadLetters(services, batch);
         return;
       }
+      const overBudget: Message<QueuedFeedMessage>[] = [];
       for (const message of batch.messages) {
         const started = Date.now();
         try {
-          const delivery = await deliver(services, message.body);
+          const delivery = await deliver(services, withoutDeferral(message.body));
           message.ack();
-          log.info({ queue: batch.queue, delivery, attempts: message.attempts, durationMs: Date.now() - started });
+          log.info({ queue: batch.queue, delivery, attempts: message.attempts, deferrals: message.body.deferred?.times, durationMs: Date.now() - started });
         } catch (err) {
+          if (isBudgetRefusal(err)) {
+            overBudget.push(message);
+            continue;
+          }
           message.retry();
           log.error({ queue: batch.queue, message: "feed delivery failed; retrying", body: message.body, attempts: message.attempts, error: errorText(err) });
         }
       }
+      if (overBudget.length > 0) await deferForBudget(services, batch.queue, overBudget);
     } finally {
       ctx.waitUntil(close());
     }
   };
+}
+
+/**
+ * Messages refused for a database's command budget (`ERR max requests limit exceeded`): sent
+ * again to their queue with a growing delay (2, 4, 8 … s, at most 5 minutes: `nextDeferral`) and
+ * the deferral in their body, and acked. Sent again, not `retry({ delaySeconds })`: a retry counts
+ * towards `max_retries` (the queue's `attempts` cannot be told a budget from an outage), and a
+ * budget overrun lasting longer than the retries would move every waiting message to the
+ * dead-letter queue; a new message starts at attempt 1, so only real failures use up retries.
+ * Past the deferral window (a day) a message is retried as any failure is. One `sendBatch` for the
+ * batch (≤ 100 messages, the limit of both); if it fails, the messages are retried by the queue.
+ */
+async function deferForBudget(services: Services, queue: string, messages: Message<QueuedFeedMessage>[]): Promise<void> {
+  const now = Date.now();
+  const deferred: { message: Message<QueuedFeedMessage>; body: QueuedFeedMessage; delaySeconds: number }[] = [];
+  for (const message of messages) {
+    const next = nextDeferral(message.body.deferred, now);
+    if (next) {
+      deferred.push({ message, body: { ...withoutDeferral(message.body), deferred: next.deferred }, delaySeconds: next.delaySeconds });
+    } else {
+      message.retry();
+      log.error({ queue, message: "feed delivery over its database's command budget for a day; retrying", body: message.body, attempts: message.attempts });
+    }
+  }
+  if (deferred.length === 0) return;
+  const target = queue === FEED_QUEUES.followSync ? services.env.FEED_SYNC_QUEUE : services.env.FEED_QUEUE;
+  try {
+    await target.sendBatch(deferred.map((d) => ({ body: d.body, delaySeconds: d.delaySeconds })));
+  } catch (err) {
+    for (const d of deferred) d.message.retry();
+    log.error({ queue, message: "feed deliveries over budget could not be deferred; retrying", messages: deferred.length, error: errorText(err) });
+    return;
+  }
+  for (const d of deferred) d.message.ack();
+  const delays = deferred.map((d) => d.delaySeconds);
+  log.warn({ queue, message: "feed deliveries over a database's command budget; deferred", messages: deferred.length, delaySeconds: [Math.min(...delays), Math.max(...delays)] });
 }
 
 /**
@@ -48,15 +95,16 @@ export function createQueueHandler(events: EventBus) {
  * logged. If Postgres cannot take them, the whole batch is retried by the dead-letter queue
  * (wrangler.toml `max_retries`), so a dead letter is not dropped by a Postgres outage.
  */
-async function keepDeadLetters(services: Services, batch: MessageBatch<FeedMessage>) {
+async function keepDeadLetters(services: Services, batch: MessageBatch<QueuedFeedMessage>) {
   const queue = sourceQueueOf(batch.queue)!;
   const kept: NewDeadLetter[] = [];
   for (const m of batch.messages) {
+    const body = withoutDeferral(m.body);
     try {
-      const delivery = await deliver(services, m.body);
+      const delivery = await deliver(services, body);
       log.info({ queue: batch.queue, message: "dead letter delivered on its last attempt", delivery });
     } catch (err) {
-      kept.push({ queue, body: m.body, lastError: errorText(err) });
+      kept.push({ queue, body, lastError: errorText(err) });
       log.error({ message: "feed message dead-lettered", queue: batch.queue, body: m.body, attempts: m.attempts, error: errorText(err) });
     }
   }

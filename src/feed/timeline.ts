@@ -6,6 +6,7 @@ import { isoTimestamp } from "../db/columns";
 import { ApiError, isDependencyFailure, isRedisCommandError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, encodeCursor } from "../lib/pagination";
+import { rawCommand } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
@@ -26,7 +27,7 @@ import {
   TOMBSTONE,
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
-import { READ_PAGE, READ_RANKED, STORE_RANKING } from "./page.lua";
+import { READ_PAGE, READ_RANKED, SCORE_CANDIDATES, STORE_RANKING } from "./page.lua";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
 
 export type Post = { id: string; authorId: string; text: string; createdAt: string };
@@ -187,15 +188,16 @@ type Flags = { liked: boolean; favorited: boolean };
 async function hydrate(
   services: Services,
   userId: string,
-  raw: RawPage & { known?: Map<string, string>; counterSnapshot?: { snapshot: CounterSnapshot; ids: Set<string> }; built?: { floor: string; flags: FlagRow[] } },
+  raw: RawPage & { known?: Map<string, string>; counterSnapshot?: { snapshot: CounterSnapshot; ids: Set<string> }; built?: { floor: string; flags: FlagRow[] }; complete?: true },
 ): Promise<{ items: FeedItem[]; degraded: boolean }> {
   const members: Parsed[] = raw.members.map((m) => {
     const [id, authorId] = m.split(":") as [string, string];
     return { id, authorId, member: m };
   });
   if (members.length === 0) return { items: [], degraded: false };
-  // N > 1: posts of other databases than the reader's, from their own databases (round 2).
-  const unreachable = services.databases > 1 ? await completeRemote(services, userId, members, raw) : new Set<string>();
+  // N > 1: posts of other databases than the reader's, from their own databases (round 2), unless
+  // they were read there already (`complete`: a ranked first page's).
+  const unreachable = services.databases > 1 && !raw.complete ? await completeRemote(services, userId, members, raw) : new Set<string>();
 
   const posts = new Map<string, string>();
   const counts = new Map<string, number[]>();
@@ -348,17 +350,23 @@ async function writeFill(services: Services, userId: string, fill: { posts: [str
  */
 async function completeRemote(services: Services, userId: string, members: Parsed[], raw: { posts: (string | false)[]; counts: unknown[] }): Promise<Set<string>> {
   const own = databaseOf(userId, services.databases);
-  const remote = members.map((m, i) => ({ id: m.id, i })).filter((m) => raw.posts[m.i] !== TOMBSTONE && databaseOf(m.id, services.databases) !== own);
+  const byDatabase = new Map<number, { id: string; i: number }[]>();
+  members.forEach((m, i) => {
+    if (raw.posts[i] === TOMBSTONE) return;
+    const index = databaseOf(m.id, services.databases);
+    if (index === own) return;
+    let list = byDatabase.get(index);
+    if (!list) byDatabase.set(index, (list = []));
+    list.push({ id: m.id, i });
+  });
   const unreachable = new Set<string>();
-  if (remote.length === 0) return unreachable;
-  const byDatabase = groupByDatabase(remote, (m) => m.id, services.databases);
-  // A bare MGET (one billed command per database, no script): post caches are JSON, which the
-  // client hands back parsed (written back as the same JSON text), counters are decoded by the
-  // counters' own rule.
+  if (byDatabase.size === 0) return unreachable;
+  // A bare MGET (one billed command per database, no script), its values taken as Redis holds
+  // them: post caches are the JSON text hydrate reads, counters are decoded by the counters' own rule.
   const settled = await settleEach(byDatabase, async (index, list) => {
-    const values = await services.redisAt(index).mget<unknown[]>(...list.map((m) => feedKeys.post(m.id)), ...list.map((m) => counterKeys.cache("post", m.id)));
+    const values = (await rawCommand(services.redisAt(index), ["MGET", ...list.map((m) => feedKeys.post(m.id)), ...list.map((m) => counterKeys.cache("post", m.id))])) as unknown[];
     return {
-      posts: list.map((_, k) => postCacheText(values[k])),
+      posts: list.map((_, k) => (typeof values[k] === "string" ? (values[k] as string) : false)),
       counts: list.map((_, k) => unpackCounters(values[list.length + k], POST_FIELDS.length) ?? false),
     };
   });
@@ -380,12 +388,6 @@ async function completeRemote(services: Services, userId: string, members: Parse
     });
   }
   return unreachable;
-}
-
-/** A post cache value from a bare MGET as the page script answers it: its JSON text, a tombstone, or false. */
-function postCacheText(value: unknown): string | false {
-  if (value === null || value === undefined) return false;
-  return typeof value === "string" ? value : JSON.stringify(value);
 }
 
 /** A post's counters as the feed shows them (the counters capability's rule: never below zero). */
@@ -440,8 +442,8 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
   const at = page.cursor ? decodeRankedCursor(page.cursor) : { snapshot: crypto.randomUUID(), offset: 0 };
   if (at.snapshot === "pg") return rankedFromPostgres(services, userId, at.offset, page.limit);
   const fields = POST_FIELDS as readonly string[];
-  // N > 1: a first page's candidates live on several databases, so the script hydrates them from
-  // the reader's and this Worker ranks them once the others answered (the same formula and order).
+  // N > 1: a first page's candidates live on several databases: the reader's answers them and the
+  // reader's flags, each post's database scores its own, and this Worker merges the rankings.
   const mode = page.cursor ? "page" : services.databases > 1 ? "members" : "new";
   const now = Date.now();
   const args = () => [
@@ -478,9 +480,16 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
         await hydrate(services, userId, { members: answer.missing, posts: answer.missing.map(() => false), counts: [], flags: [], more: false });
         continue;
       }
+      if (mode === "members") {
+        const ranked = await rankAcrossDatabases(services, answer as unknown as Candidates, now, page.limit);
+        if ("missing" in ranked) {
+          await hydrate(services, userId, { members: ranked.missing, posts: ranked.missing.map(() => false), counts: [], flags: [], more: false });
+          continue;
+        }
+        return await serveRanking(services, userId, at.snapshot, ranked, page.limit);
+      }
       const raw = answer as RawPage;
       const { items, degraded } = await hydrate(services, userId, raw);
-      if (mode === "members") return rankHere(services, userId, at.snapshot, items, now, page.limit, degraded);
       return { items, nextCursor: raw.more ? encodeCursor([at.snapshot, at.offset + page.limit]) : null, degraded };
     }
     return await rankedFromPostgres(services, userId, at.offset, page.limit);
@@ -499,23 +508,97 @@ function rank(items: FeedItem[], now: number): FeedItem[] {
 }
 
 /**
- * N > 1: the first ranked page from its hydrated candidates, ranked here as READ_RANKED ranks; the
- * snapshot later pages walk is stored on the reader's database once the page is answered (not a
- * round of the answer; a next page arriving first reads once more).
+ * READ_RANKED's answer in mode "members": the candidates, newest first, the reader's flags hash's
+ * floor and overflow mark (`flags`: f, x) and which candidates it marks (`on`: 2p + 1 for a like of
+ * the candidate at 0-based place p, 2p + 2 for a favourite).
  */
-function rankHere(services: Services, userId: string, snapshot: string, candidates: FeedItem[], now: number, limit: number, degraded: boolean): FeedPage {
-  const ranked = rank(candidates, now);
-  if (ranked.length > 0) {
+type Candidates = { members: string[]; flags: (string | false)[]; on: number[] };
+
+/** SCORE_CANDIDATES' answer from one database (see page.lua.ts). */
+type DatabaseRanking = { order: number[]; scores: string[]; posts: string[]; counts: (string | false)[]; gone: string[]; missing?: string[] };
+
+/** The merged ranking of a first page at N > 1: members in ranked order, the page's hydration, the tombstoned candidates. */
+type Ranking = { ranked: string[]; page: RawPage; gone: string[] };
+
+/**
+ * N > 1, round 2 of a ranked first page: each database holding candidates scores its own
+ * (SCORE_CANDIDATES, in parallel) and answers its ranking and its first `limit` items hydrated;
+ * the lists are merged here by those scores (ties: the newer post first, as READ_RANKED), so the
+ * order is N = 1's. The page's items are among their databases' first `limit`, so the page needs
+ * no further read; the reader's flags came with the candidates. Answers the candidates to fill
+ * when some database lacks posts or counters (the caller fills them and asks again).
+ */
+async function rankAcrossDatabases(services: Services, candidates: Candidates, now: number, limit: number): Promise<Ranking | { missing: string[] }> {
+  const members = Array.isArray(candidates.members) ? candidates.members : []; // cjson: {} for an empty table
+  const byDatabase = groupByDatabase(
+    members.map((member, position) => ({ member, position })),
+    (c) => c.member.slice(0, c.member.indexOf(":")),
+    services.databases,
+  );
+  const fields = POST_FIELDS as readonly string[];
+  const settled = await settleEach(byDatabase, async (index, list) => {
+    const args = [now, limit, fields.indexOf("likes") + 1, fields.indexOf("comments") + 1, fields.indexOf("forwards") + 1, feedKeys.postPrefix(), counterKeys.cache("post", ""), fields.length, ...list.map((c) => c.member)];
+    const raw = await services.redisAt(index).createScript(SCORE_CANDIDATES).exec([], args.map(String));
+    return (typeof raw === "string" ? JSON.parse(raw) : raw) as DatabaseRanking;
+  });
+  const missing: string[] = [];
+  const gone: string[] = [];
+  // Every ranked candidate: its score, its place among the candidates (newest first: the tie-break)
+  // and, for its database's first `limit`, what hydrates it.
+  const scored: { member: string; position: number; score: number; post?: string; counts?: string | false }[] = [];
+  for (const [index, list] of byDatabase) {
+    const outcome = settled.get(index)!;
+    // A database that fails answers the whole ranking from Postgres (the caller's outage path).
+    if (outcome.status === "rejected") {
+      if (isRedisCommandError(outcome.reason)) throw commandFailure("Feed ranking script", outcome.reason);
+      throw outcome.reason;
+    }
+    const answer = outcome.value;
+    if (answer.missing) {
+      missing.push(...(Array.isArray(answer.missing) ? answer.missing : []));
+      continue;
+    }
+    const order = Array.isArray(answer.order) ? answer.order : [];
+    order.forEach((i, k) => {
+      const c = list[i - 1]!;
+      scored.push({ member: c.member, position: c.position, score: Number(answer.scores[k]), post: answer.posts[k], counts: answer.counts[k] });
+    });
+    if (Array.isArray(answer.gone)) gone.push(...answer.gone);
+  }
+  if (missing.length > 0) return { missing };
+  scored.sort((a, b) => b.score - a.score || a.position - b.position);
+  const top = scored.slice(0, limit);
+  const flags = candidates.flags;
+  const on = new Set(Array.isArray(candidates.on) ? candidates.on : []);
+  const page: RawPage & { complete: true } = {
+    members: top.map((c) => c.member),
+    posts: top.map((c) => c.post ?? false),
+    counts: top.map((c) => (typeof c.counts === "string" ? (unpackCounters(c.counts, POST_FIELDS.length) ?? false) : false)),
+    flags: [flags[0] ?? false, flags[1] ?? false, ...top.flatMap((c) => [on.has(2 * c.position + 1) && "1", on.has(2 * c.position + 2) && "1"])],
+    more: scored.length > limit,
+    complete: true,
+  };
+  return { ranked: scored.map((c) => c.member), page, gone };
+}
+
+/**
+ * N > 1: serves the merged ranking's first page; the snapshot later pages walk is stored on the
+ * reader's database once the page is answered (not a round of the answer; a next page arriving
+ * first reads once more), with the tombstoned candidates leaving the timeline in the same call.
+ */
+async function serveRanking(services: Services, userId: string, snapshot: string, ranking: Ranking, limit: number): Promise<FeedPage> {
+  const { items, degraded } = await hydrate(services, userId, ranking.page);
+  if (ranking.ranked.length > 0 || ranking.gone.length > 0) {
     const store = services
       .redisFor(userId)
       .createScript(STORE_RANKING)
-      .exec([feedKeys.rankedSnapshot(userId, snapshot)], [String(RANKED_SNAPSHOT_TTL_SECONDS), ...ranked.map((i) => timelineMember(i.post.id, i.post.authorId))])
+      .exec([feedKeys.rankedSnapshot(userId, snapshot), feedKeys.timeline(userId)], [String(RANKED_SNAPSHOT_TTL_SECONDS), String(ranking.gone.length), ...ranking.gone, ...ranking.ranked])
       .catch((err: unknown) => {
         if (!isRedisOutage(err)) throw err;
       });
     services.waitUntil(store);
   }
-  return { items: ranked.slice(0, limit), nextCursor: ranked.length > limit ? encodeCursor([snapshot, limit]) : null, degraded };
+  return { items, nextCursor: ranking.ranked.length > limit ? encodeCursor([snapshot, limit]) : null, degraded };
 }
 
 /** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */

@@ -32,6 +32,25 @@ export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY">): 
   return { db: drizzle(pool, { schema }), pool, close: () => pool.end().catch(() => undefined) };
 }
 
+/**
+ * One raw SQL statement with positional parameters, its rows as they come. Raw SQL over arrays
+ * keeps a statement ONE statement whatever the number of values (drizzle's `sql` would expand a
+ * JS array into a parameter list).
+ */
+export async function queryRows<Row>(db: Database, text: string, params: unknown[]): Promise<Row[]> {
+  try {
+    // drizzle() sets $client (the Pool) at runtime; NeonDatabase's type does not declare it.
+    const result = await (db as unknown as { $client: Pool }).$client.query(text, params);
+    return result.rows as Row[];
+  } catch (err) {
+    // The Neon driver rejects with the WebSocket's ErrorEvent when it cannot connect. Hono's error
+    // handler only sees Errors, so wrap it (as drizzle does) and keep it as the cause, where
+    // `isDependencyFailure` finds it and answers 503.
+    if (err instanceof Error) throw err;
+    throw new Error("Failed query: Postgres unreachable", { cause: err });
+  }
+}
+
 function localClient(proxy: string): typeof Client {
   return class LocalProxyClient extends Client {
     constructor(config?: ConstructorParameters<typeof Client>[0]) {

@@ -28,15 +28,26 @@ export type FeedEvent =
   | { type: "feed.big-posted"; op: "add" | "remove"; postId: string; authorId: string; publishedAt?: number; at: number }
   | { type: "feed.timelines-changed"; userIds: string[]; at: number };
 
+/**
+ * A follow, like or favourite touches the databases of two owners or more (the followee's and the
+ * follower's; the post's, its author's and the liker's). Its `id` (`newEventId`) names this one
+ * change: a subscriber applying it keys each database's part by it, so a retry of the event
+ * completes the parts that failed and skips those already applied (src/lib/events.ts).
+ */
 export type RelationEvent =
-  | { type: "follow.created"; followerId: string; followeeId: string; at: number }
-  | { type: "follow.deleted"; followerId: string; followeeId: string; at: number }
+  | { type: "follow.created"; id: string; followerId: string; followeeId: string; at: number }
+  | { type: "follow.deleted"; id: string; followerId: string; followeeId: string; at: number }
   | { type: "post.created"; postId: string; authorId: string; text: string; createdAt: string; at: number }
   | { type: "post.deleted"; postId: string; authorId: string; at: number }
-  | { type: "like.created"; userId: string; postId: string; authorId: string; at: number }
-  | { type: "like.deleted"; userId: string; postId: string; authorId: string; at: number }
-  | { type: "favorite.created"; userId: string; postId: string; authorId: string; at: number }
-  | { type: "favorite.deleted"; userId: string; postId: string; authorId: string; at: number };
+  | { type: "like.created"; id: string; userId: string; postId: string; authorId: string; at: number }
+  | { type: "like.deleted"; id: string; userId: string; postId: string; authorId: string; at: number }
+  | { type: "favorite.created"; id: string; userId: string; postId: string; authorId: string; at: number }
+  | { type: "favorite.deleted"; id: string; userId: string; postId: string; authorId: string; at: number };
+
+/** A fresh event id: 12 random bytes, hex (unique per change; a retry reuses its event's). */
+export function newEventId(): string {
+  return [...crypto.getRandomValues(new Uint8Array(12))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 export type DomainEventType = DomainEvent["type"];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

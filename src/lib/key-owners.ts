@@ -1,6 +1,6 @@
 /**
  * What a reshard does with each Redis key, by its name: every key shape of every capability's
- * `keys.ts` (`src/counters`, `src/badges`, `src/feed`, `src/admin`, `src/notify`) and of the topology, one rule
+ * `keys.ts` (`src/counters`, `src/badges`, `src/feed`, `src/lib/ops`, `src/notify`) and of the topology, one rule
  * each. `test/counters/reshard.test.ts` builds a key with every builder and checks that none is
  * `unknown`, so a new key shape cannot be added without saying here what a reshard does with it.
  *
@@ -46,8 +46,8 @@ const RULES: Rule[] = [
   { pattern: /^ctr:trend:h:\d+$/, action: "members" },
   { pattern: /^ctr:trend:(f|l|lock|tmp):.+$|^ctr:trend:gone$/, action: "database" }, // database 0's lists, lock, scratch
   { pattern: /^ctr:idem:.+$/, action: "copy", fromValue: (value) => /^[a-z_]+:(\d+):/.exec(value)?.[1] },
-  // operations (src/admin/keys.ts): database 0
-  { pattern: /^ops:(runs|fanouts)$/, action: "database" },
+  // operations (src/lib/ops/keys.ts): database 0
+  { pattern: /^ops:(runs|fanouts|history)$/, action: "database" },
   // badges (src/badges/keys.ts)
   { pattern: /^badge:n:idem:(\d+):.+$/, action: "copy" },
   { pattern: /^badge:n:(\d+)$/, action: "copy" }, // notifications: hot-only

@@ -1,4 +1,5 @@
 import { DependencyUnavailableError, isRedisCommandError } from "./errors";
+import { isRedisRateLimited } from "./redis";
 
 export { isRedisCommandError };
 
@@ -10,6 +11,19 @@ export function isRedisOutage(err: unknown): boolean {
   if (err instanceof DependencyUnavailableError) return err.dependency === "redis";
   if (!(err instanceof Error) || isRedisCommandError(err)) return false;
   return /^Upstash/.test(err.name) || /fetch failed|Network connection lost|network|timed? ?out|abort|ECONNREFUSED|ECONNRESET/i.test(`${err.name} ${err.message}`);
+}
+
+/**
+ * A database refused the call for its command budget (`ERR max requests limit exceeded`), however
+ * the failure reached the caller: as Upstash's answer, rethrown by `commandFailure`, or as the
+ * cause of an outage (`DependencyUnavailableError`, e.g. a refused marker check). Not an outage of
+ * the database: the same call succeeds once the budget recovers.
+ */
+export function isBudgetRefusal(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (isRedisRateLimited(e)) return true;
+  }
+  return false;
 }
 
 /**

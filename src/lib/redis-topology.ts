@@ -60,10 +60,22 @@ const CRC16_TABLE = (() => {
 /** One encoder for every slot computed (an owner id's slot is computed on every call at N > 1). */
 const UTF8 = new TextEncoder();
 
-/** CRC16-CCITT (XMODEM: poly 0x1021, init 0), the checksum Redis Cluster uses for key slots. */
+/** CRC16-CCITT (XMODEM: poly 0x1021, init 0) of the UTF-8 bytes of `text`, the checksum Redis Cluster uses for key slots. */
 export function crc16(text: string): number {
   let crc = 0;
-  for (const byte of UTF8.encode(text)) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff]!;
+  // Owner ids are decimal ASCII, whose UTF-8 bytes are their char codes: no encoding, no array
+  // (a ranked page at N > 1 places 300 ids).
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0x7f) return crc16Bytes(UTF8.encode(text));
+    crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ code) & 0xff]!;
+  }
+  return crc;
+}
+
+function crc16Bytes(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff]!;
   return crc;
 }
 

@@ -1,4 +1,4 @@
-import { Redis } from "@upstash/redis/cloudflare";
+import { errors, Redis } from "@upstash/redis/cloudflare";
 import type { Env } from "../env";
 import { DependencyUnavailableError } from "./errors";
 import {
@@ -84,7 +84,40 @@ export function redisAt(env: RedisEnv, index: number): Redis {
     signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
   instrument(client, topology, index, credentials);
+  keepScripts(client);
   return remember(key, client, topology);
+}
+
+/**
+ * One `Script` per source for the client's life. The SDK's `createScript` builds a new one per
+ * call, and each computes the SHA-1 of its source before its EVALSHA (a few KB hashed per call;
+ * a ranked page at N > 1 runs five scripts). The object holds the client and the digest only, so
+ * requests share it as they share the client.
+ */
+function keepScripts(client: Redis): void {
+  const scripts = new Map<string, ReturnType<Redis["createScript"]>>();
+  const create = client.createScript.bind(client);
+  const keep = (source: string, opts?: { readonly?: boolean }) => {
+    if (opts?.readonly) return create(source, opts as { readonly: true });
+    let script = scripts.get(source);
+    if (!script) scripts.set(source, (script = create(source)));
+    return script;
+  };
+  (client as unknown as { createScript: typeof keep }).createScript = keep;
+}
+
+/**
+ * Sends one command through `redis`'s own requester (the marker check, retries, timeout and budget
+ * counting all apply) and answers the reply as the REST API gave it: strings stay strings. The
+ * SDK's commands JSON-parse every string of a reply; on a bulk read of cache values that is one
+ * parse per value, and a value that is not JSON (a packed counter, "3,0,1,0,0") throws and is
+ * caught on the way. For reads whose values the caller decodes itself.
+ */
+export async function rawCommand(redis: Redis, command: readonly (string | number)[]): Promise<unknown> {
+  const requester = (redis as unknown as { client: { request(req: { body: string[] }): Promise<{ result?: unknown; error?: string }> } }).client;
+  const { result, error } = await requester.request({ body: command.map(String) });
+  if (error) throw new errors.UpstashError(error);
+  return result;
 }
 
 /**

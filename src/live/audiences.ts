@@ -1,4 +1,4 @@
-import { RUN_FIELDS } from "../admin/keys";
+import { RUN_FIELDS } from "../lib/ops/keys";
 import { queryRows } from "../counters/store";
 import type { Services } from "../lib/services";
 import type { CronTask } from "../scheduled";

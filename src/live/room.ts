@@ -5,6 +5,7 @@ import { redisAt } from "../lib/redis";
 import { topologyOf } from "../lib/redis-topology";
 import { FanLookups, type FanLookup } from "./fan-lookups";
 import type { LiveRoomMessage } from "./messages";
+import type { LocationHint } from "./placement";
 
 /** An HTTP viewer whose last refresh is older than this is dropped; a WebSocket must ping within it. */
 export const PRESENCE_TIMEOUT_MS = 60_000;
@@ -32,6 +33,13 @@ export type SessionDescriptor = {
   /** Index of the object this descriptor is for; 0 is the primary. */
   shard: number;
   endedAt: number | null;
+  /**
+   * The hint the room's objects are created with (`placement.ts`): the one its first session asked
+   * for, kept by the primary until the room expires; null when none was given or the room is older
+   * than the record. Shards are reached with it so that one first used by a viewer is created next
+   * to the primary, not next to that viewer.
+   */
+  location: LocationHint | null;
 };
 
 export type Counts = { viewers: number; onlineFans: number };
@@ -125,7 +133,9 @@ export class LiveRoom extends DurableObject<Env> {
     for (const statement of SCHEMA) this.sql.exec(statement);
     this.migrated = true;
     const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'session'`).toArray()[0];
-    this.session = row ? (JSON.parse(row.value) as SessionDescriptor) : null;
+    // A session stored before placements were recorded has no `location`.
+    const stored = row ? (JSON.parse(row.value) as Partial<SessionDescriptor> & Omit<SessionDescriptor, "location">) : null;
+    this.session = stored ? { ...stored, location: stored.location ?? null } : null;
     const counts = this.sql
       .exec<{ viewers: number; fans: number | null }>(`SELECT count(*) AS viewers, sum(is_fan) AS fans FROM viewers`)
       .one();
@@ -142,7 +152,7 @@ export class LiveRoom extends DurableObject<Env> {
   // ---------------------------------------------------------------- sessions
 
   /** Primary only: starts a session (ending a live one here); the caller ends `previous` on its shards. */
-  async startSession(input: { roomId: string; hostId: string; shards: number }) {
+  async startSession(input: { roomId: string; hostId: string; shards: number; location: LocationHint | null }) {
     this.ready();
     const now = this.now();
     const previous = this.session && this.session.endedAt === null ? this.session : null;
@@ -150,7 +160,7 @@ export class LiveRoom extends DurableObject<Env> {
     // Monotonic per room, so a shard can tell a newer session from a stale descriptor.
     const sessionId = String(Math.max(now, lastId ? Number(lastId.id) + 1 : 0));
     if (previous) this.endLocally(previous.sessionId, now);
-    const session: SessionDescriptor = { ...input, sessionId, startedAt: now, shard: 0, endedAt: null };
+    const session: SessionDescriptor = { ...input, location: this.placement(input.location, lastId === undefined), sessionId, startedAt: now, shard: 0, endedAt: null };
     this.ctx.storage.transactionSync(() => {
       this.adopt(session);
       this.sql.exec(`DELETE FROM shard_counts`);
@@ -158,6 +168,20 @@ export class LiveRoom extends DurableObject<Env> {
     this.markChanged();
     await this.rearm();
     return { session, previous };
+  }
+
+  /**
+   * The room's recorded placement: set by its first session (`first`, no session row yet) to the
+   * hint that start asked for, since that start's `get` created the object; a room with sessions
+   * from before the record is recorded as unknown (null). Later starts' hints change nothing:
+   * Cloudflare reads a hint only when it creates the object.
+   */
+  private placement(requested: LocationHint | null, first: boolean): LocationHint | null {
+    const row = this.sql.exec<{ value: string }>(`SELECT value FROM meta WHERE key = 'location'`).toArray()[0];
+    if (row) return JSON.parse(row.value) as LocationHint | null;
+    const location = first ? requested : null;
+    this.sql.exec(`INSERT INTO meta (key, value) VALUES ('location', ?)`, JSON.stringify(location));
+    return location;
   }
 
   /** Ends `sessionId` if it is this object's live session: everyone leaves, expiry is scheduled. */

@@ -9,6 +9,7 @@ import { isRedisOutage } from "../lib/redis-failures";
 import type { Services } from "../lib/services";
 import { follows } from "../social/schema";
 import type { FanLookup } from "./fan-lookups";
+import type { LocationHint } from "./placement";
 import type { Counts, SessionDescriptor, SocketMode } from "./room";
 import { errorText, log } from "../lib/log";
 
@@ -20,10 +21,21 @@ export const MAX_LOYAL_SESSIONS = 30;
 /** How long an isolate trusts its copy of a room's session before asking the primary again. */
 const SESSION_CACHE_MS = 5_000;
 
-/** The object holding shard `shard` of `roomId`; shard 0 is the primary (sessions, watchers). */
-export function roomStub(env: Pick<Env, "LIVE_ROOMS">, roomId: string, shard = 0) {
+/**
+ * The object holding shard `shard` of `roomId`; shard 0 is the primary (sessions, watchers).
+ * `location` places the object if this call creates it (`placement.ts`): the host's session start
+ * passes its chosen hint, calls made for a session pass the room's recorded one, and calls without
+ * a session (reading which session is live) pass none.
+ */
+export function roomStub(env: Pick<Env, "LIVE_ROOMS">, roomId: string, shard = 0, location: LocationHint | null = null) {
   const name = shard === 0 ? roomId : `${roomId}/shard/${shard}`;
-  return env.LIVE_ROOMS.get(env.LIVE_ROOMS.idFromName(name));
+  const id = env.LIVE_ROOMS.idFromName(name);
+  return location === null ? env.LIVE_ROOMS.get(id) : env.LIVE_ROOMS.get(id, { locationHint: location });
+}
+
+/** The object of `session` owning shard `shard`, reached with the room's recorded placement. */
+function sessionStub(env: Pick<Env, "LIVE_ROOMS">, session: SessionDescriptor, shard: number) {
+  return roomStub(env, session.roomId, shard, session.location);
 }
 
 /** Which shard owns `userId`: FNV-1a of the id, so every Worker agrees without a lookup. */
@@ -122,7 +134,15 @@ export function forShard(session: SessionDescriptor, shard: number): SessionDesc
 
 // ------------------------------------------------------------------ sessions
 
-export type SessionView = { roomId: string; sessionId: string; hostId: string; shards: number; startedAt: string; endedAt: string | null };
+export type SessionView = {
+  roomId: string;
+  sessionId: string;
+  hostId: string;
+  shards: number;
+  location: LocationHint | null;
+  startedAt: string;
+  endedAt: string | null;
+};
 
 function sessionView(s: SessionDescriptor): SessionView {
   return {
@@ -130,17 +150,27 @@ function sessionView(s: SessionDescriptor): SessionView {
     sessionId: s.sessionId,
     hostId: s.hostId,
     shards: s.shards,
+    location: s.location,
     startedAt: new Date(s.startedAt).toISOString(),
     endedAt: s.endedAt === null ? null : new Date(s.endedAt).toISOString(),
   };
 }
 
-/** Starts a session for `hostId` (the host themself or a service); a live one ends first. */
-export async function startSession(services: Services, caller: Caller, roomId: string, input: { hostId: string; shards: number }) {
+/**
+ * Starts a session for `hostId` (the host themself or a service); a live one ends first. `location`
+ * is the hint chosen for this start (the app's, else the host's request's): it places the room's
+ * primary if this call creates it, and the room records it as its placement then.
+ */
+export async function startSession(
+  services: Services,
+  caller: Caller,
+  roomId: string,
+  input: { hostId: string; shards: number; location: LocationHint | null },
+) {
   if (caller.role !== "service" && caller.role !== "admin" && caller.userId !== input.hostId) {
     throw new ApiError("forbidden", "Only the host or a service may start a session for this host");
   }
-  const { session, previous } = await roomStub(services.env, roomId).startSession({ roomId, ...input });
+  const { session, previous } = await roomStub(services.env, roomId, 0, input.location).startSession({ roomId, ...input });
   if (previous) await endOnShards(services.env, previous);
   await recordSessionStart(services, session);
   sessionCache.set(roomId, { session, until: Date.now() + SESSION_CACHE_MS });
@@ -153,7 +183,7 @@ export async function endSession(services: Services, caller: Caller, roomId: str
   if (caller.role !== "service" && caller.role !== "admin" && caller.userId !== session.hostId) {
     throw new ApiError("forbidden", "Only the host, a service or an admin may end the session");
   }
-  await roomStub(services.env, roomId).endSession(session.sessionId);
+  await sessionStub(services.env, session, 0).endSession(session.sessionId);
   await endOnShards(services.env, session);
   sessionCache.delete(roomId);
   return { ...sessionView(session), endedAt: new Date().toISOString() };
@@ -161,7 +191,7 @@ export async function endSession(services: Services, caller: Caller, roomId: str
 
 async function endOnShards(env: Env, session: SessionDescriptor) {
   await Promise.all(
-    Array.from({ length: session.shards - 1 }, (_, i) => roomStub(env, session.roomId, i + 1).endSession(session.sessionId)),
+    Array.from({ length: session.shards - 1 }, (_, i) => sessionStub(env, session, i + 1).endSession(session.sessionId)),
   );
 }
 
@@ -179,7 +209,7 @@ export async function enterRoom(services: Services, roomId: string, userId: stri
   for (const fresh of [false, true]) {
     const session = await liveSession(services.env, roomId, fresh);
     const shard = shardOf(userId, session.shards);
-    const stub = roomStub(services.env, roomId, shard);
+    const stub = sessionStub(services.env, session, shard);
     const descriptor = forShard(session, shard);
     let result = await stub.enter(descriptor, userId, null, `http:${device}`, "http");
     if (result.status === "need_fan") {
@@ -194,8 +224,9 @@ export async function enterRoom(services: Services, roomId: string, userId: stri
 export async function leaveRoom(services: Services, roomId: string, userId: string, device: string) {
   const session = await currentSession(services.env, roomId);
   if (!session) return { roomId, userId, online: false, left: false };
-  const result = await roomStub(services.env, roomId, shardOf(userId, session.shards)).leave(userId, `http:${device}`);
-  const still = result.left ? false : (await roomStub(services.env, roomId, shardOf(userId, session.shards)).viewer(userId)).online;
+  const stub = sessionStub(services.env, session, shardOf(userId, session.shards));
+  const result = await stub.leave(userId, `http:${device}`);
+  const still = result.left ? false : (await stub.viewer(userId)).online;
   return { roomId, userId, online: still, left: result.left };
 }
 
@@ -216,7 +247,7 @@ export async function connectSocket(services: Services, request: Request, caller
     headers.set("X-Live-Mode", mode);
     headers.set("X-Live-Expires", String(expiresAt));
     if (protocol) headers.set("X-Live-Protocol", protocol);
-    const response = await roomStub(services.env, roomId, shard).fetch(new Request(request.url, { headers }));
+    const response = await sessionStub(services.env, session, shard).fetch(new Request(request.url, { headers }));
     if (response.status !== 409) return response;
   }
   throw new ApiError("conflict", `Room ${roomId} changed sessions; retry`);
@@ -226,7 +257,7 @@ export async function connectSocket(services: Services, request: Request, caller
 
 /** Every shard's object of the session (one for an ordinary room). */
 export function shardsOf(env: Env, session: SessionDescriptor | null, roomId: string) {
-  return Array.from({ length: session?.shards ?? 1 }, (_, i) => roomStub(env, roomId, i));
+  return Array.from({ length: session?.shards ?? 1 }, (_, i) => roomStub(env, roomId, i, session?.location ?? null));
 }
 
 /** `{viewers, onlineFans}` of the live session, summed over the shards in parallel. */
@@ -274,7 +305,7 @@ function mergePage<T>(ids: string[], limit: number, item: (id: string) => T) {
 export async function viewerStatus(env: Env, roomId: string, userId: string) {
   const session = await currentSession(env, roomId);
   const live = session !== null && session.endedAt === null;
-  const status = live ? await roomStub(env, roomId, shardOf(userId, session.shards)).viewer(userId) : { online: false, isFan: false, joinedAt: null };
+  const status = live ? await sessionStub(env, session, shardOf(userId, session.shards)).viewer(userId) : { online: false, isFan: false, joinedAt: null };
   return {
     roomId,
     userId,

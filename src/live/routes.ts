@@ -22,6 +22,7 @@ import {
   startSession,
   viewerStatus,
 } from "./rooms";
+import { chooseLocationHint, LOCATION_HINTS, type RequestPlace } from "./placement";
 
 /** Most rooms one `GET /v1/live/online` may ask about (one object call each, in parallel). */
 export const MAX_ROOMS_PER_CALL = 100;
@@ -43,6 +44,10 @@ const SessionSchema = z
     sessionId: IdSchema,
     hostId: IdSchema,
     shards: z.number().int(),
+    location: z.enum(LOCATION_HINTS).nullable().openapi({
+      description:
+        "Where the room's objects were placed when it was created (a Durable Objects location hint): its first session's choice; null when none was given",
+    }),
     startedAt: z.string().datetime(),
     endedAt: z.string().datetime().nullable(),
   })
@@ -51,6 +56,10 @@ const NewSessionSchema = z
   .object({
     hostId: IdSchema,
     shards: z.number().int().min(1).max(MAX_SHARDS).default(1).openapi({ description: "Objects to spread a big room over (by user id)" }),
+    locationHint: z.enum(LOCATION_HINTS).optional().openapi({
+      description:
+        "Where to create the room if this start creates it (a Durable Objects location hint); by default the region of the caller's continent. A room stays where it was created",
+    }),
   })
   .openapi("NewLiveSession");
 const PresenceSchema = z
@@ -116,7 +125,9 @@ export const liveRoutes = newRouter()
     }),
     async (c) => {
       const { roomId } = c.req.valid("param");
-      return c.json(await startSession(c.var.services, c.var.caller, roomId, c.req.valid("json")), 201);
+      const { hostId, shards, locationHint } = c.req.valid("json");
+      const location = chooseLocationHint(locationHint, c.req.raw.cf as RequestPlace);
+      return c.json(await startSession(c.var.services, c.var.caller, roomId, { hostId, shards, location }), 201);
     },
   )
   .openapi(

@@ -1,4 +1,4 @@
-import { type NewDeadLetter, recordDeadLetters } from "../admin/dead-letters";
+import { type NewDeadLetter, recordDeadLetters } from "../lib/ops/dead-letters";
 import type { Env } from "../env";
 import type { EventBus } from "../lib/events";
 import { errorText, log } from "../lib/log";

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import { errorText, log } from "../lib/log";
 import type { Services } from "../lib/services";
-import type { NotifyKind, ResolvedAlert } from "./alerts";
+import type { NotifySendMessage } from "./send-message";
 
 /**
  * The `notify-send` queue's messages: one per user and event (or per batch of a user's devices a
@@ -13,24 +13,7 @@ import type { NotifyKind, ResolvedAlert } from "./alerts";
 export const NOTIFY_QUEUES = { send: "notify-send" } as const;
 export const NOTIFY_DEAD_LETTER_QUEUES = { send: "notify-send-dlq" } as const;
 
-export type NotifySendMessage = {
-  userId: string;
-  /** The source; `read`: a badge-only update after the user read something (APNs and FCM only). */
-  kind: NotifyKind | "read";
-  /** The notification type, for `kind: "notification"`. */
-  type?: string;
-  /** What the push shows (absent for `read`). */
-  alert?: ResolvedAlert;
-  urgency: "high" | "normal";
-  /** Only these of the user's devices: a retry of those a service asked to retry. */
-  deviceIds?: string[];
-  /** Attempts these devices have had (a retry's), from 1. */
-  attempt?: number;
-  /** Held by quiet hours longer than a queue delay allows: not sent before this (ms). */
-  heldUntil?: number;
-  /** A collapsed burst: the window key whose count the sender reads and clears ("… and N others"). */
-  window?: string;
-};
+export type { NotifySendMessage } from "./send-message";
 
 /** The longest delay a queue message may have (Cloudflare Queues: 12 hours). */
 export const MAX_DELAY_SECONDS = 12 * 60 * 60;

@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import { isoTimestamp } from "../db/columns";
 import { ApiError } from "../lib/errors";
+import { newEventId } from "../lib/event-types";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
@@ -21,7 +22,7 @@ export async function follow(services: Services, followerId: string, followeeId:
     .onConflictDoNothing()
     .returning({ followerId: follows.followerId });
   const changed = inserted.length > 0;
-  if (changed) await services.events.emit({ type: "follow.created", followerId, followeeId, at: Date.now() }, services);
+  if (changed) await services.events.emit({ type: "follow.created", id: newEventId(), followerId, followeeId, at: Date.now() }, services);
   return { followerId, followeeId, following: true, changed };
 }
 
@@ -32,7 +33,7 @@ export async function unfollow(services: Services, followerId: string, followeeI
     .where(and(eq(follows.followerId, followerId), eq(follows.followeeId, followeeId)))
     .returning({ followerId: follows.followerId });
   const changed = deleted.length > 0;
-  if (changed) await services.events.emit({ type: "follow.deleted", followerId, followeeId, at: Date.now() }, services);
+  if (changed) await services.events.emit({ type: "follow.deleted", id: newEventId(), followerId, followeeId, at: Date.now() }, services);
   return { followerId, followeeId, following: false, changed };
 }
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { recordDeadLetters } from "../../src/admin/dead-letters";
-import { opsKeys } from "../../src/admin/keys";
+import { recordDeadLetters } from "../../src/lib/ops/dead-letters";
+import { opsKeys } from "../../src/lib/ops/keys";
 import { queryRows } from "../../src/counters/store";
 import type { Env } from "../../src/env";
 import { feedKeys, timelineMember } from "../../src/feed/keys";

@@ -1,6 +1,6 @@
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { opsKeys } from "../../src/admin/keys";
+import { opsKeys } from "../../src/lib/ops/keys";
 import { readStatus } from "../../src/admin/status";
 import { incrementCounters } from "../../src/counters/counters";
 import { flushAll, flushOnce } from "../../src/counters/flush";
@@ -27,6 +27,7 @@ async function status() {
 describe("admin routes: roles", () => {
   const routes: [string, string, unknown?][] = [
     ["GET", "/v1/admin/status"],
+    ["GET", "/v1/admin/status/history"],
     ["GET", "/v1/admin/dead-letters"],
     ["POST", "/v1/admin/dead-letters/replay", { ids: ["1"] }],
     ["DELETE", "/v1/admin/dead-letters/1"],

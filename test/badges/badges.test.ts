@@ -5,14 +5,13 @@ import { ACTIVE_RECORD_EVERY_MS, badgeKeys, STREAM_META } from "../../src/badges
 import { repairBadges } from "../../src/badges/repair";
 import type { Env } from "../../src/env";
 import { openDatabase } from "../../src/lib/db";
-import { redisAt, redisFor } from "../../src/lib/redis";
-import { databaseOf } from "../../src/lib/redis-topology";
+import { redisFor } from "../../src/lib/redis";
 import type { Services } from "../../src/lib/services";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
 import { busyUser, service } from "./support";
+import { badgesAnswers } from "./answers";
 import { countBilledCommands } from "../support/billed";
-import { databasesEnv, newIdOn, stackDatabases } from "../support/databases";
 import type { ScriptRunner } from "../../src/lib/script-batch";
 import { createChaos, type Chaos } from "../support/stack";
 
@@ -25,74 +24,8 @@ function onRedis(services: Services, redis: ScriptRunner): Services {
   return { ...services, redis: client, redisAt: () => client, redisFor: () => client };
 }
 
-/** The Worker's bindings over the stack's first three databases; undefined when it runs fewer. */
-const N3 = stackDatabases().length >= 3 ? databasesEnv(stackDatabases().slice(0, 3)) : undefined;
-
-/**
- * What a badges call answers, at N = 1 (`overrides` undefined: the Worker's own bindings) and at
- * N = 3, where users are spread over the three databases (`userOn(i)`) and each key is read and
- * deleted on its owner's database.
- */
-function badgesAnswers(overrides: Partial<Env> | undefined, userOn: (i: number) => string) {
-  const n = overrides ? 3 : 1;
-  const redisOf = (userId: string) => redisAt({ ...(env as unknown as Env), ...overrides }, databaseOf(userId, n));
-
-  it("returns every kind, equal to the per-kind endpoints", async () => {
-    for (let i = 0; i < n; i++) {
-      const { me, chat, ch } = await busyUser(overrides, userOn(i));
-      const res = await badges(me, "", overrides);
-      expect(res.status, show(res)).toBe(200);
-      const b = res.body;
-      const as = { as: { userId: me }, env: overrides };
-      const notifications = (await api("GET", "/v1/me/notifications", as)).body;
-      const authors = (await api("GET", "/v1/me/unread/authors", as)).body;
-      const streams = (await api("GET", "/v1/me/streams", as)).body;
-      const dms = (await api("GET", "/v1/me/dms", as)).body;
-      const messages = (await api("GET", "/v1/me/messages?unread=true", as)).body;
-      const dots = (await api("GET", "/v1/me/reddots", as)).body.dots;
-      const on = `user on database ${i} of ${n}`;
-      expect(b.degraded, on).toBe(false);
-      expect(b.notifications.total.count, on).toBe(notifications.total);
-      expect(b.notifications.total.count, on).toBe(5);
-      expect(b.authors.count, on).toBe(authors.items.reduce((s: number, a: { unread: number }) => s + a.unread, 0));
-      expect(b.authors.count, on).toBe(2);
-      expect(b.streams.total.count, on).toBe(streams.total);
-      expect(b.streams.byStream[`chat/${chat}`], on).toEqual({ count: 4, capped: false });
-      expect(b.dms.count, on).toBe(dms.total);
-      expect(b.dms.count, on).toBe(5);
-      expect(b.inbox.total.count, on).toBe(messages.items.length);
-      expect(b.inbox.total.count, on).toBe(1);
-      expect(b.reddots[ch], on).toBe(dots[ch]);
-      expect(b.reddots[ch], on).toBe(true);
-    }
-  });
-
-  it("caps every number and flags it", async () => {
-    const me = userOn(n - 1);
-    await api("POST", `/v1/users/${me}/notifications`, { as: service, body: { type: "like", count: 150 }, env: overrides });
-    const b = (await badges(me, "", overrides)).body;
-    expect(b.notifications.total).toEqual({ count: 99, capped: true });
-    expect(b.notifications.byType.like).toEqual({ count: 99, capped: true });
-    expect((await badges(me, "?cap=200", overrides)).body.notifications.total).toEqual({ count: 150, capped: false });
-  });
-
-  it("rebuilds lost caches from Postgres", async () => {
-    const { me } = await busyUser(overrides, userOn(n - 1));
-    const before = (await badges(me, "", overrides)).body;
-    await redisOf(me).del(badgeKeys.authorSeen(me), badgeKeys.streamAccess(me), badgeKeys.inbox(me));
-    const after = (await badges(me, "", overrides)).body;
-    expect(after.inbox).toEqual(before.inbox);
-    expect(after.streams).toEqual(before.streams);
-    expect(after.authors.count, "a rebuilt follow cache starts at the current counts").toBe(0);
-  });
-}
-
 describe("GET /v1/me/badges: every kind", () => {
-  badgesAnswers(undefined, () => newId());
-});
-
-describe.skipIf(!N3)("GET /v1/me/badges over three Redis databases: every kind, users on each database", () => {
-  badgesAnswers(N3, (i) => newIdOn(i, 3));
+  badgesAnswers(() => newId());
 });
 
 describe("GET /v1/me/badges", () => {

@@ -7,7 +7,9 @@ import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hub
 import { publishPost } from "../../src/badges/authors";
 import { deliver } from "../../src/feed/fanout";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
-import { servicesFor } from "../counters/support";
+import { servicesFor, withServices } from "../counters/support";
+import { createBroadcast } from "../../src/badges/broadcasts";
+import { refreshChannel, seeChannel } from "../../src/badges/reddots";
 import { api, newId, show, tokenFor } from "../support/api";
 import { createChaos } from "../support/stack";
 import { countBilledCommands } from "../support/billed";
@@ -36,11 +38,11 @@ async function ok(method: string, path: string, as: { userId: string; role?: "us
   return res.body;
 }
 
-/** The `authors` value a hub holds for a user (what its next push carries). */
-async function known(hub: DurableObjectStub<BadgeHub>, userId: string) {
+/** The value of `kind` (default `authors`) a hub holds for a user (what its next push carries). */
+async function known(hub: DurableObjectStub<BadgeHub>, userId: string, kind = "authors") {
   return runInDurableObject(hub, (_h: BadgeHub, state) => {
     const rows = state.storage.sql.exec<{ current: string }>(`SELECT current FROM state WHERE user_id = ?`, userId).toArray();
-    return rows.length === 1 ? (JSON.parse(rows[0]!.current) as { authors: unknown }).authors : rows.length;
+    return rows.length === 1 ? (JSON.parse(rows[0]!.current) as Record<string, unknown>)[kind] : rows.length;
   });
 }
 
@@ -298,6 +300,64 @@ describe("GET /v1/me/live: every kind is pushed", () => {
       return sql.exec<{ user_id: string; counted_to: number }>(`SELECT user_id, counted_to FROM state`).toArray();
     });
     expect(columns).toEqual([{ user_id: "7", counted_to: 0 }]);
+  });
+
+  // A stamp reaches the hubs after its write; a read of the user that ended in between (a DM, a
+  // follow's sync) may hold the write already. Its write time decides, whatever the fresh-read
+  // window (0 here: only the write time keeps the stamp from counting twice).
+  it.each([0, FRESH_READ_MS])("a broadcast stamp written before a read of the user does not count again on the socket; one written after it does (fresh-read window %i ms)", async (window) => {
+    const me = newId();
+    const d = await device(me);
+    const hub = hubOf(liveEnv, me);
+    const broadcast = () => withServices({}, (services) => createBroadcast(services, "late", "b"));
+    await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = window));
+    try {
+      const writtenAt = Date.now();
+      await broadcast();
+      await runInDurableObject(hub, (h: BadgeHub) => h.changed([me]));
+      await until(() => d.state!.broadcasts.count, (n) => n === 1);
+      await runInDurableObject(hub, (h: BadgeHub) => h.stamp({ kind: "broadcasts", writtenAt }));
+      // What the hub knows is what it pushes: exact, not 2.
+      expect(await known(hub, me, "broadcasts")).toEqual({ count: 1, capped: false });
+      // A broadcast written after that read counts (in place, or read inside the window).
+      await new Promise((r) => setTimeout(r, 100 + PUBLISHED_CLOCK_SLACK_MS));
+      const later = Date.now();
+      await broadcast();
+      await runInDurableObject(hub, (h: BadgeHub) => h.stamp({ kind: "broadcasts", writtenAt: later }));
+      await until(() => known(hub, me, "broadcasts"), (b) => canonical(b) === canonical({ count: 2, capped: false }));
+      await until(() => d.state!.broadcasts.count, (n) => n === 2);
+      expect((await settled(d, me)).got).toEqual(await badgesOf(me));
+    } finally {
+      await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = FRESH_READ_MS));
+    }
+  });
+
+  it.each([0, FRESH_READ_MS])("a red-dot stamp written before a read that saw the channel leaves the dot off; one written after it turns it on (fresh-read window %i ms)", async (window) => {
+    const me = newId();
+    const channel = `late-${newId()}`;
+    const d = await device(me);
+    const hub = hubOf(liveEnv, me);
+    const refresh = () => withServices({}, (services) => refreshChannel(services, channel));
+    await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = window));
+    try {
+      const writtenAt = Date.now();
+      await refresh();
+      await withServices({}, (services) => seeChannel(services.redisFor(me), me, channel));
+      await runInDurableObject(hub, (h: BadgeHub) => h.changed([me]));
+      await until(() => d.state!.reddots[channel], (dot) => dot === false);
+      await runInDurableObject(hub, (h: BadgeHub) => h.stamp({ kind: "reddots", channel, writtenAt }));
+      // The user has seen it since: the late stamp does not turn the dot back on.
+      expect(((await known(hub, me, "reddots")) as Record<string, boolean>)[channel]).toBe(false);
+      await new Promise((r) => setTimeout(r, 100 + PUBLISHED_CLOCK_SLACK_MS));
+      const later = Date.now();
+      await refresh();
+      await runInDurableObject(hub, (h: BadgeHub) => h.stamp({ kind: "reddots", channel, writtenAt: later }));
+      await until(() => known(hub, me, "reddots"), (dots) => (dots as Record<string, boolean>)[channel] === true);
+      await until(() => d.state!.reddots[channel], (dot) => dot === true);
+      expect((await settled(d, me)).got).toEqual(await badgesOf(me));
+    } finally {
+      await runInDurableObject(hub, (h: BadgeHub) => void (h.freshReadMs = FRESH_READ_MS));
+    }
   });
 
   it("a read on one device clears the badge on the others", async () => {

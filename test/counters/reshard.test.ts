@@ -18,7 +18,7 @@ import type { Env } from "../../src/env";
 import { classifyKey } from "../../src/lib/key-owners";
 import { badgeKeys } from "../../src/badges/keys";
 import { feedKeys } from "../../src/feed/keys";
-import { opsKeys } from "../../src/admin/keys";
+import { opsKeys } from "../../src/lib/ops/keys";
 import { notifyKeys } from "../../src/notify/keys";
 import { type DatabaseCredentials, databaseOfSlot, installRouting, parseReshardState, RESHARD_STATE_KEY, slotOf, TOPOLOGY_MARKER_KEY, topologyMarker } from "../../src/lib/redis-topology";
 import { reshard, ReshardInterrupted, type ReshardDeps } from "../../scripts/reshard/core";
@@ -111,6 +111,7 @@ describe("every key shape of every capability has a reshard rule", () => {
       [counterKeys.idempotency("77", "k-1"), undefined],
       [opsKeys.runs(), undefined],
       [opsKeys.fanouts(), undefined],
+      [opsKeys.history(), undefined],
       [notifyKeys.devices(u), u],
       ...Object.entries(badgeKeys).map(([name, build]) => [(build as (...a: string[]) => string)(u, "k-1"), /^(broadcastIds|reddotChannels|authorPublished|streamItems|streamLastItem|activeUsers|reddotRefreshIds|replayed|owed)$/.test(name) ? undefined : u] as [string, string | undefined]),
       ...Object.entries(feedKeys)

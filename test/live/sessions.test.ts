@@ -1,9 +1,9 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXPIRE_AFTER_MS, EXPIRE_CHUNK_ROWS, type LiveRoom } from "../../src/live/room";
 import { roomStub, shardOf } from "../../src/live/rooms";
 import { closeSockets } from "../support/sockets";
-import { api, newId, show, type ApiResponse } from "../support/api";
+import { api, newId, show, tokenFor, type ApiResponse } from "../support/api";
 import { counts, enter, follow, liveEnv, newRoom, openSocket, primary, startSession } from "./helpers";
 
 afterEach(closeSockets);
@@ -298,5 +298,62 @@ describe("GET /v1/live/online?rooms=", () => {
       expect(res.status, show(res)).toBe(400);
       expect(res.body.error.details[0].field).toBe("rooms");
     }
+  });
+});
+
+describe("where a room is created (locationHint)", () => {
+  async function start(room: string, host: string, body: Record<string, unknown>) {
+    const res = await api("POST", `/v1/live/${room}/sessions`, { as: { userId: host }, body: { hostId: host, ...body } });
+    expect(res.status, show(res)).toBe(201);
+    return res.body as { sessionId: string; location: string | null };
+  }
+
+  it("creates the room with the app's hint, records it, and works as before", async () => {
+    const [room, host, fan, other] = [newRoom(), newId(), newId(), newId()];
+    await follow(fan, host);
+    const session = await start(room, host, { locationHint: "apac" });
+    expect(session.location).toBe("apac");
+    await enter(room, fan);
+    await enter(room, other);
+    expect(await counts(room)).toMatchObject({ viewers: 2, onlineFans: 1, sessionId: session.sessionId, live: true });
+    expect((await primary(room).current())!.location).toBe("apac");
+  });
+
+  it("keeps the place of the room's creation: viewers' joins and later starts do not change it", async () => {
+    const [room, host] = [newRoom(), newId()];
+    const users = Array.from({ length: 8 }, () => newId());
+    const first = await start(room, host, { locationHint: "oc", shards: 4 });
+    await Promise.all(users.map((u) => enter(room, u)));
+    await openSocket(room, newId());
+    expect(await counts(room)).toMatchObject({ viewers: users.length + 1, sessionId: first.sessionId });
+    // Every shard a viewer created was reached with the room's hint, and holds it.
+    for (const shard of new Set(users.map((u) => shardOf(u, 4)))) {
+      await runInDurableObject(roomStub(liveEnv, room, shard), async (instance: LiveRoom) => {
+        expect((await instance.current())!.location).toBe("oc");
+      });
+    }
+    const second = await start(room, host, { locationHint: "weur", shards: 4 });
+    expect(second.sessionId).not.toBe(first.sessionId);
+    expect(second.location).toBe("oc");
+  });
+
+  it("places by the host's request's continent when the app gives no hint", async () => {
+    const [room, host] = [newRoom(), newId()];
+    const request = new Request(`http://edge.test/v1/live/${room}/sessions`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${await tokenFor(host)}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ hostId: host }),
+    });
+    const res = await SELF.fetch(request, { cf: { continent: "EU", longitude: "24.9", country: "FI" } });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { location: string | null }).location).toBe("eeur");
+  });
+
+  it("rejects a hint Cloudflare does not know with a 400 naming the field, starting nothing", async () => {
+    const [room, host] = [newRoom(), newId()];
+    const res = await api("POST", `/v1/live/${room}/sessions`, { as: { userId: host }, body: { hostId: host, locationHint: "mars" } });
+    expect(res.status, show(res)).toBe(400);
+    expect(res.body.error.details[0].field, show(res)).toBe("locationHint");
+    expect(await counts(room)).toMatchObject({ live: false, sessionId: null });
   });
 });

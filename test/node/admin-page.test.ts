@@ -14,10 +14,12 @@ import { StatusSchema } from "../../src/admin/routes";
 const recorded = JSON.parse(readFileSync(join(import.meta.dirname, "fixtures/admin-status.json"), "utf8"));
 const clone = () => structuredClone(recorded);
 
+type Series = Record<string, { t: number; v: number }[]>;
 type Console = {
   renderCards(doc: Document, container: Element, status: unknown, history?: unknown, now?: number): { id: string; level: string }[];
   renderDeadLetters(doc: Document, tbody: Element, page: unknown): void;
-  record(history: Record<string, { t: number; v: number }[]>, status: unknown, now?: number): Record<string, { t: number; v: number }[]>;
+  record(history: Series, status: unknown, now?: number): Series;
+  seed(history: Series, answer: unknown): Series;
 };
 
 /** The page in a fresh window with its script evaluated; `start` lets it run as in a browser. */
@@ -114,20 +116,57 @@ describe("/admin page script", () => {
     expect(levels(document)["card-counters"]).toBe("green");
   });
 
-  it("keeps 15 minutes of each figure and draws them as inline SVG lines", () => {
+  it("keeps 24 hours of each figure (every poll of the last 15 minutes, a point a minute before) and draws them as inline SVG lines", () => {
     const { document, console } = page();
-    const history = {};
+    const history: Record<string, { t: number; v: number }[]> = {};
     const t0 = Date.parse(recorded.at);
     const old = clone();
     old.counters.flushLagMs = 5_000;
-    console.record(history, old, t0 - 20 * 60_000); // falls out of the window
-    for (let i = 0; i < 3; i++) console.record(history, clone(), t0 - (2 - i) * 5_000);
+    console.record(history, old, t0 - 25 * 60 * 60_000); // falls out of the window
+    // Polls every 5 s for the last 30 minutes: 15 minutes of them kept whole, 15 a minute apart.
+    for (let t = t0 - 30 * 60_000; t <= t0; t += 5_000) console.record(history, clone(), t);
+    expect(history.flushLag!.every((p) => p.t > t0 - 24 * 60 * 60_000)).toBe(true);
+    expect(history.flushLag!.filter((p) => p.t < t0 - 15 * 60_000)).toHaveLength(15);
+    expect(history.flushLag!.filter((p) => p.t >= t0 - 15 * 60_000)).toHaveLength(15 * 12 + 1);
     console.renderCards(document, document.getElementById("cards")!, clone(), history, t0);
     for (const series of ["flushLag", "pending", "fanoutP99", "sockets", "deadLetters"]) {
       const line = document.querySelector(`figure[data-series="${series}"] svg polyline`);
       expect(line, series).not.toBeNull();
-      expect(line!.getAttribute("points")!.split(" ")).toHaveLength(3);
+      expect(line!.getAttribute("points")!.split(" ")).toHaveLength(history[series]!.length);
     }
+  });
+
+  it("draws the server's history on open, before the page's own points, and breaks the line where the cron was silent", () => {
+    const { document, console } = page();
+    const t0 = Date.parse(recorded.at);
+    const minute = (i: number) => new Date(Math.floor(t0 / 60_000) * 60_000 - i * 60_000).toISOString();
+    // 24 hours a minute apart, with an hour missing 3 hours ago (the cron did not run) and the fan-out p99 unknown once.
+    const points = [];
+    for (let i = 1_439; i >= 1; i--) {
+      if (i > 180 && i <= 240) continue;
+      points.push({ at: minute(i), flushLagMs: i === 600 ? 150_000 : 0, pendingFields: i, unappliedBatches: 0, fanoutP99Ms: i === 5 ? null : 300, deadLetters: i < 60 ? 2 : 0 });
+    }
+    const history = console.seed({}, { minutes: 1440, stepMs: 60_000, points });
+    expect(history.pending).toHaveLength(points.length);
+    expect(history.fanoutP99).toHaveLength(points.length - 1);
+    expect(history.sockets ?? [], "not sampled by the server").toEqual([]);
+    console.record(history, clone(), t0);
+    expect(history.pending!.at(-1)).toEqual({ t: t0, v: recorded.counters.pendingFields });
+    // Seeding again (a sign-out and back in) adds nothing the page already has.
+    console.seed(history, { points });
+    expect(history.pending).toHaveLength(points.length + 1);
+
+    console.renderCards(document, document.getElementById("cards")!, clone(), history, t0);
+    const svg = document.querySelector('figure[data-series="flushLag"] svg')!;
+    expect(Number(svg.getAttribute("data-span-ms"))).toBeGreaterThan(23 * 60 * 60_000);
+    const lines = svg.querySelectorAll("polyline");
+    expect(lines, "one line before the silent hour, one after").toHaveLength(2);
+    expect(lines[0]!.getAttribute("points")!.split(" ")).toHaveLength(1_439 - 240);
+    // The lag of 150 s ten hours ago is the chart's peak: the top of the box, 10/24 of the way from the right.
+    const peak = lines[0]!.getAttribute("points")!.split(" ").map((xy) => xy.split(",").map(Number)).find(([, y]) => y === 2)!;
+    expect(peak[0]).toBeCloseTo(120 - (600 / 1440) * 120, 0);
+    expect(document.querySelector('figure[data-series="flushLag"] figcaption')!.textContent).toContain("(24 h)");
+    expect(document.querySelector('figure[data-series="sockets"] figcaption')!.textContent).not.toContain("24 h");
   });
 
   it("lists dead letters with replay and discard buttons", () => {
@@ -145,11 +184,13 @@ describe("/admin page script", () => {
     expect(tbody.textContent).toContain("No dead letters.");
   });
 
-  it("asks for the token once, keeps it for the tab, and polls the status with it", async () => {
+  it("asks for the token once, keeps it for the tab, polls the status with it, and draws the server's history on open", async () => {
     const calls: { url: string; auth: string | null }[] = [];
+    const t0 = Date.parse(recorded.at);
+    const past = Array.from({ length: 120 }, (_, i) => ({ at: new Date(t0 - (120 - i) * 60_000).toISOString(), flushLagMs: 0, pendingFields: i, unappliedBatches: 0, fanoutP99Ms: 250, deadLetters: 0 }));
     const fetch = async (url: string, init: RequestInit) => {
       calls.push({ url, auth: new Headers(init.headers).get("Authorization") });
-      const body = url.startsWith("/v1/admin/status") ? clone() : { items: [], nextCursor: null };
+      const body = url === "/v1/admin/status/history" ? { minutes: 1440, stepMs: 60_000, points: past } : url.startsWith("/v1/admin/status") ? clone() : { items: [], nextCursor: null };
       return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
     };
     const { window, document } = page({ start: true, fetch });
@@ -160,6 +201,11 @@ describe("/admin page script", () => {
     for (let i = 0; i < 50 && document.querySelectorAll(".card").length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(document.querySelectorAll(".card")).toHaveLength(6);
     expect(calls[0]).toEqual({ url: "/v1/admin/status", auth: "Bearer admin-jwt" });
+    expect(calls).toContainEqual({ url: "/v1/admin/status/history", auth: "Bearer admin-jwt" });
+    // The pending-fields line holds the two hours of history and the first poll's point.
+    const drawn = () => document.querySelector('figure[data-series="pending"] polyline')?.getAttribute("points")?.split(" ").length ?? 0;
+    for (let i = 0; i < 50 && drawn() < 121; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(drawn()).toBe(121);
     window.close();
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The shape of `src/` as its imports draw it: no module reaches itself through its imports (type
  * imports included: a cycle of types still ties the modules' reasons to change together), the feed
- * imports nothing of the badges, and the live badge socket is entered through its index only.
+ * imports nothing of the badges, the live badge socket is entered through its index only, and the
+ * operations console sits above the capabilities (it reads them; they record into `src/lib/ops`).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -117,5 +118,16 @@ describe("src/ imports", () => {
     // The read model never imports the socket: only the wiring (routes, subscriber) does.
     const readModel = [...graph].filter(([file]) => file.startsWith("badges/") && !inside(file) && !["badges/routes.ts", "badges/subscriber.ts"].includes(file));
     expect(readModel.flatMap(([file, targets]) => targets.filter(inside).map((t) => `${file} → ${t}`))).toEqual([]);
+  });
+
+  it("run one way around the operations console: the console reads the capabilities, the capabilities record into src/lib/ops", () => {
+    // Only the app's wiring mounts the console (its page, routes and history task); no capability,
+    // nor anything else, imports it.
+    const intoAdmin = [...graph].flatMap(([file, targets]) => (file.startsWith("admin/") ? [] : targets.filter((t) => t.startsWith("admin/")).map((t) => `${file} → ${t}`)));
+    expect(intoAdmin).toEqual(["app.ts → admin/app-script.ts", "app.ts → admin/history.ts", "app.ts → admin/page.ts", "app.ts → admin/routes.ts"]);
+    // What jobs record (src/lib/ops) sits below every capability: it imports the shared library only.
+    const fromOps = [...graph].flatMap(([file, targets]) => (file.startsWith("lib/ops/") ? targets.filter((t) => !t.startsWith("lib/")).map((t) => `${file} → ${t}`) : []));
+    expect(fromOps).toEqual([]);
+    expect([...graph.keys()].filter((file) => file.startsWith("lib/ops/")).length, "the walk sees src/lib/ops").toBeGreaterThan(2);
   });
 });

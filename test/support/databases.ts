@@ -1,15 +1,17 @@
 /**
  * The test stack's several Redis databases (`TEST_REDIS_DATABASES`, default 3; database 0 is the
- * shared bridge every other test uses at N = 1), for tests that run the Worker's code at N > 1:
- * their env names the databases as a deployment's `UPSTASH_REDIS_DATABASES` does.
+ * shared bridge every other test uses at N = 1). The tests at N = 3 (`*databases.test.ts`) run in
+ * the workers-n3 project, whose Worker is bound to them (`workerDatabases()` is 3 there): its
+ * requests, queue consumers and Durable Objects all run at N = 3. A test that needs another setting
+ * (chaos bridges in front of the databases, two of the three) builds its env with the helpers here.
  *
  * @example
  * const { services, close } = servicesFor(databasesEnv());
  */
 import { env } from "cloudflare:test";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { Env } from "../../src/env";
-import { databaseOf, type DatabaseCredentials } from "../../src/lib/redis-topology";
+import { databaseOf, topologyOf, type DatabaseCredentials } from "../../src/lib/redis-topology";
 import { newId } from "./ids";
 import { createChaos, type Chaos } from "./stack";
 
@@ -19,6 +21,25 @@ export function stackDatabases(): DatabaseCredentials[] {
   if (raw) return JSON.parse(raw) as DatabaseCredentials[];
   const base = env as unknown as Env;
   return [{ url: base.UPSTASH_REDIS_REST_URL, token: base.UPSTASH_REDIS_REST_TOKEN }];
+}
+
+/** How many Redis databases the Worker's own bindings name (3 in the workers-n3 project, else 1). */
+export function workerDatabases(): number {
+  return topologyOf(env as unknown as Env).n;
+}
+
+/**
+ * A describe block of tests at N = 3 against the Worker's own bindings: skipped when the stack runs
+ * fewer than three databases, failing when the Worker is not bound to three (its file is not one
+ * of the workers-n3 project's).
+ */
+export function describeAtN3(name: string, body: () => void) {
+  describe.skipIf(stackDatabases().length < 3)(name, () => {
+    beforeAll(() => {
+      expect(workerDatabases(), "a test at N = 3 runs in the workers-n3 project (vitest.config.ts): name its file *databases.test.ts").toBe(3);
+    });
+    body();
+  });
 }
 
 /** Bindings of a deployment over `databases` (default: all of the stack's). */

@@ -209,15 +209,23 @@ export class BadgeHub extends DurableObject<Env> {
     return true;
   }
 
-  /** A broadcast or a red-dot stamp: every online user's value moves in place, nothing is read. */
+  /**
+   * A broadcast or a red-dot stamp: every online user's value moves in place, nothing is read, but
+   * for a user read since it was written (`writtenAt`), whose read may hold it already (a broadcast
+   * counted, a dot the user has since seen): they are read instead, however late the stamp comes.
+   */
   async stamp(stamp: HubStamp): Promise<number> {
     this.calls++;
     const users = this.sql.exec<{ user_id: string }>(`SELECT DISTINCT user_id FROM state`).toArray().map((r) => r.user_id);
     for (const userId of users) {
-      this.bump(userId, (values, cap) => {
-        if (stamp.kind === "broadcasts") values.broadcasts = oneMore(values.broadcasts, cap);
-        else values.reddots = { ...values.reddots, [stamp.channel]: true };
-      });
+      this.bump(
+        userId,
+        (values, cap) => {
+          if (stamp.kind === "broadcasts") values.broadcasts = oneMore(values.broadcasts, cap);
+          else values.reddots = { ...values.reddots, [stamp.channel]: true };
+        },
+        { since: stamp.writtenAt },
+      );
     }
     return users.length;
   }
@@ -244,7 +252,7 @@ export class BadgeHub extends DurableObject<Env> {
         (values, cap) => {
           values.authors = oneMore(values.authors, cap);
         },
-        { since: publishedAt },
+        { since: publishedAt, post: true },
       );
       if (feed) feedReads.push(userId);
     }
@@ -282,7 +290,7 @@ export class BadgeHub extends DurableObject<Env> {
           values.authors = oneMore(values.authors, cap);
           if (exact) values.feed = oneMore(values.feed, cap);
         },
-        { since: post.publishedAt },
+        { since: post.publishedAt, post: true },
       );
       if (!exact) reads.push(userId);
     }
@@ -315,15 +323,16 @@ export class BadgeHub extends DurableObject<Env> {
   /**
    * Moves a user's known values in place. A read in flight, or one so recent it may already hold
    * the change, makes it a read instead (exact, at the price of one read). `since`: when the
-   * change (a post) was published, if known; a read that ended after it may hold it, however long
-   * ago, and so may a move in place for a post published since (or this one, its page delivered again).
+   * change was written (a post published, a broadcast or red-dot stamp written), if known; a read
+   * that ended after it may hold it, however long ago. For a `post`, so may a move in place for a
+   * post published since (or this one, its page delivered again): `counted_to` keeps posts' times only.
    */
-  private bump(userId: string, move: (values: BadgeValues, cap: number) => void, options: { set?: { exact: true; kind: CheapKind }; since?: number } = {}) {
-    const { set, since } = options;
+  private bump(userId: string, move: (values: BadgeValues, cap: number) => void, options: { set?: { exact: true; kind: CheapKind }; since?: number; post?: true } = {}) {
+    const { set, since, post } = options;
     const rows = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
     const now = Date.now();
     const mayHoldChange = (r: StateRow) =>
-      now - r.read_at < this.freshReadMs || (since !== undefined && (r.read_at >= since - PUBLISHED_CLOCK_SLACK_MS || since <= r.counted_to));
+      now - r.read_at < this.freshReadMs || (since !== undefined && (r.read_at >= since - PUBLISHED_CLOCK_SLACK_MS || (post && since <= r.counted_to)));
     // A value set from a write's own answer is exact whatever was read before; only a read in
     // flight (which may answer from before the write) makes it a read.
     if (this.reading.has(userId) || (!set && rows.some(mayHoldChange))) {
@@ -333,7 +342,7 @@ export class BadgeHub extends DurableObject<Env> {
     for (const row of rows) {
       const values = JSON.parse(row.current) as BadgeValues;
       move(values, row.cap);
-      this.sql.exec(`UPDATE state SET current = ?, counted_to = max(counted_to, ?) WHERE user_id = ? AND cap = ?`, JSON.stringify(values), since ?? 0, userId, row.cap);
+      this.sql.exec(`UPDATE state SET current = ?, counted_to = max(counted_to, ?) WHERE user_id = ? AND cap = ?`, JSON.stringify(values), post ? (since ?? 0) : 0, userId, row.cap);
       this.push(userId, row.cap, values, now);
     }
   }

@@ -16,8 +16,9 @@ export const DEGRADED_RETRY_MS = 5_000;
 /**
  * A count bumped in place (broadcast, post) within this long of a read is read again instead: the
  * read may already hold the change that the bump reports (the write lands in Redis before the bump
- * reaches the hub, and a queued fan-out page takes up to its batch timeout). A post's page also
- * says when the post was published: any read since then is read again, however late the page.
+ * reaches the hub, and a queued fan-out page takes up to its batch timeout). A post's page, a
+ * broadcast and a red-dot stamp also say when they were written: any read since then is read
+ * again, however late they come.
  */
 export const FRESH_READ_MS = 10_000;
 /** A second tally change for one user within this long is followed by a read (arrival order is not write order). */
@@ -30,8 +31,11 @@ export const CLOSE_MESSAGE_TOO_BIG = 1009;
 /** What the Worker hands the hub with an upgrade (headers of the forwarded request). */
 export const HUB_HEADERS = { user: "X-Badge-User", cap: "X-Badge-Cap", expiresAt: "X-Badge-Expires", protocol: "X-Badge-Protocol" } as const;
 
-/** A shard-wide event: every online user's value moves the same way, with nothing read. */
-export type HubStamp = { kind: "broadcasts" } | { kind: "reddots"; channel: string };
+/**
+ * A shard-wide event: every online user's value moves the same way, with nothing read. `writtenAt`:
+ * the Worker's time before the write (a user read since then is read again instead of moved).
+ */
+export type HubStamp = { kind: "broadcasts"; writtenAt: number } | { kind: "reddots"; channel: string; writtenAt: number };
 /**
  * What a tally write (notifications, DMs) answered: the key's new count and the new total, or
  * `all` cleared. The hub sets them as they are: the push costs no Redis command at all.
@@ -40,8 +44,9 @@ export type TallyChange = { kind: Exclude<CheapKind, "feed">; key?: string; coun
 /** One follower of a fan-out page: their `authors` badge is one more; `feed`: the post was new to their timeline (the hub reads their `feed` badge). */
 export type PostedTo = { userId: string; feed: boolean };
 /**
- * A read that ended this long before a post was published, or later, may already count it (the
- * Worker's and the hub's clocks may differ by a little): the hub reads again instead of adding one.
+ * A read that ended this long before a post was published (or a broadcast or red-dot stamp
+ * written), or later, may already hold it (the Worker's and the hub's clocks may differ by a
+ * little): the hub reads again instead of moving the value in place.
  */
 export const PUBLISHED_CLOCK_SLACK_MS = 50;
 
