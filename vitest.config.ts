@@ -81,6 +81,8 @@ function workersProject(options: { name: string; include: string[]; exclude: str
             "feed-fanout-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
             "feed-follow-sync": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "feed-follow-sync-dlq" },
             "feed-follow-sync-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
+            "notify-send": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "notify-send-dlq" },
+            "notify-send-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
           },
           ratelimits: { WRITE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_WRITE_LIMIT, period: 60 } } },
           bindings: {

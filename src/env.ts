@@ -1,4 +1,5 @@
 import type { FeedMessage, FollowSyncMessage } from "./feed/messages";
+import type { NotifySendMessage } from "./notify/send-message";
 
 /**
  * Bindings wrangler.toml declares but a run may leave out: benchmarks run without the rate
@@ -32,7 +33,7 @@ type OptionalBindings =
  * when it is out of date); this adds the secrets, which wrangler.toml does not name, and narrows
  * what the generator types loosely (each queue's message type).
  */
-export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE" | "FEED_SYNC_QUEUE">, Partial<Pick<Cloudflare.Env, OptionalBindings>> {
+export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE" | "FEED_SYNC_QUEUE" | "NOTIFY_QUEUE">, Partial<Pick<Cloudflare.Env, OptionalBindings>> {
   /** Upstash REST endpoint and token (locally: the REST bridge in front of redis-server). */
   UPSTASH_REDIS_REST_URL: string;
   UPSTASH_REDIS_REST_TOKEN: string;
@@ -68,4 +69,6 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   FEED_QUEUE: Queue<FeedMessage>;
   /** `feed-follow-sync`: follow syncs, on their own queue so a burst of follows never delays a post. */
   FEED_SYNC_QUEUE: Queue<FollowSyncMessage>;
+  /** `notify-send`: pushes to a user's devices (src/notify/sends.ts), consumed by this Worker's `queue()`. */
+  NOTIFY_QUEUE: Queue<NotifySendMessage>;
 }

@@ -4,6 +4,8 @@ import type { FeedMessage } from "./feed/messages";
 import { createQueueHandler } from "./feed/queue";
 import { applyLogLevel } from "./lib/log";
 import { createScheduledHandler } from "./scheduled";
+import { createNotifyQueueHandler, isNotifyQueue } from "./notify/sender";
+import type { NotifySendMessage } from "./notify/sends";
 
 export { BadgeHub } from "./badges/live/hub";
 export { LiveRoom } from "./live/room";
@@ -21,5 +23,13 @@ function withLogLevel<T, R>(handler: (input: T, env: Env, ctx: ExecutionContext)
 export default {
   fetch: withLogLevel((request: Request, env, ctx) => app.fetch(request, env, ctx)),
   scheduled: withLogLevel(createScheduledHandler(cronTasks, events)),
-  queue: withLogLevel(createQueueHandler(events)),
-} satisfies ExportedHandler<Env, FeedMessage>;
+  queue: withLogLevel(queues()),
+} satisfies ExportedHandler<Env, FeedMessage | NotifySendMessage>;
+
+/** The feed's queues and the push queue, each with its own consumer. */
+function queues() {
+  const feed = createQueueHandler(events);
+  const notify = createNotifyQueueHandler(events);
+  return (batch: MessageBatch<FeedMessage | NotifySendMessage>, env: Env, ctx: ExecutionContext) =>
+    isNotifyQueue(batch.queue) ? notify(batch as MessageBatch<NotifySendMessage>, env, ctx) : feed(batch as MessageBatch<FeedMessage>, env, ctx);
+}

@@ -8,6 +8,7 @@ declare namespace Cloudflare {
 	interface Env {
 		FEED_QUEUE: Queue;
 		FEED_SYNC_QUEUE: Queue;
+		NOTIFY_QUEUE: Queue;
 		WRITE_LIMITER: RateLimit;
 		VIEW_LIMITER: RateLimit;
 		ENVIRONMENT: string;

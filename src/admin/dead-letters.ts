@@ -4,20 +4,24 @@ import { ApiError } from "../lib/errors";
 import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
 import { FEED_QUEUES, SEND_BATCH_LIMIT } from "../feed/messages";
+import { NOTIFY_QUEUES } from "../notify/sends";
 
 /**
  * Dead letters: queue messages that failed every retry, kept in Postgres (`dead_letters`, by
  * src/lib/ops/dead-letters.ts) until an operator sends them back to their queue or discards them.
  * Every message of the feed's queues is idempotent (a page delivered twice ends in the same
- * timelines), so a replay is always safe.
+ * timelines), so a replay is always safe. A push's dead letter names the one device it failed for;
+ * replayed, it is sent to that device again (with the unread total of the moment).
  */
 
 /** The queues whose dead letters are kept, by the name operators see and filter on. */
-export const DEAD_LETTER_SOURCES = Object.values(FEED_QUEUES);
+export const DEAD_LETTER_SOURCES: (FeedQueueName | typeof NOTIFY_QUEUES.send)[] = [...Object.values(FEED_QUEUES), NOTIFY_QUEUES.send];
+type FeedQueueName = (typeof FEED_QUEUES)[keyof typeof FEED_QUEUES];
 export type DeadLetterQueue = (typeof DEAD_LETTER_SOURCES)[number];
 
 /** The binding that sends to a queue. */
-function producer(env: Pick<Env, "FEED_QUEUE" | "FEED_SYNC_QUEUE">, queue: DeadLetterQueue): Queue<unknown> {
+function producer(env: Pick<Env, "FEED_QUEUE" | "FEED_SYNC_QUEUE" | "NOTIFY_QUEUE">, queue: DeadLetterQueue): Queue<unknown> {
+  if (queue === NOTIFY_QUEUES.send) return env.NOTIFY_QUEUE as Queue<unknown>;
   return (queue === FEED_QUEUES.fanout ? env.FEED_QUEUE : env.FEED_SYNC_QUEUE) as Queue<unknown>;
 }
 

@@ -15,6 +15,8 @@ import { addNotifications, getNotifications, MAX_NOTIFICATION_COUNT, NOTIFICATIO
 import { ChannelSchema, getRedDots, refreshChannel, seeChannel } from "./reddots";
 import { MAX_BROADCAST_BODY, MAX_BROADCAST_TITLE, MAX_MESSAGE_CONTENT, MAX_MESSAGE_TITLE } from "./schema";
 import { CapQuery, CappedSchema, degradable, MAX_CAP } from "./shared";
+import { AlertSchema } from "../notify/alerts";
+import { badgeAfterRead, pushToOffline } from "../notify/events";
 import { addStreamItem, DEFAULT_STREAM_CAP, joinStream, leaveStream, listStreamUnread, pushStreamItem, readStream, StreamKindSchema } from "./streams";
 
 const user = { security: bearerAuth, middleware: [authenticate()] };
@@ -39,7 +41,7 @@ const notificationRoutes = newRouter()
       request: {
         params: z.object({ id: idParam("id") }),
         headers: IdempotencyKeyHeaders,
-        ...jsonBody(z.object({ type: NotificationTypeSchema, count: z.number().int().min(1).max(MAX_NOTIFICATION_COUNT).default(1) }).openapi("NewNotifications")),
+        ...jsonBody(z.object({ type: NotificationTypeSchema, count: z.number().int().min(1).max(MAX_NOTIFICATION_COUNT).default(1), alert: AlertSchema.optional(), from: IdSchema.optional().openapi({ description: "Who caused it (a mention's author): the user's mention policy is checked against it; without it a policy other than `everyone` sends no push" }) }).openapi("NewNotifications")),
       },
       responses: {
         200: jsonContent(z.object({ userId: IdSchema, type: z.string(), count: z.number().int(), total: z.number().int(), applied: z.boolean() }), "Counts after the call; `applied` is false for a repeated Idempotency-Key"),
@@ -47,10 +49,12 @@ const notificationRoutes = newRouter()
       },
     }),
     async (c) => {
-      const { type, count } = c.req.valid("json");
+      const { type, count, alert, from } = c.req.valid("json");
       const userId = c.req.valid("param").id;
       const added = await addNotifications(c.var.services.redisFor(userId), userId, type, count, c.req.valid("header")["idempotency-key"]);
-      return c.json(pushingTally(c.var.services, userId, { kind: "notifications", key: type, count: added.count, total: added.total }, added), 200);
+      // A repeated Idempotency-Key pushes nothing again.
+      const push = added.applied ? (online: boolean) => pushToOffline(c.var.services, [userId], online, { kind: "notification", type, alert, thread: `notification:${type}`, ...(from ? { from } : {}) }) : undefined;
+      return c.json(pushingTally(c.var.services, userId, { kind: "notifications", key: type, count: added.count, total: added.total }, added, push), 200);
     },
   )
   .openapi(
@@ -76,7 +80,7 @@ const notificationRoutes = newRouter()
     }),
     async (c) => {
       const read = await readNotificationType(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").type);
-      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", key: read.type, count: 0, total: read.total }, read), 200);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", key: read.type, count: 0, total: read.total }, read, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
     },
   )
   .openapi(
@@ -90,7 +94,7 @@ const notificationRoutes = newRouter()
     }),
     async (c) => {
       const read = await readAllNotifications(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId);
-      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", all: true, total: read.total }, read), 200);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", all: true, total: read.total }, read, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
     },
   );
 
@@ -314,15 +318,16 @@ const dmRoutes = newRouter()
       ...asRole("service"),
       request: {
         params: z.object({ toUserId: idParam("toUserId") }),
-        ...jsonBody(z.object({ from: IdSchema, count: z.number().int().min(1).max(MAX_DM_COUNT).default(1) }).openapi("NewDirectMessages")),
+        ...jsonBody(z.object({ from: IdSchema, count: z.number().int().min(1).max(MAX_DM_COUNT).default(1), alert: AlertSchema.optional() }).openapi("NewDirectMessages")),
       },
       responses: { 200: jsonContent(z.object({ userId: IdSchema, peerId: IdSchema, count: z.number().int(), total: z.number().int() }), "Counts after the call"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const { from, count } = c.req.valid("json");
+      const { from, count, alert } = c.req.valid("json");
       const { toUserId } = c.req.valid("param");
       const added = await addDirectMessages(c.var.services.redisFor(toUserId), toUserId, from, count);
-      return c.json(pushingTally(c.var.services, toUserId, { kind: "dms", total: added.total }, added), 200);
+      const push = (online: boolean) => pushToOffline(c.var.services, [toUserId], online, { kind: "dm", alert, thread: `dm:${from}`, from });
+      return c.json(pushingTally(c.var.services, toUserId, { kind: "dms", total: added.total }, added, push), 200);
     },
   )
   .openapi(
@@ -337,7 +342,7 @@ const dmRoutes = newRouter()
     }),
     async (c) => {
       const read = await readDirectMessages(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").peerId);
-      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "dms", total: read.total }, read), 200);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "dms", total: read.total }, read, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
     },
   )
   .openapi(
@@ -369,13 +374,16 @@ const inboxRoutes = newRouter()
           type: MessageTypeSchema,
           title: z.string().trim().min(1).max(MAX_MESSAGE_TITLE),
           content: z.string().min(1).max(MAX_MESSAGE_CONTENT),
+          alert: AlertSchema.optional(),
         }).openapi("NewInboxMessage"),
       ),
       responses: { 201: jsonContent(z.object({ id: IdSchema, recipients: z.number().int(), degraded: Degraded }), "Stored"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const message = c.req.valid("json");
-      return c.json(pushing(c.var.services, message.to, await sendMessage(c.var.services, message)), 201);
+      const { alert, ...message } = c.req.valid("json");
+      const sent = await sendMessage(c.var.services, message);
+      const push = (online: Set<string>) => pushToOffline(c.var.services, message.to, online, { kind: "inbox", alert: alert ?? { title: message.title }, thread: `inbox:${sent.id}` });
+      return c.json(pushing(c.var.services, message.to, sent, undefined, push), 201);
     },
   )
   .openapi(
@@ -407,7 +415,7 @@ const inboxRoutes = newRouter()
       request: { query: z.object({ type: TypeQuery }) },
       responses: { 200: jsonContent(z.object({ marked: z.number().int(), degraded: Degraded }), "How many turned read"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readAllMessages(c.var.services, c.var.caller.userId, c.req.valid("query").type)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readAllMessages(c.var.services, c.var.caller.userId, c.req.valid("query").type), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200),
   )
   .openapi(
     createRoute({
@@ -419,7 +427,7 @@ const inboxRoutes = newRouter()
       request: { params: z.object({ id: idParam("id") }) },
       responses: { 200: jsonContent(z.object({ id: IdSchema, read: z.boolean(), changed: z.boolean(), degraded: Degraded }), "Read"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readMessage(c.var.services, c.var.caller.userId, c.req.valid("param").id)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readMessage(c.var.services, c.var.caller.userId, c.req.valid("param").id), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200),
   );
 
 // ── Home screen ──────────────────────────────────────────────────────────────

@@ -1104,7 +1104,14 @@ export interface paths {
                     /**
                      * @example {
                      *       "type": "reply",
-                     *       "count": 1
+                     *       "count": 1,
+                     *       "alert": {
+                     *         "title": "Ada",
+                     *         "body": "lunch?",
+                     *         "url": "/dms/7",
+                     *         "thread": "dm:7"
+                     *       },
+                     *       "from": "42"
                      *     }
                      */
                     "application/json": components["schemas"]["NewNotifications"];
@@ -3188,7 +3195,13 @@ export interface paths {
                     /**
                      * @example {
                      *       "from": "42",
-                     *       "count": 1
+                     *       "count": 1,
+                     *       "alert": {
+                     *         "title": "Ada",
+                     *         "body": "lunch?",
+                     *         "url": "/dms/7",
+                     *         "thread": "dm:7"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["NewDirectMessages"];
@@ -3542,7 +3555,13 @@ export interface paths {
                      *       ],
                      *       "type": "system",
                      *       "title": "string",
-                     *       "content": "string"
+                     *       "content": "string",
+                     *       "alert": {
+                     *         "title": "Ada",
+                     *         "body": "lunch?",
+                     *         "url": "/dms/7",
+                     *         "thread": "dm:7"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["NewInboxMessage"];
@@ -7131,6 +7150,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/notification-preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's push preferences (the defaults until changed) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The preferences */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "kinds": {
+                         *         "dm": true,
+                         *         "broadcast": false
+                         *       },
+                         *       "types": {
+                         *         "like": false
+                         *       },
+                         *       "policy": {
+                         *         "dm": "everyone",
+                         *         "mention": "everyone"
+                         *       },
+                         *       "quietHours": {
+                         *         "start": "22:00",
+                         *         "end": "07:00",
+                         *         "timeZone": "Europe/Paris",
+                         *         "urgent": [
+                         *           "dm"
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["NotificationPreferences"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Replace the caller's push preferences
+         * @description Checked before any push is queued: kinds and notification types on or off, who may reach the caller by a direct message or a mention, and quiet hours (held pushes are sent when they end). Fields left out take their defaults.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "kinds": {
+                     *         "dm": true,
+                     *         "broadcast": false
+                     *       },
+                     *       "types": {
+                     *         "like": false
+                     *       },
+                     *       "policy": {
+                     *         "dm": "everyone",
+                     *         "mention": "everyone"
+                     *       },
+                     *       "quietHours": {
+                     *         "start": "22:00",
+                     *         "end": "07:00",
+                     *         "timeZone": "Europe/Paris",
+                     *         "urgent": [
+                     *           "dm"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotificationPreferences"];
+                };
+            };
+            responses: {
+                /** @description Stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "kinds": {
+                         *         "dm": true,
+                         *         "broadcast": false
+                         *       },
+                         *       "types": {
+                         *         "like": false
+                         *       },
+                         *       "policy": {
+                         *         "dm": "everyone",
+                         *         "mention": "everyone"
+                         *       },
+                         *       "quietHours": {
+                         *         "start": "22:00",
+                         *         "end": "07:00",
+                         *         "timeZone": "Europe/Paris",
+                         *         "urgent": [
+                         *           "dm"
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["NotificationPreferences"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/status": {
         parameters: {
             query?: never;
@@ -7479,7 +7738,7 @@ export interface paths {
                     /** @description Opaque cursor from a previous page's nextCursor */
                     cursor?: string;
                     /** @description Only this queue's */
-                    queue?: "feed-fanout" | "feed-follow-sync";
+                    queue?: "feed-fanout" | "feed-follow-sync" | "notify-send";
                 };
                 header?: never;
                 path?: never;
@@ -7973,6 +8232,27 @@ export interface components {
             type: "reply" | "like" | "mention" | "follow" | "comment" | "repost" | "system";
             /** @default 1 */
             count?: number;
+            alert?: components["schemas"]["PushAlert"];
+            /**
+             * @description Who caused it (a mention's author): the user's mention policy is checked against it; without it a policy other than `everyone` sends no push
+             * @example 42
+             */
+            from?: string;
+        };
+        /**
+         * @description What a push for this write shows on a closed app (title ≤ 100, body ≤ 500, url ≤ 1000, thread ≤ 200 characters). Without it a plain default per kind is used ("New message"); `thread` groups and collapses pushes (default per kind and target).
+         * @example {
+         *       "title": "Ada",
+         *       "body": "lunch?",
+         *       "url": "/dms/7",
+         *       "thread": "dm:7"
+         *     }
+         */
+        PushAlert: {
+            title?: string;
+            body?: string;
+            url?: string;
+            thread?: string;
         };
         Broadcast: {
             /** @example 42 */
@@ -8035,6 +8315,7 @@ export interface components {
             from: string;
             /** @default 1 */
             count?: number;
+            alert?: components["schemas"]["PushAlert"];
         };
         NewInboxMessage: {
             to: string[];
@@ -8042,6 +8323,7 @@ export interface components {
             type: string;
             title: string;
             content: string;
+            alert?: components["schemas"]["PushAlert"];
         };
         InboxPage: {
             items: components["schemas"]["InboxMessage"][];
@@ -8405,6 +8687,78 @@ export interface components {
              */
             publicKey: string;
         };
+        NotificationPreferences: {
+            /**
+             * @description Pushes of each kind on or off (absent: on, except `author`: off until chosen)
+             * @default {}
+             * @example {
+             *       "dm": true,
+             *       "broadcast": false
+             *     }
+             */
+            kinds?: {
+                notification?: boolean;
+                dm?: boolean;
+                inbox?: boolean;
+                stream?: boolean;
+                author?: boolean;
+                broadcast?: boolean;
+            };
+            /**
+             * @description Notification types on or off (absent: on)
+             * @default {}
+             * @example {
+             *       "like": false
+             *     }
+             */
+            types?: {
+                reply?: boolean;
+                like?: boolean;
+                mention?: boolean;
+                follow?: boolean;
+                comment?: boolean;
+                repost?: boolean;
+                system?: boolean;
+            };
+            /**
+             * @description Who may reach the user by a push for a direct message or a mention: everyone, people they follow (`followed`), their `followers`, or `none`
+             * @default {
+             *       "dm": "everyone",
+             *       "mention": "everyone"
+             *     }
+             */
+            policy?: {
+                /**
+                 * @default everyone
+                 * @enum {string}
+                 */
+                dm?: "everyone" | "followed" | "followers" | "none";
+                /**
+                 * @default everyone
+                 * @enum {string}
+                 */
+                mention?: "everyone" | "followed" | "followers" | "none";
+            };
+            /**
+             * @description Pushes are held from `start` to `end` (local time in `timeZone`; may cross midnight) and sent when the hours end, except kinds listed in `urgent`
+             * @default null
+             * @example {
+             *       "start": "22:00",
+             *       "end": "07:00",
+             *       "timeZone": "Europe/Paris",
+             *       "urgent": [
+             *         "dm"
+             *       ]
+             *     }
+             */
+            quietHours?: {
+                start: string;
+                end: string;
+                timeZone: string;
+                /** @default [] */
+                urgent?: ("notification" | "dm" | "inbox" | "stream" | "author" | "broadcast")[];
+            } | null;
+        };
         OperationsStatus: {
             /**
              * Format: date-time
@@ -8670,7 +9024,7 @@ export interface components {
              * @description Replay the oldest 100 of this queue
              * @enum {string}
              */
-            queue: "feed-fanout" | "feed-follow-sync";
+            queue: "feed-fanout" | "feed-follow-sync" | "notify-send";
         };
         DeadLetterDiscarded: {
             /** @example 42 */

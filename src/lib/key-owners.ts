@@ -75,6 +75,8 @@ const RULES: Rule[] = [
   { pattern: /^feed:dead$/, action: "database" },
   // notify (src/notify/keys.ts)
   { pattern: /^ntf:dev:(\d+)$/, action: "drop" }, // a user's device list: cache (Postgres holds the devices)
+  { pattern: /^ntf:pref:(\d+)$/, action: "drop" }, // preferences: cache (Postgres holds them)
+  { pattern: /^ntf:win:(\d+):.+$/, action: "drop" }, // a batch window's count: at worst one more push after a reshard
 ];
 
 /** What a reshard does with `key` (see the module comment). */

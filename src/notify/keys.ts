@@ -26,4 +26,21 @@ export const notifyKeys = {
    * list is set only by a read that missed (SET NX).
    */
   devices: (userId: string) => `ntf:dev:${userId}`,
+  /**
+   * String: events counted in the user's open batch window on one thread (`windows.ts`): set to 1
+   * by the first (which enqueued the delayed push), incremented by the rest, read and deleted
+   * (GETDEL) by that push. Owner: the user. TTL WINDOW_TTL_SECONDS past the window, so a push that
+   * ran late or never does not hold the window shut.
+   */
+  window: (userId: string, thread: string) => `ntf:win:${userId}:${thread}`,
+  /**
+   * String: JSON of the user's push preferences (the defaults cached too). Owner: the user. TTL
+   * PREFERENCES_CACHE_TTL_SECONDS; set by a read that missed (SET NX) or by a change (SET).
+   */
+  preferences: (userId: string) => `ntf:pref:${userId}`,
 } as const;
+
+export const PREFERENCES_CACHE_TTL_SECONDS = 60 * 60;
+
+/** A window's key outlives the window by this much: the delayed push's slack on a busy queue. */
+export const WINDOW_SLACK_SECONDS = 60;

@@ -5,6 +5,7 @@ import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "..
 import { rateLimit } from "../lib/rate-limit";
 import { pushConfig } from "./config";
 import { DeviceIdParam, DeviceRegistrationSchema, DeviceSchema, MAX_DEVICES_PER_USER } from "./devices";
+import { PreferencesSchema, savePreferences, userPreferences } from "./preferences";
 import { registerUserDevice, removeUserDevice, userDevices } from "./user-devices";
 
 const DeviceListSchema = z.object({ items: z.array(DeviceSchema).openapi({ description: `Newest registration first, at most ${MAX_DEVICES_PER_USER}` }) }).openapi("DeviceList");
@@ -90,4 +91,31 @@ export const notifyRoutes = newRouter()
       if (!webpush) throw new ApiError("not_found", "webpush is not configured on this deployment");
       return c.json({ publicKey: webpush.publicKey }, 200, { "Cache-Control": "public, max-age=3600" });
     },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/notification-preferences",
+      tags: ["Notifications"],
+      summary: "The caller's push preferences (the defaults until changed)",
+      security: bearerAuth,
+      middleware: [authenticate()] as const,
+      responses: { 200: jsonContent(PreferencesSchema, "The preferences"), ...errorResponses("unauthorized", "unavailable") },
+    }),
+    async (c) => c.json(await userPreferences(c.var.services, c.var.caller.userId), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/me/notification-preferences",
+      tags: ["Notifications"],
+      summary: "Replace the caller's push preferences",
+      description:
+        "Checked before any push is queued: kinds and notification types on or off, who may reach the caller by a direct message or a mention, and quiet hours (held pushes are sent when they end). Fields left out take their defaults.",
+      security: bearerAuth,
+      middleware: [authenticate(), rateLimit()] as const,
+      request: jsonBody(PreferencesSchema),
+      responses: { 200: jsonContent(PreferencesSchema, "Stored"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
+    }),
+    async (c) => c.json(await savePreferences(c.var.services, c.var.caller.userId, c.req.valid("json")), 200),
   );

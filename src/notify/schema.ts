@@ -24,3 +24,13 @@ export const notifyDevices = pgTable(
     uniqueIndex("notify_devices_kind_address_idx").on(t.kind, t.address),
   ],
 );
+
+/**
+ * A user's push preferences (`GET/PUT /v1/me/notification-preferences`) as JSON: one row per user
+ * who changed them; no row means the defaults. Cached in Redis on the user's database.
+ */
+export const notifyPreferences = pgTable("notify_preferences", {
+  userId: idColumn("user_id").primaryKey(),
+  preferences: text("preferences").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+});

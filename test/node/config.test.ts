@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { workerOptionsFromWrangler } from "../../scripts/stack/workerd";
 import { CRON_SCHEDULES } from "../../src/cron";
 import { FEED_DEAD_LETTER_QUEUES, FEED_QUEUES } from "../../src/feed/messages";
+import { NOTIFY_DEAD_LETTER_QUEUES, NOTIFY_QUEUES } from "../../src/notify/sends";
 import { RATE_LIMIT_PERIODS } from "../../src/lib/rate-limit";
 
 const wranglerToml = readFileSync(new URL("../../wrangler.toml", import.meta.url), "utf8");
@@ -30,6 +31,14 @@ describe("wrangler.toml", () => {
       expect(consumers[FEED_QUEUES[kind]], kind).toMatchObject({ maxRetries: 5, deadLetterQueue: FEED_DEAD_LETTER_QUEUES[kind] });
       expect(consumers[FEED_DEAD_LETTER_QUEUES[kind]], kind).toBeDefined();
     }
+  });
+
+  it("declares the push queue as the code names it, retried into a dead-letter queue that is consumed too", async () => {
+    const { queueProducers, queueConsumers } = await workerOptionsFromWrangler();
+    expect(queueProducers).toMatchObject({ NOTIFY_QUEUE: { queueName: NOTIFY_QUEUES.send } });
+    const consumers = queueConsumers as Record<string, { maxRetries?: number; deadLetterQueue?: string }>;
+    expect(consumers[NOTIFY_QUEUES.send]).toMatchObject({ maxRetries: 5, deadLetterQueue: NOTIFY_DEAD_LETTER_QUEUES.send });
+    expect(consumers[NOTIFY_DEAD_LETTER_QUEUES.send]).toBeDefined();
   });
 
   it("has every queue it names created by the README's deploy steps (wrangler deploy needs them to exist)", async () => {

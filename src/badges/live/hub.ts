@@ -170,12 +170,13 @@ export class BadgeHub extends DurableObject<Env> {
   /**
    * Targeted change: the online ones among `userIds` get their badges read and pushed — only
    * `kinds` when every one of them has a cheap read of its own (one hash), otherwise everything.
+   * Answers the online ones (a push notification skips them: the open app has it).
    */
-  async changed(userIds: string[], kinds?: CheapKind[]): Promise<number> {
+  async changed(userIds: string[], kinds?: CheapKind[]): Promise<string[]> {
     this.calls++;
     const online = userIds.filter((u) => this.isOnline(u));
     await Promise.all(online.map((u) => this.refresh(u, kinds)));
-    return online.length;
+    return online;
   }
 
   /**

@@ -69,8 +69,20 @@ async function bestEffort(what: string, calls: Promise<unknown>[]) {
  * only `kinds` when given (each has a cheap read of its own). One call per shard involved.
  */
 export function pushChanged(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, userIds: string[], kinds?: CheapKind[]): Promise<void> {
+  return pushChangedOnline(env, userIds, kinds).then(() => undefined);
+}
+
+/**
+ * `pushChanged`, answering which of `userIds` are online (their hubs said so). A shard that failed
+ * answers nobody online: its users are treated as closed apps (a push too many, never one lost).
+ */
+export async function pushChangedOnline(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, userIds: string[], kinds?: CheapKind[]): Promise<Set<string>> {
   const groups = byShard(env, [...new Set(userIds)], (u) => u);
-  return bestEffort("changed", [...groups].map(([shard, users]) => hubStub(env, shard).changed(users, kinds)));
+  const calls = [...groups].map(([shard, users]) => hubStub(env, shard).changed(users, kinds));
+  await bestEffort("changed", calls);
+  const online = new Set<string>();
+  for (const call of calls) for (const u of await call.catch(() => [] as string[])) online.add(u);
+  return online;
 }
 
 /** A broadcast or a red-dot stamp: one call per shard, whatever the audience. */
@@ -108,10 +120,12 @@ export function connectLive(
 
 /**
  * Returns a write's `result` after handing the push for `userIds` to `waitUntil` (the write is in
- * Redis by then; the response does not wait for the hubs).
+ * Redis by then; the response does not wait for the hubs); `then` gets the online ones, in the
+ * same `waitUntil` (push notifications go to the others).
  */
-export function pushing<T>(services: Pick<Services, "env" | "waitUntil">, userIds: string[], result: T, kinds?: CheapKind[]): T {
-  services.waitUntil(pushChanged(services.env, userIds, kinds));
+export function pushing<T>(services: Pick<Services, "env" | "waitUntil">, userIds: string[], result: T, kinds?: CheapKind[], then?: (online: Set<string>) => Promise<unknown>): T {
+  const online = pushChangedOnline(services.env, userIds, kinds);
+  services.waitUntil(then ? online.then(then).catch((err: unknown) => log.error({ message: "after badge push failed", error: errorText(err) })) : online);
   return result;
 }
 
@@ -119,7 +133,11 @@ export function pushing<T>(services: Pick<Services, "env" | "waitUntil">, userId
  * A tally write (notifications, DMs) for `userId`: its own answer is the new value, handed to the
  * user's hub as it is (one object call, no Redis). Returns `result` for the response.
  */
-export function pushingTally<T>(services: Pick<Services, "env" | "waitUntil">, userId: string, change: TallyChange, result: T): T {
-  services.waitUntil(bestEffort("tallied", [hubOf(services.env, userId).tallied(userId, change)]));
+export function pushingTally<T>(services: Pick<Services, "env" | "waitUntil">, userId: string, change: TallyChange, result: T, then?: (online: boolean) => Promise<unknown>): T {
+  const tallied = hubOf(services.env, userId).tallied(userId, change);
+  services.waitUntil(bestEffort("tallied", [tallied]));
+  // The hub's answer (is the user online?) decides a push notification, with no Redis command; a
+  // failed call counts as offline (a push too many, never one lost).
+  if (then) services.waitUntil(tallied.catch(() => false).then(then).catch((err: unknown) => log.error({ message: "after badge push failed", userId, error: errorText(err) })));
   return result;
 }

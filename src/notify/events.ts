@@ -1,0 +1,93 @@
+import { createServices, type Services } from "../lib/services";
+import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
+import { decide, related, userPreferences } from "./preferences";
+import { enqueuePushes, MAX_DELAY_SECONDS, type NotifySendMessage } from "./sends";
+import { userDevices } from "./user-devices";
+import { openedWindow, windowSeconds } from "./windows";
+
+/**
+ * From a write to the queue: what a source (a notification, a message, a stream item) does after
+ * its Redis write and its badge push, in the same `waitUntil`. Users the badge hub called online
+ * get nothing (the open app has it); for the others a push is enqueued — at once, or, on a thread
+ * with a batch window, once per window (delayed by it, later events only counted).
+ */
+
+export type PushEvent = {
+  kind: NotifyKind;
+  /** The notification type (`kind: "notification"`). */
+  type?: string;
+  alert?: Alert;
+  /** The thread when the alert names none (a conversation, a post, a stream). */
+  thread: string;
+  /** Who caused it (a DM's sender, a mention's author), for the DM and mention policies. */
+  from?: string;
+};
+
+type EventServices = Pick<Services, "env" | "events" | "waitUntil">;
+
+/**
+ * Runs `work` after the response with services of its own, closed when it is done: the request's
+ * Postgres pool is closed as the response leaves, and one opened after that would never be.
+ */
+async function afterResponse<T>(request: EventServices, work: (services: Services) => Promise<T>): Promise<T> {
+  const { services, close } = createServices(request.env, request, request.events);
+  try {
+    return await work(services);
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * Enqueues `event` for each of `userIds` not online who has a device, as their preferences allow:
+ * one GET of the cached device list each, one GET of the cached preferences, plus one EVALSHA when a batch window applies (and a Postgres lookup
+ * only when a DM or mention policy asks who follows whom).
+ */
+export async function pushToOffline(request: EventServices, userIds: readonly string[], online: ReadonlySet<string> | boolean, event: PushEvent): Promise<void> {
+  const offline = userIds.filter((u) => (typeof online === "boolean" ? !online : !online.has(u)));
+  if (offline.length === 0) return;
+  await afterResponse(request, (services) => enqueueFor(services, offline, event));
+}
+
+/** `pushToOffline`'s work for the offline users, on services the caller owns. */
+export async function enqueueFor(services: Services, offline: readonly string[], event: PushEvent): Promise<void> {
+  const alert = resolveAlert(event.kind, event.alert, event.thread);
+  const base = { kind: event.kind, ...(event.type ? { type: event.type } : {}), alert, urgency: urgencyOf(event.kind, event.type) } satisfies Omit<NotifySendMessage, "userId">;
+  const window = windowSeconds(event.kind, event.type);
+  const now = Date.now();
+  const queued = await Promise.all(
+    offline.map(async (userId): Promise<{ body: NotifySendMessage; delaySeconds?: number } | undefined> => {
+      // Most users have no device: their cached list (one GET, `[]` cached too) stops here, before
+      // preferences are read and nothing is queued for them.
+      if ((await userDevices(services, userId)).length === 0) return undefined;
+      const decision = await decide(await userPreferences(services, userId), event, (question) => related(services.db, userId, event.from!, question), now);
+      if (!decision.send) return undefined;
+      const wait = Math.max(window, decision.holdSeconds);
+      // Held past what a queue delay allows: the sender sees `heldUntil` and waits again.
+      const held = decision.holdSeconds > MAX_DELAY_SECONDS ? { heldUntil: now + decision.holdSeconds * 1000 } : {};
+      if (window > 0 && !(await openedWindow(services, userId, alert.thread, wait))) return undefined;
+      return { body: { userId, ...base, ...held, ...(window > 0 ? { window: alert.thread } : {}) }, ...(wait > 0 ? { delaySeconds: Math.min(wait, MAX_DELAY_SECONDS) } : {}) };
+    }),
+  );
+  await enqueuePushes(services.env, queued.filter((q) => q !== undefined));
+}
+
+/** Coalescing badge-only updates after reads: one per user per this many seconds. */
+export const READ_UPDATE_SECONDS = 5;
+/** The window key of a user's badge-only update (not a thread: threads come from alerts and default keys with a colon). */
+export const READ_WINDOW = "~read";
+
+/**
+ * The user read something: their APNs and FCM devices get a badge-only update with the new total
+ * (whether or not an app is open — the icon matters for the closed ones), at most one per user per
+ * READ_UPDATE_SECONDS (the first read opens a window; the delayed update reads the total then).
+ * Web Push gets none (no silent pushes). The cached device list (one GET), then one SET NX EX, and
+ * one enqueue per window.
+ */
+export async function badgeAfterRead(request: EventServices, userId: string): Promise<void> {
+  await afterResponse(request, async (services) => {
+    if (!(await userDevices(services, userId)).some((d) => d.kind !== "webpush")) return;
+    if (!(await openedWindow(services, userId, READ_WINDOW, READ_UPDATE_SECONDS))) return;
+    await enqueuePushes(services.env, [{ body: { userId, kind: "read", urgency: "normal", window: READ_WINDOW }, delaySeconds: READ_UPDATE_SECONDS }]);
+  });
+}

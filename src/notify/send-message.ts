@@ -1,0 +1,24 @@
+import type { NotifyKind, ResolvedAlert } from "./alerts";
+
+/**
+ * A `notify-send` queue message: one user's push (`sends.ts` enqueues, `sender.ts` sends). On its
+ * own, with no imports but types, so the Worker's `Env` can name it without an import cycle.
+ */
+export type NotifySendMessage = {
+  userId: string;
+  /** The source; `read`: a badge-only update after the user read something (APNs and FCM only). */
+  kind: NotifyKind | "read";
+  /** The notification type, for `kind: "notification"`. */
+  type?: string;
+  /** What the push shows (absent for `read`). */
+  alert?: ResolvedAlert;
+  urgency: "high" | "normal";
+  /** Only these of the user's devices: a retry of those a service asked to retry. */
+  deviceIds?: string[];
+  /** Attempts these devices have had (a retry's), from 1. */
+  attempt?: number;
+  /** Held by quiet hours longer than a queue delay allows: not sent before this (ms). */
+  heldUntil?: number;
+  /** A collapsed burst: the window key whose count the sender reads and clears ("… and N others"). */
+  window?: string;
+};

@@ -1,0 +1,41 @@
+import { runScript } from "../badges/shared";
+import type { Services } from "../lib/services";
+import type { NotifyKind } from "./alerts";
+import { notifyKeys, WINDOW_SLACK_SECONDS } from "./keys";
+import { COUNT_IN_WINDOW } from "./windows.lua";
+
+/**
+ * Bursts collapse: a batch window per user and thread. The first event of a window enqueues one
+ * push delayed by the window and marks the window in Redis (the user's database, with a TTL);
+ * later events in it only count. When the push is sent it reads and clears the count (GETDEL) and
+ * says "… and N others". 50 likes on one post in a minute are one or two pushes, not 50. Direct
+ * messages, mentions and replies have no window: each is sent at once (the platforms' collapse key,
+ * the thread, still replaces an undelivered one).
+ */
+
+/** Seconds of a kind's (and notification type's) batch window; 0: none. */
+export function windowSeconds(kind: NotifyKind, type?: string): number {
+  if (kind === "notification" && (type === "like" || type === "follow" || type === "repost")) return 30;
+  return 0;
+}
+
+/**
+ * Counts an event in the window; true when it opened it (then its caller enqueues the delayed
+ * push). The opener bills one command (SET NX EX); a later event three (that SET, then EVALSHA +
+ * INCR): a lone event, the most common, stays cheapest. The script, not a bare INCR, counts the
+ * later ones, so a window whose key vanished in between (its push took it) is opened again with a
+ * TTL rather than left without one.
+ */
+export async function openedWindow(services: Pick<Services, "redisFor">, userId: string, thread: string, seconds: number): Promise<boolean> {
+  const redis = services.redisFor(userId);
+  const key = notifyKeys.window(userId, thread);
+  const ttl = seconds + WINDOW_SLACK_SECONDS;
+  if ((await redis.set(key, 1, { nx: true, ex: ttl })) === "OK") return true;
+  return Number(await runScript<number>(redis, COUNT_IN_WINDOW, [key], [ttl])) === 1;
+}
+
+/** The events of a window past its first (what "… and N others" says), clearing it. One GETDEL. */
+export async function takeWindowCount(services: Pick<Services, "redisFor">, userId: string, thread: string): Promise<number> {
+  const n = await services.redisFor(userId).getdel<number | string>(notifyKeys.window(userId, thread));
+  return Math.max(0, Number(n ?? 0) - 1);
+}
