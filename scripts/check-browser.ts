@@ -26,6 +26,10 @@
  *   - `bundle(source)`  esbuild-bundles a page script (it may import `community-edge/client`);
  *   - `redis`    the Worker's Redis through its Upstash REST bridge (`{ restUrl, restToken }`), for
  *                checks that stage a state (a poisoned fan-out, say) before the page looks at it;
+ *   - `push`     the stack's local push services: `vars`, the Worker's push settings pointing at
+ *                them (VAPID_PUBLIC_KEY, …), and `controlUrl`, their control and recording API
+ *                (web-push-testing subscriptions, what each service received decrypted:
+ *                scripts/stack/push/index.ts);
  *   - `log(line)`.
  */
 import { randomBytes } from "node:crypto";
@@ -56,6 +60,7 @@ export interface BrowserCheckContext {
   serve(files: Record<string, string>): Promise<string>;
   bundle(source: string): Promise<string>;
   redis: { restUrl: string; restToken: string };
+  push: { vars: Record<string, string>; controlUrl: string };
   log(line: string): void;
 }
 
@@ -109,6 +114,7 @@ try {
       JWT_JWKS_URL: `${baseUrl}${DEV_JWKS_PATH}`,
       JWT_ISSUER: DEV_ISSUER,
       JWT_ROLE_CLAIM: "role admin=admin,service=service",
+      ...stack.push.vars,
     },
     rateLimiters: false,
   });
@@ -121,6 +127,7 @@ try {
     browser,
     log,
     redis: { restUrl: stack.restUrl, restToken: stack.restToken },
+    push: { vars: stack.push.vars, controlUrl: stack.push.controlUrl },
     async token(userId, { role = "user", alg = "HS256", ttlSeconds = 600 } = {}) {
       const now = Math.floor(Date.now() / 1000);
       if (alg === "HS256") return sign({ sub: userId, role, exp: now + ttlSeconds }, jwtSecret, "HS256");

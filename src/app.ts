@@ -16,6 +16,7 @@ import { createEventBus, type Subscriber } from "./lib/events";
 import { validationHook } from "./lib/openapi";
 import { withExamples } from "./lib/openapi-examples";
 import { corsPolicy } from "./lib/cors";
+import { consistencyTokens } from "./lib/consistency-header";
 import { mountDevJwks } from "./lib/dev-jwks";
 import { requestContext } from "./lib/request-context";
 import { socketOrigins } from "./lib/sockets";
@@ -68,7 +69,10 @@ export const OPENAPI_CONFIG = {
       "WebSockets (`/v1/me/live`, `/v1/live/{roomId}/ws`) take the same JWT as `?token=` or as a subprotocol next to `live`, since browsers cannot set headers on a socket; they close with 4001 when it expires. A browser's socket must come from an origin `CORS_ORIGINS` allows (else `403` before the upgrade).",
       "",
       "## Calling from a web page",
-      "Pages on the origins listed in `CORS_ORIGINS` may call every route: preflights are answered `204` (cached by the browser for two hours), and `Retry-After`, `Idempotent-Replayed` and `X-Request-Id` are readable.",
+      "Pages on the origins listed in `CORS_ORIGINS` may call every route: preflights are answered `204` (cached by the browser for two hours), and `Retry-After`, `Idempotent-Replayed`, `X-Request-Id` and `X-Consistency-Token` are readable.",
+      "",
+      "## Reading your own writes",
+      "On a deployment whose Redis has read regions, an answer to a request that wrote carries `X-Consistency-Token`. Send the newest one you have on later requests (the typed client does it by itself) and their reads include your writes wherever they are answered; without it a read is as fresh as the nearest region. A malformed token is answered `400` naming the header.",
       "",
       "## Errors",
       "Every error is `{\"error\": {\"code\", \"message\", \"details\"?}}`; for bad input `details` names each field.",
@@ -91,6 +95,8 @@ export function newApp() {
   app.use("*", requestContext(events));
   // Before anything that can refuse a request: preflights end here, and CORS headers reach every answer.
   app.use("*", corsPolicy());
+  // After CORS, so a malformed token's 400 is readable by a page; before every route that reads Redis.
+  app.use("*", consistencyTokens());
   app.use("*", socketOrigins());
   app.use(
     "*",

@@ -45,7 +45,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // Three Redis databases by default, so the tests at N = 3 run everywhere (a redis-server and a
   // bridge each: milliseconds to start).
   const redisDatabases = Number(process.env.TEST_REDIS_DATABASES ?? 3);
-  const stack = await startStack({ mode: "test", redisDatabases, log: verbose ? (line) => console.log(`[stack] ${line}`) : undefined });
+  // TEST_FAR_REGION_MS=R: the Worker and the tests R ms (round trip) from the primary region, reads
+  // served by a replica near them (docs/scale.md, "Local far-region stack").
+  const farRegionMs = process.env.TEST_FAR_REGION_MS ? Number(process.env.TEST_FAR_REGION_MS) : undefined;
+  const stack = await startStack({ mode: "test", redisDatabases, farRegionMs, log: verbose ? (line) => console.log(`[stack] ${line}`) : undefined });
   project.provide("databaseUrl", stack.databaseUrl);
   project.provide("redisUrl", stack.redisUrl);
   project.provide("restUrl", stack.restUrl);

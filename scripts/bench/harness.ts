@@ -50,6 +50,8 @@ export async function startBenchWorker(
     redisDatabases?: number;
     /** Each database's command budget per second (default `BENCH_MAX_COMMANDS_PER_SECOND`, else none). */
     maxCommandsPerSecond?: number;
+    /** The Worker R ms (round trip) from the primary region (default `BENCH_FAR_REGION_MS`, else none). */
+    farRegionMs?: number;
   } = {},
 ): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
@@ -63,6 +65,7 @@ export async function startBenchWorker(
     redisDatabases: options.redisDatabases ?? Number(process.env.BENCH_REDIS_DATABASES ?? 1),
     maxCommandsPerSecond:
       options.maxCommandsPerSecond ?? (process.env.BENCH_MAX_COMMANDS_PER_SECOND ? Number(process.env.BENCH_MAX_COMMANDS_PER_SECOND) : undefined),
+    farRegionMs: options.farRegionMs ?? (process.env.BENCH_FAR_REGION_MS ? Number(process.env.BENCH_FAR_REGION_MS) : undefined),
   });
   try {
     return await serveWorker(stack, options);

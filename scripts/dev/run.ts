@@ -10,6 +10,8 @@
  *   `<data-dir>/redis-of-N/<index>/` (N = 1 keeps `<data-dir>/redis/`).
  * - `--max-commands-per-second C`: each database's command budget, answered past it as Upstash
  *   answers (`ERR max requests limit exceeded`), so one machine shows where a database stops.
+ * - `--far-region-ms R`: the Worker as if R ms (round trip) from the primary region: each database
+ *   read through a replica near it, writes and Postgres R ms away (docs/scale.md, "Local far-region stack").
  *
  * SIGTERM, or the end of stdin (the supervising `scripts/dev.ts` is gone, however it died), flushes
  * buffered counters (fires the flush cron), then stops everything it started. A run killed hard
@@ -42,6 +44,7 @@ const { values: flags } = parseArgs({
     "data-dir": { type: "string", default: DEV_DATA_DIR },
     "redis-databases": { type: "string", default: "1" },
     "max-commands-per-second": { type: "string" },
+    "far-region-ms": { type: "string" },
   },
 });
 const PORT = Number(flags.port);
@@ -49,6 +52,11 @@ const REDIS_DATABASES = Number(flags["redis-databases"]);
 const MAX_COMMANDS_PER_SECOND = flags["max-commands-per-second"] === undefined ? undefined : Number(flags["max-commands-per-second"]);
 if (!Number.isInteger(REDIS_DATABASES) || REDIS_DATABASES < 1 || REDIS_DATABASES > 16) {
   console.error("--redis-databases must be an integer from 1 to 16");
+  process.exit(2);
+}
+const FAR_REGION_MS = flags["far-region-ms"] === undefined ? undefined : Number(flags["far-region-ms"]);
+if (FAR_REGION_MS !== undefined && !(Number.isFinite(FAR_REGION_MS) && FAR_REGION_MS >= 0)) {
+  console.error("--far-region-ms must be a number of milliseconds ≥ 0");
   process.exit(2);
 }
 if (MAX_COMMANDS_PER_SECOND !== undefined && !(MAX_COMMANDS_PER_SECOND > 0)) {
@@ -101,6 +109,7 @@ const stack = await startStack({
   },
   redisDatabases: REDIS_DATABASES,
   maxCommandsPerSecond: MAX_COMMANDS_PER_SECOND,
+  farRegionMs: FAR_REGION_MS,
 });
 stackInfo = {
   redisUrl: stack.redisUrl,
@@ -156,6 +165,9 @@ console.log(
       ? [`    Redis           ${stack.redisUrl} (append-only file in ${join(DATA_DIR, "redis")})`, `    Upstash bridge  ${stack.restUrl}  (token ${stack.restToken})`]
       : stack.databases.map((d, i) => `    Redis db ${i}      ${d.redisUrl} behind ${d.restUrl} (token ${d.restToken}; data in ${join(DATA_DIR, `redis-of-${REDIS_DATABASES}`, String(i))})`)),
     ...(MAX_COMMANDS_PER_SECOND === undefined ? [] : [`    Budget          ${MAX_COMMANDS_PER_SECOND} commands/s per database`]),
+    ...(FAR_REGION_MS === undefined
+      ? []
+      : [`    Far region      the Worker is ${FAR_REGION_MS} ms (round trip) from the primary: the bridge above is a read region's (replica ${stack.databases.map((d) => d.readRegion!.replicaUrl).join(", ")}), Postgres ${FAR_REGION_MS} ms away`]),
     `    Neon WS proxy   ${stack.wsProxy}`,
     `    Worker          ${WORKER_URL}`,
     `    JWT secret      ${jwtSecret === DEV_JWT_SECRET ? "dev default (set JWT_SECRET in .dev.vars)" : "from .dev.vars"}`,

@@ -11,6 +11,8 @@ import { migrate } from "./migrate.js";
 import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge.js";
 import { startNeonWsProxy, type NeonWsProxy } from "./neon-ws-proxy.js";
 import { startControlServer } from "./control-server.js";
+import { startReadRegion, type ReadRegion } from "./far-region.js";
+import { startDelayingProxy } from "./delaying-proxy.js";
 import { startPushServices, type PushServices } from "./push/index.js";
 import type { DevPushVars } from "../dev-push-keys.js";
 import { Redis as RedisConnection } from "ioredis";
@@ -35,21 +37,28 @@ const redisName = (n: number, index: number) => (n === 1 ? "redis" : `redis data
 
 /** One Redis database of the stack: a redis-server behind its own Upstash REST bridge. */
 export interface StackRedisDatabase {
+  /** The primary's redis-server. */
   redisUrl: string;
+  /** What the Worker calls: the primary's bridge, or with `farRegionMs` the read region's near bridge. */
   restUrl: string;
   restToken: string;
+  /** The primary's bridge (its stats count what reached the primary region). */
   bridge: UpstashBridge;
+  /** With `farRegionMs`: the database's read region near the Worker (replica, near bridge, link). */
+  readRegion?: ReadRegion;
 }
 
 export interface Stack {
   databaseUrl: string;
   /** Database 0's Redis (the only one by default). */
   redisUrl: string;
-  /** Upstash REST URL of the shared bridge (`UPSTASH_REDIS_REST_URL`). */
+  /** `UPSTASH_REDIS_REST_URL` of database 0 (its read region's near bridge with `farRegionMs`). */
   restUrl: string;
   restToken: string;
-  /** `127.0.0.1:PORT/v1` for `neonConfig.wsProxy` (`NEON_WS_PROXY`). */
+  /** `127.0.0.1:PORT/v1` for `neonConfig.wsProxy` (`NEON_WS_PROXY`); R/2 each way with `farRegionMs`. */
   wsProxy: string;
+  /** The round trip the Worker is from the primary region, when the stack models one (`farRegionMs`). */
+  farRegionMs?: number;
   bridge: UpstashBridge;
   proxy: NeonWsProxy;
   /** Every Redis database, database 0 first (the one above); more than one with `redisDatabases`. */
@@ -83,6 +92,13 @@ export interface StackOptions {
   redisDatabases?: number;
   /** Each database's command budget per second (the bridge's `maxCommandsPerSecond`); none by default. */
   maxCommandsPerSecond?: number;
+  /**
+   * Runs the Worker as if R ms (round trip) from the primary region (`far-region.ts`): each
+   * database gets a replica behind a link delayed R/2 each way and a near-region bridge the Worker
+   * calls (reads answered there, the rest forwarded with R ms added, `upstash-sync-token`
+   * honoured), and the Neon proxy sits behind the same R ms. Off (undefined): nothing of it runs.
+   */
+  farRegionMs?: number;
   /** The push credentials the local push services check (dev: the dev keys); generated per run when absent. */
   pushCredentials?: DevPushVars;
 }
@@ -95,9 +111,11 @@ export async function startStack({
   onSpawn,
   redisDatabases = 1,
   maxCommandsPerSecond,
+  farRegionMs,
   pushCredentials,
 }: StackOptions): Promise<Stack> {
   if (!Number.isInteger(redisDatabases) || redisDatabases < 1 || redisDatabases > 16) throw new Error(`redisDatabases must be 1–16, not ${redisDatabases}`);
+  if (farRegionMs !== undefined && !(Number.isFinite(farRegionMs) && farRegionMs >= 0)) throw new Error(`farRegionMs must be a number ≥ 0, not ${farRegionMs}`);
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stops.reverse()) {
@@ -141,10 +159,33 @@ export async function startStack({
       await prepareDatabases(databases.map((d) => d.redisUrl), mode);
       log(`stack: ${redisDatabases} Redis databases: ${databases.map((d) => d.restUrl).join(", ")}`);
     }
-    const redisBindings: Record<string, string> = { UPSTASH_REDIS_REST_URL: bridge.url, UPSTASH_REDIS_REST_TOKEN: bridge.token };
+    if (farRegionMs !== undefined) {
+      for (const [index, database] of databases.entries()) {
+        const region = await startReadRegion({
+          primaryRedisUrl: database.redisUrl,
+          primaryBridge: database.bridge,
+          farRoundTripMs: farRegionMs,
+          name: `${redisName(redisDatabases, index)} replica`,
+          log,
+          onSpawn: (pid) => onSpawn?.(pid, "redis-server"),
+        });
+        stops.push(() => region.stop());
+        Object.assign(database, { restUrl: region.restUrl, readRegion: region });
+      }
+    }
+    const restUrl = databases[0]!.restUrl;
+    const redisBindings: Record<string, string> = { UPSTASH_REDIS_REST_URL: restUrl, UPSTASH_REDIS_REST_TOKEN: bridge.token };
     if (redisDatabases > 1) redisBindings.UPSTASH_REDIS_DATABASES = JSON.stringify(databases.map((d) => ({ url: d.restUrl, token: d.restToken })));
     const proxy = await startNeonWsProxy();
     stops.push(() => proxy.close());
+    let wsProxy = proxy.wsProxy;
+    if (farRegionMs !== undefined) {
+      // Neon's proxy is next to Postgres, in the primary region: the Worker reaches it R ms away.
+      const farLink = await startDelayingProxy({ targetHost: "127.0.0.1", targetPort: proxy.port, delayMs: farRegionMs / 2 });
+      stops.push(() => farLink.close());
+      wsProxy = `127.0.0.1:${farLink.port}/v1`;
+      log(`stack: the Worker is ${farRegionMs} ms (round trip) from the primary region: Redis read regions ${databases.map((d) => d.restUrl).join(", ")}, Neon ws proxy ${wsProxy}`);
+    }
     log(`stack: upstash bridge ${bridge.url}, neon ws proxy ${proxy.wsProxy}`);
     // Dev: every reload of the Worker signs a new APNs provider token; Apple's 20-minute rule is
     // counted there but not enforced (docs/notifications.md, "The local stack").
@@ -187,9 +228,10 @@ export async function startStack({
     return {
       databaseUrl: postgres.url,
       redisUrl: redis.url,
-      restUrl: bridge.url,
+      restUrl,
       restToken: bridge.token,
-      wsProxy: proxy.wsProxy,
+      wsProxy,
+      farRegionMs,
       bridge,
       proxy,
       databases,

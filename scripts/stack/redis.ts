@@ -44,10 +44,15 @@ export interface StartRedisOptions {
    * with `dataDir`), so whatever talks to `url` reconnects to it.
    */
   name?: string;
+  /**
+   * `host:port` of a primary: the server is its replica (`--replicaof`, read-only), as a read
+   * region's copy of a database is (`far-region.ts`). Always a private server (never REDIS_URL).
+   */
+  replicaOf?: string;
 }
 
-export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, onSpawn, name = "redis" }: StartRedisOptions = {}): Promise<RedisHandle> {
-  const external = ignoreEnv ? undefined : process.env.REDIS_URL;
+export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, onSpawn, name = "redis", replicaOf }: StartRedisOptions = {}): Promise<RedisHandle> {
+  const external = ignoreEnv || replicaOf ? undefined : process.env.REDIS_URL;
   if (external) {
     log(`redis: using REDIS_URL ${external}`);
     return {
@@ -66,13 +71,14 @@ export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, o
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "ce-redis-"));
   // appendfsync everysec: a crash loses at most the last second; a clean stop (SIGTERM) loses nothing.
   const persistence = dataDir ? ["--appendonly", "yes", "--appendfsync", "everysec"] : ["--appendonly", "no"];
+  const replication = replicaOf ? ["--replicaof", ...replicaOf.split(":")] : [];
   const url = `redis://127.0.0.1:${port}`;
 
   async function launch(): Promise<ChildProcess> {
     mkdirSync(dir, { recursive: true }); // restart() after stop() must work too
     const child = spawn(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, "--dir", dir],
+      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, "--dir", dir, ...replication],
       { stdio: "ignore" },
     );
     if (child.pid !== undefined) onSpawn?.(child.pid);

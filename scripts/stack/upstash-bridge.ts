@@ -20,6 +20,8 @@ export interface BridgeStats {
   commands: number;
   /** Requests per endpoint: one request is one Redis round trip. */
   byPath: { "/": number; "/pipeline": number; "/multi-exec": number };
+  /** The last SYNC_TOKENS_KEPT non-empty `upstash-sync-token` values requests carried, oldest first. */
+  syncTokens: string[];
 }
 
 export interface UpstashBridge {
@@ -96,6 +98,14 @@ export function rateLimitAnswer(limit: number, usage: number): string {
 /** `GET` with the bearer token: the bridge's `BridgeStats` as JSON (local tooling only). */
 export const STATS_PATH = "/__bridge/stats";
 
+/**
+ * Upstash's read-your-writes header. Every answer carries one, as Upstash's do: `local:<n>`, n the
+ * requests this bridge has answered (it only grows). A request sending one is answered at once: a
+ * single server is always caught up with itself. The far-region stack's bridges give it meaning.
+ */
+export const SYNC_TOKEN_HEADER = "upstash-sync-token";
+const SYNC_TOKENS_KEPT = 32;
+
 /** Upstash's documented request size limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -125,6 +135,7 @@ export async function startUpstashBridge({
   let windowSecond = 0;
   let windowUsage = 0;
   let rateLimited = 0;
+  let answered = 0; // the sync tokens' count: never reset, so they only grow
   let spans: RequestSpan[] | undefined;
   // The `server` meter: a bucket of C commands refilled at C per second, from which every command
   // the server ran is taken once read (so commands that ran past the budget, by requests admitted
@@ -190,6 +201,11 @@ export async function startUpstashBridge({
       res.once("finish", () => (span.end = performance.now()));
     }
     if (path === "/" || path === "/pipeline" || path === "/multi-exec") stats.byPath[path] += 1;
+    const syncToken = req.headers[SYNC_TOKEN_HEADER];
+    if (typeof syncToken === "string" && syncToken !== "") {
+      if (stats.syncTokens.push(syncToken) > SYNC_TOKENS_KEPT) stats.syncTokens.shift();
+    }
+    res.setHeader(SYNC_TOKEN_HEADER, `local:${++answered}`);
 
     if (down) return respond(res, 503, { error: "ERR upstash bridge is down (simulated outage)" });
     if (req.headers.authorization !== `Bearer ${token}`) {
@@ -424,5 +440,5 @@ function respond(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function emptyStats(): BridgeStats {
-  return { requests: 0, commands: 0, byPath: { "/": 0, "/pipeline": 0, "/multi-exec": 0 } };
+  return { requests: 0, commands: 0, byPath: { "/": 0, "/pipeline": 0, "/multi-exec": 0 }, syncTokens: [] };
 }

@@ -1,5 +1,6 @@
 import createFetchClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "./schema";
+import { CONSISTENCY_TOKEN_HEADER, formatConsistencyToken, mergeSyncTokens, parseConsistencyToken, type SyncTokens } from "../lib/consistency-token";
 
 /**
  * Gives the client a caller's JWT. Called before each request with `refresh: false` (return a
@@ -34,7 +35,35 @@ export interface ClientOptions {
  * else console.log(data.items[0]?.counts.likes);
  */
 export function createClient({ baseUrl, token, fetch: fetchImpl = (request) => globalThis.fetch(request) }: ClientOptions): Client<paths> {
-  return createFetchClient<paths>({ baseUrl, fetch: token ? authorizedFetch(fetchImpl, token) : fetchImpl });
+  return createFetchClient<paths>({ baseUrl, fetch: consistentFetch(token ? authorizedFetch(fetchImpl, token) : fetchImpl) });
+}
+
+/**
+ * Read your own writes on a deployment with Redis read regions: keeps the newest
+ * `X-Consistency-Token` seen (per database it names, in memory, for this client only) and sends it
+ * on every request, so a read made after a write — a like, a follow, a post, a mark-read — waits
+ * for that write wherever it is answered. On a single-region deployment no answer carries one and
+ * nothing is sent. A token the client cannot read is passed on as it came (the server judges it).
+ */
+export function consistentFetch(fetchImpl: (request: Request) => Promise<Response>) {
+  let held: SyncTokens = [];
+  let header: string | undefined;
+  return async function fetchConsistently(request: Request): Promise<Response> {
+    // openapi-fetch builds each Request itself, so its headers may be set in place.
+    if (header !== undefined && !request.headers.has(CONSISTENCY_TOKEN_HEADER)) request.headers.set(CONSISTENCY_TOKEN_HEADER, header);
+    const response = await fetchImpl(request);
+    const answered = response.headers.get(CONSISTENCY_TOKEN_HEADER);
+    if (answered) {
+      try {
+        held = mergeSyncTokens(held, parseConsistencyToken(answered));
+        header = formatConsistencyToken(held);
+      } catch {
+        // Not one we can read (a newer server?): keep it whole, it is the newest we saw.
+        [held, header] = [[], answered];
+      }
+    }
+    return response;
+  };
 }
 
 /**

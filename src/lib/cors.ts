@@ -12,9 +12,9 @@ import { log } from "./log";
  */
 
 /** Request headers the API reads (besides the CORS-safelisted ones); a preflight allows them. */
-export const CORS_ALLOW_HEADERS = ["authorization", "content-type", "idempotency-key", "x-request-id"];
+export const CORS_ALLOW_HEADERS = ["authorization", "content-type", "idempotency-key", "x-request-id", "x-consistency-token"];
 /** Response headers a client reads; a browser hides all but the safelisted ones unless exposed. */
-export const CORS_EXPOSE_HEADERS = ["retry-after", "idempotent-replayed", "x-request-id", "allow"];
+export const CORS_EXPOSE_HEADERS = ["retry-after", "idempotent-replayed", "x-request-id", "allow", "x-consistency-token"];
 export const CORS_ALLOW_METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE"];
 /**
  * How long a browser may reuse a preflight's answer (s): one preflight per route and browser per

@@ -24,6 +24,7 @@ import {
   UNAVAILABLE_DATABASE,
 } from "./redis-topology";
 import { errorText, log } from "./log";
+import { readRegionsOn, sendCarryingToken, type SdkHttpClient } from "./consistency";
 
 /** Fail fast when Upstash is unreachable so callers can degrade instead of hanging the request. */
 const REQUEST_TIMEOUT_MS = 3_000;
@@ -36,7 +37,7 @@ const REQUEST_TIMEOUT_MS = 3_000;
 const MAX_CLIENTS = 16;
 const clients = new Map<string, Redis>();
 
-type RedisEnv = Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN"> & { UPSTASH_REDIS_DATABASES?: string };
+type RedisEnv = Pick<Env, "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN"> & { UPSTASH_REDIS_DATABASES?: string; REDIS_READ_REGIONS?: string };
 
 /**
  * The isolate's Upstash client for database 0 — the only one at N = 1 — built on first use and
@@ -66,7 +67,8 @@ export function redisAt(env: RedisEnv, index: number): Redis {
   if (index === UNAVAILABLE_DATABASE) return unavailableClient(topology);
   const credentials = topology.databases[index];
   if (!credentials) throw new RangeError(`no Redis database ${index} (the deployment has ${topology.n})`);
-  const key = `${topology.fingerprint}\n${index}\n${credentials.url}\n${credentials.token}`;
+  const carry = readRegionsOn(env);
+  const key = `${carry ? "read regions\n" : ""}${topology.fingerprint}\n${index}\n${credentials.url}\n${credentials.token}`;
   let client = clients.get(key);
   if (client) return client;
   client = new Redis({
@@ -82,28 +84,38 @@ export function redisAt(env: RedisEnv, index: number): Redis {
     // One quick retry for a dropped connection; more would only delay the degraded answer.
     retry: { retries: 1, backoff: () => 50 },
     signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    // With read regions the sync token is the request's, not the isolate's: the request hook sends
+    // and keeps it (`consistency.ts`). Without, the SDK's own isolate-wide token, as always.
+    ...(carry ? { readYourWrites: false } : {}),
   });
-  instrument(client, topology, index, credentials);
-  keepScripts(client);
+  instrument(client, topology, index, credentials, carry);
+  reuseScripts(client);
   return remember(key, client, topology);
 }
 
+/** Scripts kept per client: the project's Lua sources are a few dozen module constants. */
+const MAX_SCRIPTS_PER_CLIENT = 256;
+
 /**
- * One `Script` per source for the client's life. The SDK's `createScript` builds a new one per
- * call, and each computes the SHA-1 of its source before its EVALSHA (a few KB hashed per call;
- * a ranked page at N > 1 runs five scripts). The object holds the client and the digest only, so
- * requests share it as they share the client.
+ * Makes `client.createScript(source)` answer the same Script for the same source. The SDK builds a
+ * new one per call, and each new Script hashes its source (SHA-1 for EVALSHA) before it can run: a
+ * digest of a few KB of Lua on every hot request, about 3% of the Worker's CPU on an increment
+ * (CPU profile of `npm run bench:counters`). A Script holds no I/O object (each exec is a command
+ * of the request that runs it), and its hash, once computed, is shared as `script-batch.ts` shares
+ * its digests.
  */
-function keepScripts(client: Redis): void {
-  const scripts = new Map<string, ReturnType<Redis["createScript"]>>();
-  const create = client.createScript.bind(client);
-  const keep = (source: string, opts?: { readonly?: boolean }) => {
-    if (opts?.readonly) return create(source, opts as { readonly: true });
-    let script = scripts.get(source);
-    if (!script) scripts.set(source, (script = create(source)));
+function reuseScripts(client: Redis): void {
+  const scripts = new Map<string, unknown>();
+  const create = client.createScript.bind(client) as (source: string, opts?: { readonly?: boolean }) => unknown;
+  client.createScript = ((source: string, opts?: { readonly?: boolean }) => {
+    const key = opts?.readonly ? `ro\n${source}` : source;
+    let script = scripts.get(key);
+    if (!script) {
+      if (scripts.size >= MAX_SCRIPTS_PER_CLIENT) scripts.clear();
+      scripts.set(key, (script = create(source, opts)));
+    }
     return script;
-  };
-  (client as unknown as { createScript: typeof keep }).createScript = keep;
+  }) as Redis["createScript"];
 }
 
 /**
@@ -212,13 +224,14 @@ const FLIGHT_MARGIN_MS = 500;
 /**
  * Puts a hook in front of the client's HTTP requests (every command, pipeline and script of the
  * SDK goes through `client.request`): it counts rate-limited answers, and at N > 1 holds the
- * first request to a database until its marker check passed. No command is added at N = 1.
+ * first request to a database until its marker check passed. No command is added at N = 1. With
+ * read regions (`carry`) each request carries the consistency token of the request sending it.
  */
-function instrument(redis: Redis, topology: Topology, index: number, credentials: DatabaseCredentials): void {
-  const holder = redis as unknown as { client: { request(req: unknown): Promise<unknown> } };
+function instrument(redis: Redis, topology: Topology, index: number, credentials: DatabaseCredentials, carry: boolean): void {
+  const holder = redis as unknown as { client: SdkHttpClient };
   const inner = holder.client;
   const checkKey = `${topology.fingerprint}\n${index}`;
-  const request = async (req: unknown) => {
+  const request = async (req: { body?: unknown }) => {
     if (topology.n > 1) {
       if (verified.get(checkKey) !== true) {
         const before = routingHomes(topology.n);
@@ -235,7 +248,7 @@ function instrument(redis: Redis, topology: Topology, index: number, credentials
       assertInUse(topology, index);
     }
     try {
-      return await inner.request(req);
+      return await (carry ? sendCarryingToken(inner, index, req) : inner.request(req));
     } catch (err) {
       if (isRedisRateLimited(err)) noteRateLimited(index, err);
       throw err;

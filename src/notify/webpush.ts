@@ -1,3 +1,4 @@
+import type { WebPushPayload } from "../client/service-worker";
 import { base64UrlDecode, base64UrlEncode } from "../lib/base64url";
 import type { WebPushConfig } from "./config";
 import type { WebPushDevice } from "./devices";
@@ -119,9 +120,9 @@ export async function webPushTopic(thread: string): Promise<string> {
 
 /**
  * What the service worker receives (decrypted): it shows `title`/`body` with `tag` = thread, opens
- * `url` on click and calls `setAppBadge(badge)`.
+ * `url` on click and calls `setAppBadge(badge)`. Typed by the client's service worker, which reads it.
  */
-export function webPushPayload(message: PushMessage): Record<string, unknown> {
+export function webPushPayload(message: PushMessage): WebPushPayload {
   return {
     title: message.title,
     body: message.body,

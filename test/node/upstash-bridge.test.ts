@@ -168,7 +168,24 @@ describe("errors", () => {
   it("stats count every request and command that arrives", async () => {
     await redis.set(key("s"), 1);
     await redis.pipeline().get(key("s")).get(key("t")).exec();
-    expect(bridge.stats).toEqual({ requests: 2, commands: 3, byPath: { "/": 0, "/pipeline": 2, "/multi-exec": 0 } });
+    expect(bridge.stats).toEqual({ requests: 2, commands: 3, byPath: { "/": 0, "/pipeline": 2, "/multi-exec": 0 }, syncTokens: expect.any(Array) });
+  });
+
+  it("answers a growing upstash-sync-token, as Upstash does, and keeps the ones requests send", async () => {
+    const send = (syncToken?: string) =>
+      fetch(bridge.url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${bridge.token}`, ...(syncToken === undefined ? {} : { "upstash-sync-token": syncToken }) },
+        body: JSON.stringify(["SET", key("sync"), "1"]),
+      });
+    const first = (await send()).headers.get("upstash-sync-token");
+    const second = await send(first!);
+    expect(second.status).toBe(200);
+    const [a, b] = [first, second.headers.get("upstash-sync-token")].map((t) => Number(/^local:(\d+)$/.exec(t ?? "")?.[1]));
+    expect(b).toBeGreaterThan(a!);
+    expect(bridge.stats.syncTokens.at(-1)).toBe(first);
+    await send("");
+    expect(bridge.stats.syncTokens.at(-1), "an empty token is none").toBe(first);
   });
 
   it("setDown makes the client throw fast, and service resumes after", async () => {

@@ -51,7 +51,7 @@ describe("preflight", () => {
     expect(res.status, show(res)).toBe(204);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBe(origin);
     expect(list(res.headers.get("Access-Control-Allow-Methods"))).toEqual(expect.arrayContaining(["get", "post", "put", "delete"]));
-    expect(list(res.headers.get("Access-Control-Allow-Headers"))).toEqual(expect.arrayContaining(["authorization", "content-type", "idempotency-key", "x-request-id"]));
+    expect(list(res.headers.get("Access-Control-Allow-Headers"))).toEqual(expect.arrayContaining(["authorization", "content-type", "idempotency-key", "x-request-id", "x-consistency-token"]));
     expect(Number(res.headers.get("Access-Control-Max-Age"))).toBeGreaterThanOrEqual(600);
     expect(Number(res.headers.get("Access-Control-Max-Age"))).toBe(CORS_MAX_AGE_SECONDS);
     expect(list(res.headers.get("Vary"))).toContain("origin");
@@ -104,7 +104,7 @@ describe("actual requests", () => {
     expect(res.status, show(res)).toBe(status);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBe(ALLOWED);
     expect(list(res.headers.get("Vary"))).toContain("origin");
-    expect(list(res.headers.get("Access-Control-Expose-Headers"))).toEqual(expect.arrayContaining(["retry-after", "idempotent-replayed", "x-request-id"]));
+    expect(list(res.headers.get("Access-Control-Expose-Headers"))).toEqual(expect.arrayContaining(["retry-after", "idempotent-replayed", "x-request-id", "x-consistency-token"]));
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
     if (status === 429) expect(res.headers.get("Retry-After")).toBe("60");
   });

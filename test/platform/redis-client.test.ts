@@ -23,6 +23,18 @@ describe("the isolate's Upstash client", () => {
     await first.services.redis.del(key);
   });
 
+  it("answers one Script per source", async () => {
+    const redis = redisFor(bindings);
+    const source = `return ARGV[1] .. "${crypto.randomUUID()}"`;
+    const script = redis.createScript<string>(source);
+    // The same object for the same source: its SHA-1 is computed once per isolate, not per call.
+    expect(redis.createScript(source)).toBe(script);
+    expect(redis.createScript(source, { readonly: true })).not.toBe(script);
+    // Each exec is still its own call, with its own arguments.
+    const [a, b] = await Promise.all([script.exec([], ["a"]), redis.createScript<string>(source).exec([], ["b"])]);
+    expect([a[0], b[0]]).toEqual(["a", "b"]);
+  });
+
   it("is one per URL and token", () => {
     const other = { ...bindings, UPSTASH_REDIS_REST_TOKEN: "another-token" };
     expect(redisFor(other)).not.toBe(redisFor(bindings));

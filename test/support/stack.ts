@@ -17,6 +17,8 @@ export interface BridgeStats {
   requests: number;
   commands: number;
   byPath: { "/": number; "/pipeline": number; "/multi-exec": number };
+  /** The last 32 non-empty `upstash-sync-token` values requests carried, oldest first. */
+  syncTokens: string[];
 }
 
 /** A private Upstash bridge + Neon proxy over the same Redis and Postgres, with outage switches. */

@@ -3,7 +3,7 @@
  * or `tsc` fails with "Unused '@ts-expect-error' directive": test/node/client-types.test.ts runs
  * `tsc --noEmit -p test/types` on this file. Never executed.
  */
-import { connectLiveRoom, createClient } from "community-edge/client";
+import { connectLiveRoom, createClient, registerWebPush } from "community-edge/client";
 
 const api = createClient({ baseUrl: "https://edge.example.com", token: () => "jwt" });
 
@@ -44,4 +44,11 @@ export async function misuse() {
   // Socket helpers: the mode is view or watch.
   // @ts-expect-error `listen` is not a mode
   connectLiveRoom({ baseUrl: "https://edge.example.com", token: () => "jwt", roomId: "r", mode: "listen" });
+
+  // Web Push: a registration needs a pushManager, and an API to register with.
+  const registration = await navigator.serviceWorker.ready;
+  // @ts-expect-error a ServiceWorker is not its registration
+  await registerWebPush(registration.active!, "key", { client: api });
+  // @ts-expect-error no API named: a client, or baseUrl (+ token)
+  await registerWebPush(registration, "key", { deviceId: "browser-1" });
 }

@@ -2,7 +2,7 @@
  * The README's "For app developers" snippet, compiled by test/node/client-types.test.ts as a
  * browser app would compile it, so the first code a developer copies type-checks.
  */
-import { connectBadges, createClient, type TokenProvider } from "community-edge/client";
+import { connectBadges, createClient, registerWebPush, type TokenProvider } from "community-edge/client";
 
 declare function renewJwt(): Promise<string>;
 declare function currentJwt(): string;
@@ -16,4 +16,12 @@ export async function readmeExample() {
   else console.log(data.items[0]?.counts.likes);
   const live = connectBadges({ baseUrl, token, cap: 99 }); // GET /v1/me/live: snapshot, then changes
   live.subscribe(({ badges }) => console.log("unread DMs:", badges?.dms.count));
+}
+
+/** The README's Web Push snippet: a browser's real `ServiceWorkerRegistration` fits `registerWebPush`. */
+export async function readmeWebPush(baseUrl: string, token: TokenProvider) {
+  const api = createClient({ baseUrl, token });
+  const { data } = await api.GET("/v1/devices/webpush-key"); // the deployment's VAPID key
+  const registration = await navigator.serviceWorker.register("/sw.js", { type: "module" });
+  await registerWebPush(registration, data!.publicKey, { client: api }); // subscribe, then PUT /v1/me/devices/{deviceId}
 }

@@ -1,0 +1,105 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { formatConsistencyToken, newerSyncToken, type SyncTokens } from "./consistency-token";
+
+/**
+ * Read your own writes across requests on a Global Redis database (docs/scale.md#read-your-own-writes).
+ *
+ * With read regions (`REDIS_READ_REGIONS = "on"`) a read is answered by the region nearest the
+ * Worker, as fresh as that region has it. A request that wrote answers `X-Consistency-Token`: the
+ * sync token Upstash answered for each database it wrote. A request sending it back has every Redis
+ * call to those databases carry that database's token (`upstash-sync-token`), so the region waits
+ * until it has applied those writes before answering.
+ *
+ * The isolate's Redis clients are shared by its requests (`redis.ts`), so the token a call carries
+ * cannot live on the client, as `@upstash/redis` keeps it: it lives in the request's scope, found
+ * through AsyncLocalStorage by the client's request hook (`sendCarryingToken`). The header is read
+ * and answered by `consistency-header.ts`.
+ *
+ * Off (the default, and every single-region deployment): the header is not read, nothing is
+ * answered, the clients are built and called exactly as without this module.
+ */
+
+/** Whether the deployment's Redis databases have read regions (the token is on). */
+export function readRegionsOn(env: { REDIS_READ_REGIONS?: string }): boolean {
+  return env.REDIS_READ_REGIONS === "on";
+}
+
+/** One request's sync tokens: what it was sent, brought forward by what its writes answered. */
+export class ConsistencyScope {
+  private readonly newest: SyncTokens;
+  private wrote = false;
+  constructor(sent: SyncTokens) {
+    this.newest = sent;
+  }
+  /** The token a call to database `index` carries (undefined: none, the call is not held back). */
+  tokenFor(index: number): string | undefined {
+    return this.newest[index];
+  }
+  /** Keeps the sync token a write to database `index` answered: later calls of the request wait for it too. */
+  noteWrite(index: number, token: string): void {
+    this.newest[index] = newerSyncToken(this.newest[index], token);
+    this.wrote = true;
+  }
+  /** The `X-Consistency-Token` to answer: set only when the request wrote (merged with what it was sent). */
+  answer(): string | undefined {
+    return this.wrote ? formatConsistencyToken(this.newest) : undefined;
+  }
+}
+
+const scopes = new AsyncLocalStorage<ConsistencyScope>();
+
+/** Runs `next` (the rest of a request) in `scope`: its Redis calls carry and collect the scope's tokens. */
+export function runInScope<T>(scope: ConsistencyScope, next: () => T): T {
+  return scopes.run(scope, next);
+}
+
+/**
+ * Commands a read region answers itself (Upstash Global); every other command is a write whose
+ * answer's sync token the request keeps. Scripts are writes unless sent as EVAL_RO/EVALSHA_RO;
+ * SCRIPT (LOAD, EXISTS) changes no data.
+ */
+const READ_COMMANDS: ReadonlySet<string> = new Set([
+  "GET", "MGET", "GETRANGE", "STRLEN", "EXISTS", "TYPE", "TTL", "PTTL", "SCAN", "DBSIZE", "GETBIT", "BITCOUNT",
+  "HGET", "HMGET", "HGETALL", "HEXISTS", "HKEYS", "HVALS", "HLEN", "HSTRLEN", "HSCAN",
+  "LRANGE", "LLEN", "LINDEX", "SMEMBERS", "SISMEMBER", "SMISMEMBER", "SCARD", "SRANDMEMBER", "SSCAN",
+  "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZRANGEBYLEX", "ZCOUNT", "ZLEXCOUNT",
+  "ZSCORE", "ZMSCORE", "ZRANK", "ZREVRANK", "ZCARD", "ZSCAN", "XRANGE", "XREVRANGE", "XLEN",
+  "PING", "ECHO", "TIME", "SCRIPT", "EVAL_RO", "EVALSHA_RO",
+]);
+
+/** Whether an Upstash REST request (one command, or a pipeline/transaction of several) writes. */
+export function writesData(body: unknown): boolean {
+  if (!Array.isArray(body)) return true;
+  const commands = Array.isArray(body[0]) ? (body as unknown[][]) : [body];
+  return commands.some((command) => !READ_COMMANDS.has(String(command[0]).toUpperCase()));
+}
+
+/** What `@upstash/redis`'s HttpClient is, as far as the hook below touches it. */
+export interface SdkHttpClient {
+  headers: Record<string, string>;
+  readYourWrites: boolean;
+  request(req: { body?: unknown }): Promise<unknown>;
+}
+
+/**
+ * Sends one request of a shared client (built with `readYourWrites: false`) inside the current
+ * request's scope: the SDK's own read-your-writes logic runs on a per-call view of the client
+ * whose sync token is the scope's — sent when the scope has one for database `index` (absent
+ * otherwise, so the region answers at once), and kept from the answer when the call wrote. Outside
+ * a request (cron, queues, objects) the call goes out as it is.
+ */
+export function sendCarryingToken(inner: SdkHttpClient, index: number, req: { body?: unknown }): Promise<unknown> {
+  const scope = scopes.getStore();
+  if (!scope) return inner.request(req);
+  const call = Object.create(inner) as SdkHttpClient;
+  call.headers = { ...inner.headers }; // the SDK writes the token into its headers object
+  call.readYourWrites = true;
+  Object.defineProperty(call, "upstashSyncToken", {
+    // undefined, not "": the SDK's header merge then leaves the header out.
+    get: () => scope.tokenFor(index),
+    set: (answered: string) => {
+      if (answered && writesData(req.body)) scope.noteWrite(index, answered);
+    },
+  });
+  return call.request(req);
+}
