@@ -1,5 +1,5 @@
 import type { FeedMessage, FollowSyncMessage } from "./feed/messages";
-import type { NotifySendMessage } from "./notify/send-message";
+import type { NotifyQueueMessage } from "./notify/send-message";
 
 /**
  * Bindings wrangler.toml declares but a run may leave out: benchmarks run without the rate
@@ -70,5 +70,5 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   /** `feed-follow-sync`: follow syncs, on their own queue so a burst of follows never delays a post. */
   FEED_SYNC_QUEUE: Queue<FollowSyncMessage>;
   /** `notify-send`: pushes to a user's devices (src/notify/sends.ts), consumed by this Worker's `queue()`. */
-  NOTIFY_QUEUE: Queue<NotifySendMessage>;
+  NOTIFY_QUEUE: Queue<NotifyQueueMessage>;
 }

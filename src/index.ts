@@ -5,7 +5,7 @@ import { createQueueHandler } from "./feed/queue";
 import { applyLogLevel } from "./lib/log";
 import { createScheduledHandler } from "./scheduled";
 import { createNotifyQueueHandler, isNotifyQueue } from "./notify/sender";
-import type { NotifySendMessage } from "./notify/sends";
+import type { NotifyQueueMessage } from "./notify/sends";
 
 export { BadgeHub } from "./badges/live/hub";
 export { LiveRoom } from "./live/room";
@@ -24,12 +24,12 @@ export default {
   fetch: withLogLevel((request: Request, env, ctx) => app.fetch(request, env, ctx)),
   scheduled: withLogLevel(createScheduledHandler(cronTasks, events)),
   queue: withLogLevel(queues()),
-} satisfies ExportedHandler<Env, FeedMessage | NotifySendMessage>;
+} satisfies ExportedHandler<Env, FeedMessage | NotifyQueueMessage>;
 
 /** The feed's queues and the push queue, each with its own consumer. */
 function queues() {
   const feed = createQueueHandler(events);
   const notify = createNotifyQueueHandler(events);
-  return (batch: MessageBatch<FeedMessage | NotifySendMessage>, env: Env, ctx: ExecutionContext) =>
-    isNotifyQueue(batch.queue) ? notify(batch as MessageBatch<NotifySendMessage>, env, ctx) : feed(batch as MessageBatch<FeedMessage>, env, ctx);
+  return (batch: MessageBatch<FeedMessage | NotifyQueueMessage>, env: Env, ctx: ExecutionContext) =>
+    isNotifyQueue(batch.queue) ? notify(batch as MessageBatch<NotifyQueueMessage>, env, ctx) : feed(batch as MessageBatch<FeedMessage>, env, ctx);
 }

@@ -7,7 +7,7 @@ import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pag
 import { rateLimit } from "../lib/rate-limit";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
-import { liveBadgeRoutes, pushChanged, pushing, pushingTally, pushStamp } from "./live";
+import { liveBadgeRoutes, pushChangedOnline, pushing, pushingTally, pushStamp } from "./live";
 import { createBroadcast, listBroadcasts, readBroadcasts } from "./broadcasts";
 import { addDirectMessages, getDirectMessages, MAX_DM_COUNT, readDirectMessages } from "./dms";
 import { listMessages, MAX_RECIPIENTS, MessageTypeSchema, readAllMessages, readMessage, sendMessage } from "./inbox";
@@ -15,7 +15,8 @@ import { addNotifications, getNotifications, MAX_NOTIFICATION_COUNT, NOTIFICATIO
 import { ChannelSchema, getRedDots, refreshChannel, seeChannel } from "./reddots";
 import { MAX_BROADCAST_BODY, MAX_BROADCAST_TITLE, MAX_MESSAGE_CONTENT, MAX_MESSAGE_TITLE } from "./schema";
 import { CapQuery, CappedSchema, degradable, MAX_CAP } from "./shared";
-import { AlertSchema } from "../notify/alerts";
+import { AlertSchema, resolveAlert } from "../notify/alerts";
+import { startBroadcastPush } from "../notify/broadcast";
 import { badgeAfterRead, pushToOffline } from "../notify/events";
 import { addStreamItem, DEFAULT_STREAM_CAP, joinStream, leaveStream, listStreamUnread, pushStreamItem, readStream, StreamKindSchema } from "./streams";
 
@@ -108,16 +109,24 @@ const broadcastRoutes = newRouter()
       tags: ["Badges: broadcasts"],
       summary: "Publish a system broadcast (nothing is written per user)",
       ...asRole("admin"),
-      request: jsonBody(z.object({ title: z.string().trim().min(1).max(MAX_BROADCAST_TITLE), body: z.string().trim().min(1).max(MAX_BROADCAST_BODY) }).openapi("NewBroadcast")),
+      request: jsonBody(
+        z.object({
+          title: z.string().trim().min(1).max(MAX_BROADCAST_TITLE),
+          body: z.string().trim().min(1).max(MAX_BROADCAST_BODY),
+          push: z.boolean().default(false).describe("Also a push notification to every user with a device (not online, preferences allowing), paged through the queue at a bounded rate"),
+          alert: AlertSchema.optional(),
+        }).openapi("NewBroadcast"),
+      ),
       responses: { 201: jsonContent(BroadcastSchema.extend({ degraded: Degraded }).openapi("Broadcast"), "The broadcast"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const { title, body } = c.req.valid("json");
+      const { title, body, push, alert } = c.req.valid("json");
       // Taken before the write: a badge read that counts the broadcast ended after it.
       const writtenAt = Date.now();
       const broadcast = await createBroadcast(c.var.services, title, body);
       // Read diffusion: one call per hub shard moves every online user's count; nothing per user.
       if (!broadcast.degraded) c.var.services.waitUntil(pushStamp(c.env, { kind: "broadcasts", writtenAt }));
+      if (push) c.var.services.waitUntil(startBroadcastPush(c.var.services, broadcast.id, resolveAlert("broadcast", alert ?? { title, body }, `broadcast:${broadcast.id}`)));
       return c.json(broadcast, 201);
     },
   )
@@ -258,6 +267,8 @@ const streamRoutes = newRouter()
             at: z.number().int().min(0).max(8.64e15).optional().describe("Item time in ms since the epoch; default now"),
             itemId: IdSchema.optional().describe("Item id: repeating it records the item once"),
             cap: z.number().int().min(1).max(MAX_CAP).default(DEFAULT_STREAM_CAP),
+            alert: AlertSchema.optional(),
+            from: IdSchema.optional().describe("The item's author: every other member not online gets a push"),
           }).openapi("NewStreamItem"),
         ),
       },
@@ -267,7 +278,13 @@ const streamRoutes = newRouter()
       const { kind, id } = c.req.valid("param");
       const body = c.req.valid("json");
       const added = await addStreamItem(c.var.services, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap });
-      c.var.services.waitUntil(pushStreamItem(c.var.services, kind, id, (users) => pushChanged(c.var.services.env, users)));
+      const thread = `stream:${kind}:${id}`;
+      c.var.services.waitUntil(
+        pushStreamItem(c.var.services, kind, id, async (users) => {
+          const online = await pushChangedOnline(c.var.services.env, users);
+          await pushToOffline(c.var.services, users.filter((u) => u !== body.from), online, { kind: "stream", alert: body.alert, thread });
+        }),
+      );
       return c.json(added, 200);
     },
   )

@@ -1557,7 +1557,14 @@ export interface paths {
                     /**
                      * @example {
                      *       "title": "string",
-                     *       "body": "string"
+                     *       "body": "string",
+                     *       "push": false,
+                     *       "alert": {
+                     *         "title": "Ada",
+                     *         "body": "lunch?",
+                     *         "url": "/dms/7",
+                     *         "thread": "dm:7"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["NewBroadcast"];
@@ -2542,7 +2549,14 @@ export interface paths {
                      * @example {
                      *       "at": 1,
                      *       "itemId": "42",
-                     *       "cap": 99
+                     *       "cap": 99,
+                     *       "alert": {
+                     *         "title": "Ada",
+                     *         "body": "lunch?",
+                     *         "url": "/dms/7",
+                     *         "thread": "dm:7"
+                     *       },
+                     *       "from": "42"
                      *     }
                      */
                     "application/json": components["schemas"]["NewStreamItem"];
@@ -8267,6 +8281,12 @@ export interface components {
         NewBroadcast: {
             title: string;
             body: string;
+            /**
+             * @description Also a push notification to every user with a device (not online, preferences allowing), paged through the queue at a bounded rate
+             * @default false
+             */
+            push?: boolean;
+            alert?: components["schemas"]["PushAlert"];
         };
         BroadcastsPage: {
             unread: number;
@@ -8309,6 +8329,12 @@ export interface components {
             itemId?: string;
             /** @default 99 */
             cap?: number;
+            alert?: components["schemas"]["PushAlert"];
+            /**
+             * @description The item's author: every other member not online gets a push
+             * @example 42
+             */
+            from?: string;
         };
         NewDirectMessages: {
             /** @example 42 */

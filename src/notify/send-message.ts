@@ -22,3 +22,13 @@ export type NotifySendMessage = {
   /** A collapsed burst: the window key whose count the sender reads and clears ("… and N others"). */
   window?: string;
 };
+
+/**
+ * A broadcast sent with `"push": true`, one page of users with devices at a time: the consumer
+ * enqueues a push for each of the page's users (offline, preferences allowing) and the next page
+ * BROADCAST_PAGE_DELAY_SECONDS later, so a broadcast to every user moves at a bounded rate.
+ */
+export type BroadcastPageMessage = { kind: "broadcast-page"; broadcastId: string; alert: ResolvedAlert; after: string | null };
+
+/** What the `notify-send` queue carries. */
+export type NotifyQueueMessage = NotifySendMessage | BroadcastPageMessage;

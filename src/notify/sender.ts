@@ -8,7 +8,8 @@ import { pushConfig, type PushConfig } from "./config";
 import type { Device } from "./devices";
 import type { PushMessage } from "./message";
 import { sendPush } from "./providers";
-import { enqueuePushes, MAX_DELAY_SECONDS, NOTIFY_DEAD_LETTER_QUEUES, NOTIFY_QUEUES, type NotifySendMessage } from "./sends";
+import { expandBroadcastPage } from "./broadcast";
+import { enqueuePushes, MAX_DELAY_SECONDS, NOTIFY_DEAD_LETTER_QUEUES, NOTIFY_QUEUES, type NotifyQueueMessage, type NotifySendMessage } from "./sends";
 import { unreadTotal } from "./unread-total";
 import { removeGoneDevice, userDevices } from "./user-devices";
 import { takeWindowCount } from "./windows";
@@ -120,7 +121,7 @@ export function isNotifyQueue(queue: string): boolean {
  * Postgres (`dead_letters`) for the console, as the feed's are.
  */
 export function createNotifyQueueHandler(events: EventBus, fetcher: typeof fetch = (input, init) => fetch(input, init)) {
-  return async function queue(batch: MessageBatch<NotifySendMessage>, env: Env, ctx: ExecutionContext) {
+  return async function queue(batch: MessageBatch<NotifyQueueMessage>, env: Env, ctx: ExecutionContext) {
     const { services, close } = createServices(env, ctx, events);
     try {
       const config = pushConfig(env);
@@ -128,9 +129,16 @@ export function createNotifyQueueHandler(events: EventBus, fetcher: typeof fetch
       const kept: NewDeadLetter[] = [];
       for (const message of batch.messages) {
         try {
-          const outcome = await sendToUser(services, config, message.body, fetcher);
+          const body = message.body;
+          if (body.kind === "broadcast-page") {
+            const users = await expandBroadcastPage(services, body);
+            message.ack();
+            log.info({ queue: batch.queue, broadcastId: body.broadcastId, after: body.after, users });
+            continue;
+          }
+          const outcome = await sendToUser(services, config, body, fetcher);
           message.ack();
-          log.info({ queue: batch.queue, userId: message.body.userId, kind: message.body.kind, delivered: outcome.delivered.length, deleted: outcome.deleted.length, retried: outcome.retried.length, dead: outcome.dead.length });
+          log.info({ queue: batch.queue, userId: body.userId, kind: body.kind, delivered: outcome.delivered.length, deleted: outcome.deleted.length, retried: outcome.retried.length, dead: outcome.dead.length });
         } catch (err) {
           if (dead) {
             kept.push({ queue: NOTIFY_QUEUES.send, body: message.body, lastError: errorText(err) });

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import { errorText, log } from "../lib/log";
 import type { Services } from "../lib/services";
-import type { NotifySendMessage } from "./send-message";
+import type { NotifyQueueMessage, NotifySendMessage } from "./send-message";
 
 /**
  * The `notify-send` queue's messages: one per user and event (or per batch of a user's devices a
@@ -13,13 +13,13 @@ import type { NotifySendMessage } from "./send-message";
 export const NOTIFY_QUEUES = { send: "notify-send" } as const;
 export const NOTIFY_DEAD_LETTER_QUEUES = { send: "notify-send-dlq" } as const;
 
-export type { NotifySendMessage } from "./send-message";
+export type { BroadcastPageMessage, NotifyQueueMessage, NotifySendMessage } from "./send-message";
 
 /** The longest delay a queue message may have (Cloudflare Queues: 12 hours). */
 export const MAX_DELAY_SECONDS = 12 * 60 * 60;
 
 /** Enqueues pushes (from a write's `waitUntil`, never awaited by the response). */
-export async function enqueuePushes(env: Pick<Env, "NOTIFY_QUEUE">, messages: readonly { body: NotifySendMessage; delaySeconds?: number }[]): Promise<void> {
+export async function enqueuePushes(env: Pick<Env, "NOTIFY_QUEUE">, messages: readonly { body: NotifyQueueMessage; delaySeconds?: number }[]): Promise<void> {
   for (let i = 0; i < messages.length; i += 100) {
     await env.NOTIFY_QUEUE.sendBatch(messages.slice(i, i + 100).map((m) => ({ body: m.body, ...(m.delaySeconds ? { delaySeconds: m.delaySeconds } : {}) })));
   }

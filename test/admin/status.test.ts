@@ -62,7 +62,7 @@ describe("GET /v1/admin/status", () => {
     expect(s.dependencies.postgres).toMatchObject({ name: "postgres", ok: true });
     expect(Object.keys(s).sort()).toEqual(["at", "badgesPush", "counters", "cron", "dependencies", "feed", "liveRooms"]);
     expect(Object.keys(s.cron).sort()).toEqual(Object.keys(CRON_SCHEDULES).sort());
-    expect(s.feed.deadLetters).toEqual({ "feed-fanout": expect.any(Number), "feed-follow-sync": expect.any(Number) });
+    expect(s.feed.deadLetters).toEqual({ "feed-fanout": expect.any(Number), "feed-follow-sync": expect.any(Number), "notify-send": expect.any(Number) });
   });
 
   it("costs one script of at most 8 billed commands and a PING (≤ 25), reading no per-user key", async () => {

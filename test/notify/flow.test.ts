@@ -19,6 +19,7 @@ import { countBilledCommands } from "../support/billed";
  */
 
 type Queued = { body: NotifySendMessage; delaySeconds?: number };
+// (a broadcast page is queued too; the tests read it through the same shape)
 /** The `notify-send` producer, recording what a write enqueued. */
 function recordingQueue() {
   const queued: Queued[] = [];
@@ -281,5 +282,34 @@ describe("billed Redis commands per event, for a user with no open socket", () =
     expect(like.length, like.join(" ")).toBeLessThanOrEqual(20);
     expect(like.length - dm.length).toBe(2); // the window's SET NX EX and GETDEL
     expect(like.filter((c) => c === "getdel")).toHaveLength(1);
+  });
+});
+
+describe("stream items (group chats)", () => {
+  it("push to the stream's other members not online, with the item's alert", async () => {
+    const s = await setup();
+    const author = newId();
+    const stream = `/v1/streams/chat/${newId()}`;
+    const service = { userId: "1", role: "service" as const };
+    for (const member of [s.me, author]) expect((await api("PUT", `${stream}/members/${member}`, { as: service })).status).toBe(200);
+    const res = await api("POST", `${stream}/items`, { as: service, env: s.env, body: { from: author, alert: { title: "Ada in #general", body: "hello" } } });
+    expect(res.status, show(res)).toBe(200);
+    expect(s.queued.map((q) => q.body)).toEqual([{ userId: s.me, kind: "stream", alert: { title: "Ada in #general", body: "hello", thread: expect.stringMatching(/^stream:chat:/) }, urgency: "normal" }]);
+  });
+});
+
+describe("broadcasts with push", () => {
+  it("page users with devices through the queue; without push nothing is queued", async () => {
+    const s = await setup();
+    const admin = { userId: "1", role: "admin" as const };
+    expect((await api("POST", "/v1/broadcasts", { as: admin, env: s.env, body: { title: "Quiet", body: "no push" } })).status).toBe(201);
+    expect(s.queued).toEqual([]);
+    const res = await api("POST", "/v1/broadcasts", { as: admin, env: s.env, body: { title: "Tonight", body: "Maintenance at 2", push: true } });
+    expect(res.status, show(res)).toBe(201);
+    expect(s.queued.map((q) => q.body)).toEqual([{ kind: "broadcast-page", broadcastId: res.body.id, alert: { title: "Tonight", body: "Maintenance at 2", thread: `broadcast:${res.body.id}` }, after: null }]);
+    // The page (run as the queue would) queues a push for every user with a device, this one included.
+    await s.deliver();
+    const mine = s.queued.filter((q) => "userId" in q.body && q.body.userId === s.me);
+    expect(mine.map((q) => q.body)).toEqual([{ userId: s.me, kind: "broadcast", alert: { title: "Tonight", body: "Maintenance at 2", thread: `broadcast:${res.body.id}` }, urgency: "normal" }]);
   });
 });
