@@ -22,10 +22,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis as RedisConnection } from "ioredis";
-import { STATS_PATH, type BridgeStats } from "./upstash-bridge.js";
+import { STATS_PATH, SYNC_TOKEN_HEADER, type BridgeStats } from "./upstash-bridge.js";
 
-/** The response and request header of Upstash's read-your-writes token (`@upstash/redis` http.ts). */
-export const SYNC_TOKEN_HEADER = "upstash-sync-token";
+export { SYNC_TOKEN_HEADER };
 /** The last tokens requests sent, kept in the stats as the primary's bridge keeps them. */
 const SYNC_TOKENS_KEPT = 32;
 
