@@ -11,7 +11,7 @@ import { feedKeys, timelineMember } from "../../src/feed/keys";
 import { feedBigAccountsTask } from "../../src/feed/tasks";
 import { servicesFor } from "../counters/support";
 import { api, type ApiResponse, newId, show } from "../support/api";
-import { eventually, feed, follow, newestFirst, post, redis, walk, fileServices } from "./support";
+import { eventually, feed, follow, newestFirst, post, redis, walk, fileServices, insertAgedPosts } from "./support";
 
 const THRESHOLD = "900000000";
 const services = fileServices();
@@ -194,15 +194,9 @@ describe("GET /v1/me/feed?order=ranked", () => {
     await follow(reader, author);
     // 40 posts in 5 age groups (same created_at within a group, hours apart between groups) with
     // engagement from few values, so many scores tie exactly and the tie-break is exercised.
-    const rows = await queryRows<{ id: string }>(
-      services.db,
-      `INSERT INTO posts (author_id, text, created_at)
-       SELECT $1, 'ranked ' || k, date_trunc('second', now()) - ((k % 5) * interval '3 hours') FROM generate_series(0, 39) k
-       RETURNING id::text AS id`,
-      [author],
-    );
+    const ids = await insertAgedPosts(services.db, author, 40);
     const service = { userId: newId(), role: "service" as const };
-    for (const [k, { id }] of rows.entries()) {
+    for (const [k, id] of ids.entries()) {
       // views and favourites do not rank; negative totals are not needed here (counts show ≥ 0).
       const deltas = { likes: (k * 7) % 4, comments: k % 3 === 0 ? 1 : 0, forwards: k % 4 === 0 ? 1 : 0, views: k, favorites: k % 2 };
       const res = await api("POST", `/v1/counters/post/${id}`, { as: service, body: { deltas } });
@@ -227,7 +221,7 @@ describe("GET /v1/me/feed?order=ranked", () => {
     };
     const reference = [...items].sort((a, b) => score(b) - score(a) || (BigInt(b.post.id) > BigInt(a.post.id) ? 1 : -1));
     expect(items.map((i) => i.post.id)).toEqual(reference.map((i) => i.post.id));
-    expect(new Set(items.map((i) => i.post.id))).toEqual(new Set(rows.map((r) => r.id)));
+    expect(new Set(items.map((i) => i.post.id))).toEqual(new Set(ids));
     const ties = new Set(items.map((i) => `${i.post.createdAt}|${score(i)}`));
     expect(ties.size).toBeLessThan(items.length - 10); // many exact ties: the tie-break decides
   });

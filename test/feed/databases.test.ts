@@ -23,6 +23,7 @@ import { createServices, type EventBus, type Services } from "../../src/lib/serv
 import { follow } from "../../src/social/follows";
 import { createPost, deletePost } from "../../src/social/posts";
 import { newIdOn, useChaosDatabases } from "../support/databases";
+import { insertAgedPosts } from "./support";
 
 const databases = useChaosDatabases();
 const { enough, pairs } = databases;
@@ -163,14 +164,7 @@ describe.skipIf(!enough)("ranked first page at N = 3", () => {
       // likes: many exact ties, so the merge across databases must break them as READ_RANKED does.
       // Inserted in Postgres only: the reader's first page builds the timeline and finds no post
       // or counters cached on any database (the `missing` round).
-      const rows = await queryRows<{ id: string }>(
-        services.db,
-        `INSERT INTO posts (author_id, text, created_at)
-         SELECT $1, 'ranked ' || k, date_trunc('second', now()) - ((k % 5) * interval '3 hours') FROM generate_series(0, 29) k
-         RETURNING id::text AS id`,
-        [author],
-      );
-      const ids = rows.map((r) => r.id);
+      const ids = await insertAgedPosts(services.db, author, 30);
       expect(new Set(ids.map((id) => databaseOf(id, 3))).size, "posts on each database").toBe(3);
       for (const [k, id] of ids.entries()) for (const who of [reader, newIdOn(0, 3)].slice(0, k % 3)) await addReaction(services, "like", who, id);
       const gone = ids[7]!;

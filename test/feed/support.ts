@@ -3,6 +3,7 @@ import { afterAll, expect } from "vitest";
 import type { Env } from "../../src/env";
 import { redisFor } from "../../src/lib/redis";
 import type { Services } from "../../src/lib/services";
+import { queryRows } from "../../src/counters/store";
 import { servicesFor } from "../counters/support";
 import { api, type As, show } from "../support/api";
 
@@ -60,6 +61,22 @@ export async function removePost(userId: string, postId: string) {
 
 /** Ids newest first, as the timeline orders them. */
 export const newestFirst = (ids: string[]) => [...ids].sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : BigInt(b) < BigInt(a) ? -1 : 0));
+
+/**
+ * `count` posts by `authorId` in Postgres only, in 5 age groups (the same created_at within a
+ * group, 3 hours between groups): many exact ties for the ranked order's tie-break. Their ids, by
+ * `k` (post k is in group k % 5).
+ */
+export async function insertAgedPosts(db: Services["db"], authorId: string, count: number): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    `INSERT INTO posts (author_id, text, created_at)
+     SELECT $1, 'ranked ' || k, date_trunc('second', now()) - ((k % 5) * interval '3 hours') FROM generate_series(0, $2::int - 1) k
+     RETURNING id::text AS id`,
+    [authorId, count],
+  );
+  return rows.map((r) => r.id);
+}
 
 /**
  * Services for calling domain functions directly from a test file, closed after its last test: a

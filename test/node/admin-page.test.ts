@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Document, type Element, type HTMLFormElement, type HTMLInputElement, Window } from "happy-dom";
 import { describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually";
 import { ADMIN_APP_JS } from "../../src/admin/app-script";
 import { renderAdminPage } from "../../src/admin/page";
 import { StatusSchema } from "../../src/admin/routes";
@@ -198,13 +199,13 @@ describe("/admin page script", () => {
     (document.getElementById("token") as HTMLInputElement).value = "admin-jwt";
     document.getElementById("login")!.dispatchEvent(new window.Event("submit", { cancelable: true }));
     expect(window.sessionStorage.getItem("community-edge-admin-token")).toBe("admin-jwt");
-    for (let i = 0; i < 50 && document.querySelectorAll(".card").length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => document.querySelectorAll(".card").length, (cards) => cards !== 0, 500);
     expect(document.querySelectorAll(".card")).toHaveLength(6);
     expect(calls[0]).toEqual({ url: "/v1/admin/status", auth: "Bearer admin-jwt" });
     expect(calls).toContainEqual({ url: "/v1/admin/status/history", auth: "Bearer admin-jwt" });
     // The pending-fields line holds the two hours of history and the first poll's point.
     const drawn = () => document.querySelector('figure[data-series="pending"] polyline')?.getAttribute("points")?.split(" ").length ?? 0;
-    for (let i = 0; i < 50 && drawn() < 121; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually(drawn, (points) => points >= 121, 500);
     expect(drawn()).toBe(121);
     window.close();
   });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { exited, hasExited, howItExited, stopChild, superviseServer, type SupervisedServer } from "../../scripts/stack/processes";
+import { eventually } from "../support/eventually";
+import { exited, hasExited, howItExited, stopChild, superviseServer, type SupervisedServer, type SuperviseOptions } from "../../scripts/stack/processes";
 
 const children: ChildProcess[] = [];
 const servers: SupervisedServer[] = [];
@@ -17,8 +18,21 @@ function sleeper(): ChildProcess {
 }
 
 /** Polls until `check` holds, for at most 10 s: the supervision reacts to an exit event, not at a set time. */
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+const until = (check: () => boolean) => eventually(check, Boolean, 10_000);
+
+/** A supervised server whose every start is a new sleeper, its starts and reported events recorded. */
+async function superviseSleepers(options: Omit<SuperviseOptions, "launch" | "onExit" | "onRestarted" | "onRestartFailed">) {
+  const events: string[] = [];
+  const launched: ChildProcess[] = [];
+  const server = await superviseServer({
+    ...options,
+    launch: async () => (launched.push(sleeper()), launched.at(-1)!),
+    onExit: (how) => events.push(`exited ${how}`),
+    onRestarted: () => events.push("restarted"),
+    onRestartFailed: (error) => events.push(`gave up: ${(error as Error).message}`),
+  });
+  servers.push(server);
+  return { events, launched, server };
 }
 
 describe("waiting for and stopping a child process", () => {
@@ -42,14 +56,7 @@ describe("waiting for and stopping a child process", () => {
 
 describe("superviseServer", () => {
   it("says how the server exited when nobody stopped it, starts it again, and still stops", async () => {
-    const events: string[] = [];
-    const launched: ChildProcess[] = [];
-    const server = await superviseServer({
-      launch: async () => (launched.push(sleeper()), launched.at(-1)!),
-      onExit: (how) => events.push(`exited ${how}`),
-      onRestarted: () => events.push("restarted"),
-    });
-    servers.push(server);
+    const { events, launched, server } = await superviseSleepers({});
 
     process.kill(launched[0]!.pid!, "SIGKILL");
     await until(() => events.includes("restarted"));
@@ -63,13 +70,7 @@ describe("superviseServer", () => {
   });
 
   it("does not start again what restart() or stop() stopped", async () => {
-    const events: string[] = [];
-    const launched: ChildProcess[] = [];
-    const server = await superviseServer({
-      launch: async () => (launched.push(sleeper()), launched.at(-1)!),
-      onExit: (how) => events.push(`exited ${how}`),
-    });
-    servers.push(server);
+    const { events, launched, server } = await superviseSleepers({});
     await server.restart();
     await server.stop();
     expect(launched).toHaveLength(2);
@@ -104,16 +105,7 @@ describe("superviseServer", () => {
   });
 
   it("does not start again a server that keeps exiting", async () => {
-    const events: string[] = [];
-    const launched: ChildProcess[] = [];
-    const server = await superviseServer({
-      launch: async () => (launched.push(sleeper()), launched.at(-1)!),
-      attempts: 2,
-      onExit: (how) => events.push(`exited ${how}`),
-      onRestarted: () => events.push("restarted"),
-      onRestartFailed: (error) => events.push(`gave up: ${(error as Error).message}`),
-    });
-    servers.push(server);
+    const { events, launched } = await superviseSleepers({ attempts: 2 });
 
     launched[0]!.kill("SIGKILL");
     await until(() => events.includes("restarted"));
