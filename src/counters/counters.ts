@@ -1,7 +1,7 @@
 import { ApiError, DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
-import type { Redis } from "../lib/redis";
+import { rawCommand, type Redis } from "../lib/redis";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { INCREMENT_COUNTERS } from "./increment.lua";
@@ -229,7 +229,8 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
     const keys = list.map((id) => counterKeys.cache(entity, id));
     const redis = deps.redisAt(index);
     if (deps.databases === 1 || !("mget" in redis)) return redis.createScript<(unknown[] | null)[]>(READ_CACHED_COUNTERS).exec(keys, [...fields]);
-    const packed = await (redis as Pick<Redis, "mget">).mget<unknown[]>(...keys);
+    // Raw: the values are packed text, decoded below (the SDK would try JSON on each).
+    const packed = (await rawCommand(redis as Redis, ["MGET", ...keys])) as unknown[];
     return packed.map((value) => unpackCounters(value, fields.length));
   });
   const misses: string[] = [];

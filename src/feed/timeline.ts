@@ -350,15 +350,12 @@ async function writeFill(services: Services, userId: string, fill: { posts: [str
  */
 async function completeRemote(services: Services, userId: string, members: Parsed[], raw: { posts: (string | false)[]; counts: unknown[] }): Promise<Set<string>> {
   const own = databaseOf(userId, services.databases);
-  const byDatabase = new Map<number, { id: string; i: number }[]>();
-  members.forEach((m, i) => {
-    if (raw.posts[i] === TOMBSTONE) return;
-    const index = databaseOf(m.id, services.databases);
-    if (index === own) return;
-    let list = byDatabase.get(index);
-    if (!list) byDatabase.set(index, (list = []));
-    list.push({ id: m.id, i });
-  });
+  const byDatabase = groupByDatabase(
+    members.flatMap((m, i) => (raw.posts[i] === TOMBSTONE ? [] : [{ id: m.id, i }])),
+    (m) => m.id,
+    services.databases,
+  );
+  byDatabase.delete(own);
   const unreachable = new Set<string>();
   if (byDatabase.size === 0) return unreachable;
   // A bare MGET (one billed command per database, no script), its values taken as Redis holds

@@ -9,6 +9,8 @@
  * per database, so it uses Web APIs only.
  */
 
+import { base64UrlDecode, base64UrlEncode } from "./base64url";
+
 export const CONSISTENCY_TOKEN_HEADER = "X-Consistency-Token";
 
 /** Longest header value accepted: 64 databases with the longest sync tokens fit with room to spare. */
@@ -41,7 +43,7 @@ export function parseConsistencyToken(value: string): SyncTokens {
     if (tokens[index] !== undefined) throw new MalformedConsistencyTokenError(`database ${index} is named twice`);
     let token: string;
     try {
-      token = atob(match[2]!.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (match[2]!.length % 4)) % 4));
+      token = String.fromCharCode(...base64UrlDecode(match[2]!));
     } catch {
       throw new MalformedConsistencyTokenError(`entry ${i} is not base64url`);
     }
@@ -55,7 +57,7 @@ export function parseConsistencyToken(value: string): SyncTokens {
 export function formatConsistencyToken(tokens: SyncTokens): string | undefined {
   let value = VERSION;
   tokens.forEach((token, index) => {
-    if (token) value += `.${index}~${btoa(token).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+    if (token) value += `.${index}~${base64UrlEncode(Uint8Array.from(token, (ch) => ch.charCodeAt(0)))}`;
   });
   return value === VERSION ? undefined : value;
 }
