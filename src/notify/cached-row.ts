@@ -18,18 +18,37 @@ export type CachedRow<T> = {
   load: () => Promise<T>;
 };
 
-export async function cachedRow<T>(services: Pick<Services, "redisFor" | "waitUntil">, userId: string, row: CachedRow<T>): Promise<T> {
+/** A row's cached value read beforehand (`prefetchRows`), or that Redis was down then. */
+export type Prefetched = { cached: unknown } | "redis down";
+
+/** `prefetched`: the value an MGET already read (then no GET of its own). */
+export async function cachedRow<T>(services: Pick<Services, "redisFor" | "waitUntil">, userId: string, row: CachedRow<T>, prefetched?: Prefetched): Promise<T> {
   const redis = services.redisFor(userId);
+  if (prefetched === "redis down") return row.load();
   let cached: unknown;
-  try {
-    cached = await redis.get(row.key);
-  } catch (err) {
-    if (!isRedisOutage(err)) throw err;
-    return row.load();
+  if (prefetched) cached = prefetched.cached;
+  else {
+    try {
+      cached = await redis.get(row.key);
+    } catch (err) {
+      if (!isRedisOutage(err)) throw err;
+      return row.load();
+    }
   }
   const hit = row.from(cached);
   if (hit !== undefined) return hit;
   const value = await row.load();
   services.waitUntil(redis.set(row.key, JSON.stringify(value), { nx: true, ex: row.ttlSeconds }).catch((err: unknown) => log.warn({ message: `${row.what} cache fill failed`, userId, error: errorText(err) })));
   return value;
+}
+
+/** Several of one user's cached rows in one MGET (the user owns them: one database), for `cachedRow`. */
+export async function prefetchRows(services: Pick<Services, "redisFor">, userId: string, keys: readonly string[]): Promise<Prefetched[]> {
+  try {
+    const values = await services.redisFor(userId).mget<unknown[]>(...keys);
+    return values.map((cached) => ({ cached }));
+  } catch (err) {
+    if (!isRedisOutage(err)) throw err;
+    return keys.map(() => "redis down" as const);
+  }
 }

@@ -3,7 +3,7 @@ import { type Database, queryRows } from "../lib/db";
 import type { Services } from "../lib/services";
 import { NOTIFICATION_TYPES } from "../badges/notifications";
 import { NOTIFY_KINDS, type NotifyKind } from "./alerts";
-import { cachedRow } from "./cached-row";
+import { cachedRow, type Prefetched } from "./cached-row";
 import { notifyKeys, PREFERENCES_CACHE_TTL_SECONDS } from "./keys";
 
 /**
@@ -95,14 +95,14 @@ export async function related(db: Database, userId: string, otherId: string, que
 type PreferenceServices = Pick<Services, "db" | "redisFor" | "waitUntil">;
 
 /** The user's preferences: the cached copy (one GET), or Postgres (then cached with SET NX). */
-export async function userPreferences(services: PreferenceServices, userId: string): Promise<Preferences> {
+export async function userPreferences(services: PreferenceServices, userId: string, prefetched?: Prefetched): Promise<Preferences> {
   return cachedRow(services, userId, {
     key: notifyKeys.preferences(userId),
     ttlSeconds: PREFERENCES_CACHE_TTL_SECONDS,
     what: "preferences",
     from: (cached) => (cached && typeof cached === "object" ? PreferencesSchema.parse(cached) : undefined),
     load: () => loadPreferences(services.db, userId),
-  });
+  }, prefetched);
 }
 
 async function loadPreferences(db: Database, userId: string): Promise<Preferences> {

@@ -1,6 +1,6 @@
 import type { Services } from "../lib/services";
 import { errorText, log } from "../lib/log";
-import { cachedRow } from "./cached-row";
+import { cachedRow, type Prefetched } from "./cached-row";
 import { pushConfig } from "./config";
 import { addressOf, checkRegistration, type Device, type DeviceRegistration } from "./devices";
 import { DEVICES_CACHE_TTL_SECONDS, notifyKeys, STALE_DEVICES, STALE_DEVICES_TTL_SECONDS } from "./keys";
@@ -17,7 +17,7 @@ import { deleteDevice, deleteGoneDevice, listDevices, registerDevice, type Regis
 type DeviceServices = Pick<Services, "env" | "db" | "redisFor" | "waitUntil">;
 
 /** The user's devices, newest registration first: the cached list, or Postgres (then cached). */
-export async function userDevices(services: DeviceServices, userId: string): Promise<Device[]> {
+export async function userDevices(services: DeviceServices, userId: string, prefetched?: Prefetched): Promise<Device[]> {
   // The fill's NX is refused while a change's stale mark stands (this read may predate its commit).
   return cachedRow(services, userId, {
     key: notifyKeys.devices(userId),
@@ -25,7 +25,7 @@ export async function userDevices(services: DeviceServices, userId: string): Pro
     what: "device",
     from: (cached) => (Array.isArray(cached) ? (cached as Device[]) : undefined),
     load: () => listDevices(services.db, userId),
-  });
+  }, prefetched);
 }
 
 async function dropCachedLists(services: DeviceServices, userIds: readonly string[]): Promise<void> {
