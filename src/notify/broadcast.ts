@@ -1,4 +1,5 @@
 import { pushChangedOnline } from "../badges/live";
+import { queryRows } from "../lib/db";
 import type { Services } from "../lib/services";
 import type { ResolvedAlert } from "./alerts";
 import { enqueueFor } from "./events";
@@ -21,8 +22,8 @@ export function startBroadcastPush(services: Pick<Services, "env">, broadcastId:
 
 /** One page: its users' pushes, then the next page (delayed). Returns the users it covered. */
 export async function expandBroadcastPage(services: Services, page: BroadcastPageMessage): Promise<number> {
-  const pool = (services.db as unknown as { $client: { query: (sql: string, params: unknown[]) => Promise<{ rows: { user_id: string }[] }> } }).$client;
-  const { rows } = await pool.query(
+  const rows = await queryRows<{ user_id: string }>(
+    services.db,
     `SELECT DISTINCT user_id::text AS user_id FROM notify_devices WHERE ($1::bigint IS NULL OR user_id > $1::bigint) ORDER BY 1 LIMIT ${BROADCAST_PAGE_SIZE}`,
     [page.after],
   );

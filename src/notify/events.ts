@@ -1,5 +1,7 @@
 import { createServices, type Services } from "../lib/services";
 import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
+import { prefetchRows } from "./cached-row";
+import { notifyKeys } from "./keys";
 import { decide, related, userPreferences } from "./preferences";
 import { enqueuePushes, MAX_DELAY_SECONDS, type NotifySendMessage } from "./sends";
 import { userDevices } from "./user-devices";
@@ -40,7 +42,7 @@ async function afterResponse<T>(request: EventServices, work: (services: Service
 
 /**
  * Enqueues `event` for each of `userIds` not online who has a device, as their preferences allow:
- * one GET of the cached device list each, one GET of the cached preferences, plus one EVALSHA when a batch window applies (and a Postgres lookup
+ * one MGET each of the cached device list and preferences, plus one SET NX (and an EVALSHA) when a batch window applies (and a Postgres lookup
  * only when a DM or mention policy asks who follows whom).
  */
 export async function pushToOffline(request: EventServices, userIds: readonly string[], online: ReadonlySet<string> | boolean, event: PushEvent): Promise<void> {
@@ -57,10 +59,11 @@ export async function enqueueFor(services: Services, offline: readonly string[],
   const now = Date.now();
   const queued = await Promise.all(
     offline.map(async (userId): Promise<{ body: NotifySendMessage; delaySeconds?: number } | undefined> => {
-      // Most users have no device: their cached list (one GET, `[]` cached too) stops here, before
-      // preferences are read and nothing is queued for them.
-      if ((await userDevices(services, userId)).length === 0) return undefined;
-      const decision = await decide(await userPreferences(services, userId), event, (question) => related(services.db, userId, event.from!, question), now);
+      // The cached list and preferences in one MGET (one round trip, one command). Most users have no
+      // device: their list (`[]` cached too) stops here, before preferences are loaded on a miss.
+      const [cachedDevices, cachedPreferences] = await prefetchRows(services, userId, [notifyKeys.devices(userId), notifyKeys.preferences(userId)]);
+      if ((await userDevices(services, userId, cachedDevices)).length === 0) return undefined;
+      const decision = await decide(await userPreferences(services, userId, cachedPreferences), event, (question) => related(services.db, userId, event.from!, question), now);
       if (!decision.send) return undefined;
       const wait = Math.max(window, decision.holdSeconds);
       // Held past what a queue delay allows: the sender sees `heldUntil` and waits again.

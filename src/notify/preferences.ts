@@ -1,10 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import type { Database } from "../lib/db";
-import { errorText, log } from "../lib/log";
-import { isRedisOutage } from "../lib/redis-failures";
+import { type Database, queryRows } from "../lib/db";
 import type { Services } from "../lib/services";
 import { NOTIFICATION_TYPES } from "../badges/notifications";
 import { NOTIFY_KINDS, type NotifyKind } from "./alerts";
+import { cachedRow, type Prefetched } from "./cached-row";
 import { notifyKeys, PREFERENCES_CACHE_TTL_SECONDS } from "./keys";
 
 /**
@@ -89,34 +88,25 @@ export async function decide(
 /** Does `userId` follow `otherId` (`followed`), or does `otherId` follow `userId` (`followers`)? One statement. */
 export async function related(db: Database, userId: string, otherId: string, question: "followed" | "followers"): Promise<boolean> {
   const [follower, followee] = question === "followed" ? [userId, otherId] : [otherId, userId];
-  const pool = (db as unknown as { $client: { query: (sql: string, params: unknown[]) => Promise<{ rows: { yes: boolean }[] }> } }).$client;
-  const result = await pool.query(`SELECT EXISTS (SELECT 1 FROM follows WHERE follower_id = $1 AND followee_id = $2) AS yes`, [follower, followee]);
-  return result.rows[0]?.yes === true;
+  const rows = await queryRows<{ yes: boolean }>(db, `SELECT EXISTS (SELECT 1 FROM follows WHERE follower_id = $1 AND followee_id = $2) AS yes`, [follower, followee]);
+  return rows[0]?.yes === true;
 }
 
 type PreferenceServices = Pick<Services, "db" | "redisFor" | "waitUntil">;
 
 /** The user's preferences: the cached copy (one GET), or Postgres (then cached with SET NX). */
-export async function userPreferences(services: PreferenceServices, userId: string): Promise<Preferences> {
-  const redis = services.redisFor(userId);
-  const key = notifyKeys.preferences(userId);
-  let cached: unknown;
-  try {
-    cached = await redis.get(key);
-  } catch (err) {
-    if (!isRedisOutage(err)) throw err;
-    return loadPreferences(services.db, userId);
-  }
-  if (cached && typeof cached === "object") return PreferencesSchema.parse(cached);
-  const prefs = await loadPreferences(services.db, userId);
-  services.waitUntil(redis.set(key, JSON.stringify(prefs), { nx: true, ex: PREFERENCES_CACHE_TTL_SECONDS }).catch((err: unknown) => log.warn({ message: "preferences cache fill failed", userId, error: errorText(err) })));
-  return prefs;
+export async function userPreferences(services: PreferenceServices, userId: string, prefetched?: Prefetched): Promise<Preferences> {
+  return cachedRow(services, userId, {
+    key: notifyKeys.preferences(userId),
+    ttlSeconds: PREFERENCES_CACHE_TTL_SECONDS,
+    what: "preferences",
+    from: (cached) => (cached && typeof cached === "object" ? PreferencesSchema.parse(cached) : undefined),
+    load: () => loadPreferences(services.db, userId),
+  }, prefetched);
 }
 
 async function loadPreferences(db: Database, userId: string): Promise<Preferences> {
-  const pool = (db as unknown as { $client: { query: (sql: string, params: unknown[]) => Promise<{ rows: { preferences: string }[] }> } }).$client;
-  const result = await pool.query(`SELECT preferences FROM notify_preferences WHERE user_id = $1`, [userId]);
-  const row = result.rows[0];
+  const [row] = await queryRows<{ preferences: string }>(db, `SELECT preferences FROM notify_preferences WHERE user_id = $1`, [userId]);
   return row ? PreferencesSchema.parse(JSON.parse(row.preferences)) : DEFAULT_PREFERENCES;
 }
 
@@ -126,8 +116,8 @@ async function loadPreferences(db: Database, userId: string): Promise<Preference
  * cached copy's TTL bounds how long the old one is used.
  */
 export async function savePreferences(services: PreferenceServices, userId: string, prefs: Preferences): Promise<Preferences> {
-  const pool = (services.db as unknown as { $client: { query: (sql: string, params: unknown[]) => Promise<unknown> } }).$client;
-  await pool.query(
+  await queryRows(
+    services.db,
     `INSERT INTO notify_preferences (user_id, preferences) VALUES ($1, $2)
      ON CONFLICT (user_id) DO UPDATE SET preferences = EXCLUDED.preferences, updated_at = now()`,
     [userId, JSON.stringify(prefs)],

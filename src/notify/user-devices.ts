@@ -1,9 +1,9 @@
 import type { Services } from "../lib/services";
 import { errorText, log } from "../lib/log";
+import { cachedRow, type Prefetched } from "./cached-row";
 import { pushConfig } from "./config";
 import { addressOf, checkRegistration, type Device, type DeviceRegistration } from "./devices";
 import { DEVICES_CACHE_TTL_SECONDS, notifyKeys, STALE_DEVICES, STALE_DEVICES_TTL_SECONDS } from "./keys";
-import { isRedisOutage } from "../lib/redis-failures";
 import { deleteDevice, deleteGoneDevice, listDevices, registerDevice, type RegistrationResult } from "./store";
 
 /**
@@ -17,22 +17,15 @@ import { deleteDevice, deleteGoneDevice, listDevices, registerDevice, type Regis
 type DeviceServices = Pick<Services, "env" | "db" | "redisFor" | "waitUntil">;
 
 /** The user's devices, newest registration first: the cached list, or Postgres (then cached). */
-export async function userDevices(services: DeviceServices, userId: string): Promise<Device[]> {
-  const redis = services.redisFor(userId);
-  const key = notifyKeys.devices(userId);
-  let cached: unknown;
-  try {
-    cached = await redis.get(key);
-  } catch (err) {
-    if (!isRedisOutage(err)) throw err;
-    return listDevices(services.db, userId); // a cache: Postgres answers while Redis is down
-  }
-  if (Array.isArray(cached)) return cached as Device[];
-  const devices = await listDevices(services.db, userId);
-  // NX: refused while a change's stale mark stands (this read may predate its commit), and never
-  // overwrites a list another read stored.
-  services.waitUntil(redis.set(key, JSON.stringify(devices), { nx: true, ex: DEVICES_CACHE_TTL_SECONDS }).catch((err: unknown) => log.warn({ message: "device cache fill failed", userId, error: errorText(err) })));
-  return devices;
+export async function userDevices(services: DeviceServices, userId: string, prefetched?: Prefetched): Promise<Device[]> {
+  // The fill's NX is refused while a change's stale mark stands (this read may predate its commit).
+  return cachedRow(services, userId, {
+    key: notifyKeys.devices(userId),
+    ttlSeconds: DEVICES_CACHE_TTL_SECONDS,
+    what: "device",
+    from: (cached) => (Array.isArray(cached) ? (cached as Device[]) : undefined),
+    load: () => listDevices(services.db, userId),
+  }, prefetched);
 }
 
 async function dropCachedLists(services: DeviceServices, userIds: readonly string[]): Promise<void> {

@@ -3,6 +3,7 @@ import type { Env } from "../../src/env";
 import { databaseOf } from "../../src/lib/redis-topology";
 import { MAX_DEVICES_PER_USER } from "../../src/notify/devices";
 import { notifyKeys, STALE_DEVICES } from "../../src/notify/keys";
+import { enqueueFor } from "../../src/notify/events";
 import { removeGoneDevice } from "../../src/notify/user-devices";
 import { api, newId, show } from "../support/api";
 import { databasesEnv, stackDatabases } from "../support/databases";
@@ -275,6 +276,20 @@ describe("outages", () => {
     await list(me, through); // fills the cache
     const before = await chaos.current.stats();
     expect(await list(me, through)).toHaveLength(1);
+    const after = await chaos.current.stats();
+    expect(after.requests - before.requests).toBe(1);
+    expect(after.commands - before.commands).toBe(1);
+  });
+
+  it("reads an offline user's cached device list and preferences in one Redis round trip before queueing a push", async () => {
+    const me = newId();
+    const through = { ...chaos.current.bindings };
+    expect((await put(me, "b", await subscription(), through)).status).toBe(200);
+    await withServices({ ...env, ...through }, (services) => services.redisFor(me).del(notifyKeys.devices(me))); // the change's stale mark expired
+    await list(me, through); // fills the device cache
+    expect((await api("GET", "/v1/me/notification-preferences", { as: { userId: me }, env: { ...env, ...through } })).status).toBe(200); // fills the preferences cache
+    const before = await chaos.current.stats();
+    await withServices({ ...env, ...through }, (services) => enqueueFor(services, [me], { kind: "dm", thread: `dm:${me}` }));
     const after = await chaos.current.stats();
     expect(after.requests - before.requests).toBe(1);
     expect(after.commands - before.commands).toBe(1);
