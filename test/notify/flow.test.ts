@@ -15,6 +15,7 @@ import { countBilledCommands } from "../support/billed";
  */
 
 const setup = notifyFlow;
+afterEach(closeLive);
 
 const notify = (userId: string, env: Partial<Env>, body: Record<string, unknown>) => api("POST", `/v1/users/${userId}/notifications`, { as: { userId: "1", role: "service" }, env, body });
 
