@@ -121,28 +121,18 @@ async function main() {
 
     // ── Devices: Web Push subscriptions at web-push-testing, FCM and APNs tokens the stand-ins take ──
     const devicesOf = new Map<string, BenchDevice[]>();
+    /** A device of `kind` for `userId`, as its push service knows it (a Web Push subscription is made there). */
+    const newDevice = async (userId: string, kind: Kind): Promise<BenchDevice> => {
+      if (kind === "webpush") {
+        const sub = await push.webPush.subscribe();
+        return { userId, kind, deviceId: "browser", address: sub.clientHash, endpoint: sub.endpoint, details: JSON.stringify({ keys: sub.keys }) };
+      }
+      if (kind === "fcm") return { userId, kind, deviceId: "android", address: `fcm-${hex(8)}:APA91b${hex(24)}`, details: "{}" };
+      return { userId, kind, deviceId: "iphone", address: hex(32), details: JSON.stringify({ environment: "sandbox", topic: "com.example.community" }) };
+    };
     async function seedDevices(users: string[], kinds: Kind[] = ["webpush", "fcm", "apns"]): Promise<BenchDevice[]> {
       const made: BenchDevice[] = [];
-      for (let i = 0; i < users.length; i += 20) {
-        made.push(
-          ...(
-            await Promise.all(
-              users.slice(i, i + 20).map(async (userId) =>
-                Promise.all(
-                  kinds.map(async (kind): Promise<BenchDevice> => {
-                    if (kind === "webpush") {
-                      const sub = await push.webPush.subscribe();
-                      return { userId, kind, deviceId: "browser", address: sub.clientHash, endpoint: sub.endpoint, details: JSON.stringify({ keys: sub.keys }) };
-                    }
-                    if (kind === "fcm") return { userId, kind, deviceId: "android", address: `fcm-${hex(8)}:APA91b${hex(24)}`, details: "{}" };
-                    return { userId, kind, deviceId: "iphone", address: hex(32), details: JSON.stringify({ environment: "sandbox", topic: "com.example.community" }) };
-                  }),
-                ),
-              ),
-            )
-          ).flat(),
-        );
-      }
+      for (let i = 0; i < users.length; i += 20) made.push(...(await Promise.all(users.slice(i, i + 20).flatMap((userId) => kinds.map((kind) => newDevice(userId, kind))))));
       // Rows as a registration leaves them (PUT /v1/me/devices/{id}); straight into Postgres, so
       // seeding bills no Redis command and leaves no 15 s stale mark on the cached lists.
       await db.query(
