@@ -22,12 +22,11 @@
  * The client sockets live in this process (Node's `ws`); the file-descriptor limit must allow them
  * (`ulimit -n` ≥ 12,000 here; the script says so if not).
  */
-import { readFileSync, readdirSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { badgeKeys, BUILT, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { feedKeys, TIMELINE_TTL_SECONDS } from "../../src/feed/keys.js";
-import { billedCommandsBetween, percentile, printTable, redisCommandStats, runLoad, startBenchWithClients, benchLog } from "./harness.js";
+import { billedCommandsBetween, cpuTicks, percentile, printTable, redisCommandStats, rssBytes, runLoad, startBenchWithClients, benchLog, workerdPid } from "./harness.js";
 
 const SOCKETS = Number(process.env.PUSH_SOCKETS ?? 10_000);
 const FOLLOWERS = Math.min(5_000, SOCKETS);
@@ -48,37 +47,6 @@ const BIG_ONLINE = Math.min(5_000, SOCKETS);
 
 const userId = (i: number) => String(5_000_000_000_000 + i);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The workerd process Miniflare started (a descendant of this one). */
-function workerdPid(): number {
-  const parents = new Map<number, number>();
-  const names = new Map<number, string>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
-      parents.set(Number(entry), Number(stat.slice(close + 2).split(" ")[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const mine = (pid: number): boolean => {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === process.pid) return true;
-    return false;
-  };
-  const found = [...names].filter(([pid, name]) => name === "workerd" && mine(pid)).map(([pid]) => pid);
-  if (found.length !== 1) throw new Error(`expected one workerd under this process, found ${found.length}`);
-  return found[0]!;
-}
-
-const cpuTicks = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 per second)
-};
-const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
 type Client = { user: string; ws: WebSocket; state: any; onChange?: (changed: any, at: number) => void; pongs: number };
 
