@@ -48,7 +48,7 @@ end
 `;
 
 /** Per-author unread of one user (the list endpoint), or missing when the follow cache is lost. */
-export const LIST_AUTHOR_UNREAD = `
+export const LIST_AUTHOR_UNREAD = `#!lua flags=no-writes
 local auSeen = KEYS[1]  -- badge:au:{user}
 local auPub = KEYS[2]   -- badge:au:pub
 local wantList, limit = true, 0
@@ -85,7 +85,7 @@ return 1
 `;
 
 /** The follow epoch a rebuild must still see when it writes (read before its Postgres read). */
-export const READ_AUTHOR_EPOCH = `
+export const READ_AUTHOR_EPOCH = `#!lua flags=no-writes
 local epoch = KEYS[1]  -- badge:au:ep:{user}
 return redis.call('GET', epoch) or '0'
 `;

@@ -8,7 +8,7 @@ import type { Redis } from "../lib/redis";
 import { FOLLOW_AUTHOR, LIST_AUTHOR_UNREAD, READ_AUTHOR_EPOCH, SEE_AUTHOR, UNFOLLOW_AUTHOR, WARM_AUTHOR_SEEN } from "./authors.lua";
 import { AUTHOR_EPOCH_TTL_SECONDS, BUILT, badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { runEverywhereOwed } from "./replay";
-import { runScript, userRedis, type EveryDatabase, type ScriptRedis } from "./shared";
+import { inBackground, runReadScript, runScript, userRedis, type EveryDatabase, type ScriptRedis } from "./shared";
 
 /**
  * Most followees a rebuild reads from Postgres; beyond this the newest follows count and the cache
@@ -47,7 +47,7 @@ export async function warmAuthorSeen(
 ): Promise<AuthorSeenBuild> {
   // The user's database (`redisFor`), or the client a caller picked for them.
   const redis = userRedis(services, userId);
-  const seenEpoch = epoch ?? String(await runScript<string | number>(redis, READ_AUTHOR_EPOCH, [badgeKeys.authorSeenEpoch(userId)], []));
+  const seenEpoch = epoch ?? String(await runReadScript<string | number>(redis, READ_AUTHOR_EPOCH, [badgeKeys.authorSeenEpoch(userId)], []));
   const rows = await services.db
     .select({ id: follows.followeeId })
     .from(follows)
@@ -113,14 +113,14 @@ export async function seeAuthor(services: Services, userId: string, authorId: st
 
 type AuthorList = { missing: boolean; total: number; list: [string, number][] | Record<string, never> };
 
-/** Per-author unread, largest first (ties by author id), keyset-paginated on (unread, authorId). */
+/**
+ * Per-author unread, largest first (ties by author id), keyset-paginated on (unread, authorId): one
+ * read-only call. A missing follow cache answers nothing unread, as its rebuild would (each
+ * followee starts at their current count), and is rebuilt beside the answer (`waitUntil`).
+ */
 export async function listUnreadAuthors(services: Services, userId: string, page: { limit: number; cursor?: string }) {
-  const redis = services.redisFor(userId);
-  let r = await runScript<AuthorList>(redis, LIST_AUTHOR_UNREAD, keysOf(userId), []);
-  if (r.missing) {
-    await warmAuthorSeen(services, userId);
-    r = await runScript<AuthorList>(redis, LIST_AUTHOR_UNREAD, keysOf(userId), []);
-  }
+  const r = await runReadScript<AuthorList>(services.redisFor(userId), LIST_AUTHOR_UNREAD, keysOf(userId), []);
+  if (r.missing) services.waitUntil(inBackground("follow cache build", userId, warmAuthorSeen(services, userId)));
   const all = (Array.isArray(r.list) ? r.list : [])
     .map(([authorId, unread]) => ({ authorId: String(authorId), unread: Number(unread) }))
     .sort((a, b) => b.unread - a.unread || compareIds(a.authorId, b.authorId));
