@@ -129,7 +129,8 @@ export const badgeKeys = {
   authorSeen: (userId: string) => `badge:au:${userId}`,
   /**
    * OWNER user. HOT-ONLY string: `userId`'s follow epoch, INCR by every follow and unfollow. A rebuild of
-   * `authorSeen` reads it before reading Postgres and writes only if it has not moved. TTL
+   * `authorSeen` reads it before reading Postgres (the badges read answers it when it finds the
+   * cache missing) and writes only if it has not moved. TTL
    * AUTHOR_EPOCH_TTL_SECONDS, refreshed on write.
    */
   authorSeenEpoch: (userId: string) => `badge:au:ep:${userId}`,
