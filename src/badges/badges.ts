@@ -2,11 +2,11 @@ import { isRedisOutage } from "../lib/redis-failures";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { AFTER_BADGES_READ, GET_BADGES } from "./badges.lua";
 import { persistFirstSeen, syncBroadcastIds, unreadBroadcastsFromPostgres } from "./broadcasts";
-import { warmAuthorSeen } from "./authors";
+import { rebuildAuthorSeenAfter } from "./authors";
 import { inboxFromPostgres, inboxUnreadFromPostgres } from "./inbox";
 import { streamUnreadFromPostgres } from "./streams";
 import { capAll, capped, inBackground, luaMap, runReadScript, runScript, type Capped } from "./shared";
-import type { Services } from "../lib/services";
+import { afterResponse, type Services } from "../lib/services";
 import { feedKeys, maxPulledAccounts } from "../feed/keys";
 
 type Raw = {
@@ -95,7 +95,8 @@ async function writeAfterRead(services: Services, userId: string, due: Due) {
     ],
     [userId, Date.now(), USER_TTL_SECONDS, due.firstSeen || "", ...remember],
   );
-  if (recorded === 1 && due.firstSeen) await persistFirstSeen(services, userId, due.firstSeen);
+  const firstSeen = due.firstSeen;
+  if (recorded === 1 && firstSeen) await afterResponse(services, (own) => persistFirstSeen(own, userId, firstSeen));
 }
 
 /**
@@ -115,7 +116,7 @@ async function answerMissing(services: Services, userId: string, cap: number, ra
   }
   if (raw.authors.missing) {
     raw.authors.total = 0;
-    services.waitUntil(inBackground("follow cache build", userId, warmAuthorSeen(services, userId, raw.authors.epoch)));
+    work.push(rebuildAuthorSeenAfter(services, userId, raw.authors.epoch ?? "0"));
   }
   if (raw.streams.missing) work.push(streamUnreadFromPostgres(services, userId, cap).then((streams) => void Object.assign(raw.streams, streams)));
   if (raw.inbox.missing) work.push(inboxUnreadFromPostgres(services, userId).then((inbox) => void Object.assign(raw.inbox, inbox)));

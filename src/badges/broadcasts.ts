@@ -4,7 +4,7 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
 import { afterCommit, isRedisOutage } from "../lib/redis-failures";
-import type { Services } from "../lib/services";
+import { afterResponse, type Services } from "../lib/services";
 import { badgeKeys, BROADCAST_WINDOW, USER_TTL_SECONDS } from "./keys";
 import { ADD_BROADCAST_IDS, GET_BROADCAST_STATE, RAISE_BROADCAST_MARKER, RESTORE_BROADCAST_MARKER, SET_FIRST_SEEN } from "./broadcasts.lua";
 import { broadcastReads, broadcasts } from "./schema";
@@ -57,9 +57,10 @@ export async function broadcastState(services: Services, userId: string): Promis
  * Records the first-seen marker a read answered from (the newest broadcast when it found none),
  * unless the user has one by now, then tells Postgres (`persistFirstSeen`).
  */
-export async function recordFirstSeen(services: Pick<Services, "db" | "redisFor">, userId: string, firstSeen: string) {
+export async function recordFirstSeen(services: Services, userId: string, firstSeen: string) {
   const set = await runScript<number>(services.redisFor(userId), SET_FIRST_SEEN, [badgeKeys.markers(userId)], [firstSeen, USER_TTL_SECONDS]);
-  if (set === 1) await persistFirstSeen(services, userId, firstSeen);
+  // After the response: on services of its own (the request's Postgres pool is closed by then).
+  if (set === 1) await afterResponse(services, (own) => persistFirstSeen(own, userId, firstSeen));
 }
 
 /**
