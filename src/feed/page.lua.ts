@@ -250,6 +250,19 @@ local function rank_candidates(cfg, members, now, at)
   return order, missing, posts, packed, scoreOf, gone
 end
 
+-- One database's ranking as the Worker merges it (N > 1): out.order (indices into the members
+-- ranked), out.scores (each one's score as '%.17g' text: the exact double), and for the first
+-- \`limit\` of them out.posts and out.counts (post entries, packed counters).
+local function ranking_answer(out, order, scoreOf, posts, packed, limit)
+  out.order, out.scores, out.posts, out.counts = order, {}, {}, {}
+  for k = 1, #order do out.scores[k] = string.format('%.17g', scoreOf[k]) end
+  for k = 1, math.min(limit, #order) do
+    out.posts[k] = posts[order[k]]
+    out.counts[k] = packed[order[k]]
+  end
+  return out
+end
+
 `;
 
 /**
@@ -263,8 +276,9 @@ end
  * again).
  * Mode 'members' (N > 1): the candidates (newest first) and the reader's flags for them (\`flags\`:
  * the hash's f and x; \`on\`: 2p + 1 for a liked candidate at 0-based place p, 2p + 2 for a
- * favourited one), nothing ranked: each post's database scores its own (SCORE_CANDIDATES), the
- * caller merges them and stores the snapshot.
+ * favourited one), and this database's own share of the ranking (\`order\`, \`scores\`, \`posts\`,
+ * \`counts\`, \`gone\`: see ranking_answer); every other database scores its own
+ * (SCORE_CANDIDATES), the caller merges them and stores the snapshot.
  * ARGV: mode ('new'|'page'|'members'), offset, limit, first ('1': answer the marker view), now (ms),
  * candidates, likes/comments/forwards positions in the fields, then the config. KEYS[7]: the
  * snapshot list.
@@ -317,8 +331,11 @@ if #members == 0 then
   return cjson.encode(page)
 end
 if mode == 'members' then
-  -- N > 1: only what lives here — the candidates and the reader's flags for them. Their posts and
-  -- counters are read and scored on each post's database (SCORE_CANDIDATES), not sent here and back.
+  -- N > 1: the candidates and the reader's flags for them, and this database's own share of the
+  -- ranking: the candidates whose post and counters are cached here (the posts that live here: a
+  -- live post's cache entry and counters are on its own database only) scored as SCORE_CANDIDATES
+  -- scores them (ranking_answer), tombstoned ones in \`gone\`. The others are scored on their own
+  -- databases: the Worker knows which those are; one request less than asking this one again.
   local flagFields = {'f', 'x'}
   for i, m in ipairs(members) do
     local id = string.match(m, '^(%d+):')
@@ -342,6 +359,9 @@ if mode == 'members' then
     if values[i] == '1' then on[#on + 1] = i - 2 end
   end
   local answer = {members = members, flags = {values[1], values[2]}, on = on, renew = renewal_due(cfg)}
+  local order, _, posts, packed, scoreOf, gone = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
+  ranking_answer(answer, order, scoreOf, posts, packed, limit)
+  answer.gone = gone
   if first then marker_view(cfg, answer) end
   return cjson.encode(answer)
 end
@@ -378,13 +398,7 @@ local members = {}
 for i = 9, #ARGV do members[i - 8] = ARGV[i] end
 local order, missing, posts, packed, scoreOf, gone = rank_candidates(cfg, members, now, at)
 if #missing > 0 then return cjson.encode({missing = missing}) end
-local out = {order = order, scores = {}, posts = {}, counts = {}, gone = gone}
-for k = 1, #order do out.scores[k] = string.format('%.17g', scoreOf[k]) end
-for k = 1, math.min(limit, #order) do
-  out.posts[k] = posts[order[k]]
-  out.counts[k] = packed[order[k]]
-end
-return cjson.encode(out)
+return cjson.encode(ranking_answer({gone = gone}, order, scoreOf, posts, packed, limit))
 `;
 
 /**

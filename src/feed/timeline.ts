@@ -576,7 +576,7 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
       const raw = answer as RawPage & { ranked?: string[]; gone?: string[] };
       if (watch && raw.top !== undefined) watch.saw(raw.top, raw.marker ?? false);
       if (mode === "members") {
-        const ranked = await rankAcrossDatabases(services, answer as unknown as Candidates, now, page.limit);
+        const ranked = await rankAcrossDatabases(services, userId, answer as unknown as Candidates, now, page.limit);
         if ("missing" in ranked) {
           await hydrate(services, userId, { members: ranked.missing, posts: ranked.missing.map(() => false), counts: [], flags: [], more: false }, "await");
           continue;
@@ -618,10 +618,12 @@ function rank(items: FeedItem[], now: number): FeedItem[] {
 
 /**
  * READ_RANKED's answer in mode "members": the candidates, newest first, the reader's flags hash's
- * floor and overflow mark (`flags`: f, x) and which candidates it marks (`on`: 2p + 1 for a like of
- * the candidate at 0-based place p, 2p + 2 for a favourite).
+ * floor and overflow mark (`flags`: f, x), which candidates it marks (`on`: 2p + 1 for a like of
+ * the candidate at 0-based place p, 2p + 2 for a favourite), and the reader's database's own share
+ * of the ranking (`order` indexes the candidates, 1-based; `scores`, `posts`, `counts`, `gone` as
+ * SCORE_CANDIDATES answers them).
  */
-type Candidates = { members: string[]; flags: (string | false)[]; on: number[]; renew?: boolean };
+type Candidates = { members: string[]; flags: (string | false)[]; on: number[]; renew?: boolean } & Partial<Omit<DatabaseRanking, "missing">>;
 
 /** SCORE_CANDIDATES' answer from one database (see page.lua.ts). */
 type DatabaseRanking = { order: number[]; scores: string[]; posts: string[]; counts: (string | false)[]; gone: string[]; missing?: string[] };
@@ -630,31 +632,47 @@ type DatabaseRanking = { order: number[]; scores: string[]; posts: string[]; cou
 type Ranking = { ranked: string[]; page: RawPage; gone: string[] };
 
 /**
- * N > 1, round 2 of a ranked first page: each database holding candidates scores its own
- * (SCORE_CANDIDATES, in parallel) and answers its ranking and its first `limit` items hydrated;
+ * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share; each
+ * other database holding candidates scores its own (SCORE_CANDIDATES, in parallel) and answers its
+ * ranking and its first `limit` items hydrated;
  * the lists are merged here by those scores (ties: the newer post first, as READ_RANKED), so the
  * order is N = 1's. The page's items are among their databases' first `limit`, so the page needs
  * no further read; the reader's flags came with the candidates. Answers the candidates to fill
  * when some database lacks posts or counters (the caller fills them and asks again).
  */
-async function rankAcrossDatabases(services: Services, candidates: Candidates, now: number, limit: number): Promise<Ranking | { missing: string[] }> {
+async function rankAcrossDatabases(services: Services, userId: string, candidates: Candidates, now: number, limit: number): Promise<Ranking | { missing: string[] }> {
   const members = Array.isArray(candidates.members) ? candidates.members : []; // cjson: {} for an empty table
+  const n = services.databases;
+  const own = databaseOf(userId, n);
+  const idOf = (member: string) => member.slice(0, member.indexOf(":"));
+  // Every ranked candidate: its score, its place among the candidates (newest first: the tie-break)
+  // and, for its database's first `limit`, what hydrates it.
+  const scored: { member: string; position: number; score: number; post?: string; counts?: string | false }[] = [];
+  const gone = Array.isArray(candidates.gone) ? [...candidates.gone] : [];
+  const skip = new Set<string>(gone);
+  // Round 1's own share: what the reader's database scored of the posts that live there (a copy of
+  // another database's post found there, which no path writes, is asked of its own database).
+  const order = Array.isArray(candidates.order) ? candidates.order : [];
+  order.forEach((i, k) => {
+    const member = members[i - 1];
+    if (member === undefined || databaseOf(idOf(member), n) !== own) return;
+    skip.add(member);
+    scored.push({ member, position: i - 1, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
+  });
   const byDatabase = groupByDatabase(
-    members.map((member, position) => ({ member, position })),
-    (c) => c.member.slice(0, c.member.indexOf(":")),
-    services.databases,
+    members.flatMap((member, position) => (skip.has(member) ? [] : [{ member, position }])),
+    (c) => idOf(c.member),
+    n,
   );
+  // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
+  const missing = (byDatabase.get(own) ?? []).map((c) => c.member);
+  byDatabase.delete(own);
   const fields = POST_FIELDS as readonly string[];
   const settled = await settleEach(byDatabase, async (index, list) => {
     const args = [now, limit, fields.indexOf("likes") + 1, fields.indexOf("comments") + 1, fields.indexOf("forwards") + 1, feedKeys.postPrefix(), counterKeys.cache("post", ""), fields.length, ...list.map((c) => c.member)];
     const raw = await services.redisAt(index).createScript(SCORE_CANDIDATES, { readonly: true }).exec([], args.map(String));
     return (typeof raw === "string" ? JSON.parse(raw) : raw) as DatabaseRanking;
   });
-  const missing: string[] = [];
-  const gone: string[] = [];
-  // Every ranked candidate: its score, its place among the candidates (newest first: the tie-break)
-  // and, for its database's first `limit`, what hydrates it.
-  const scored: { member: string; position: number; score: number; post?: string; counts?: string | false }[] = [];
   for (const [index, list] of byDatabase) {
     const outcome = settled.get(index)!;
     // A database that fails answers the whole ranking from Postgres (the caller's outage path).
@@ -667,8 +685,8 @@ async function rankAcrossDatabases(services: Services, candidates: Candidates, n
       missing.push(...(Array.isArray(answer.missing) ? answer.missing : []));
       continue;
     }
-    const order = Array.isArray(answer.order) ? answer.order : [];
-    order.forEach((i, k) => {
+    const ranked = Array.isArray(answer.order) ? answer.order : [];
+    ranked.forEach((i, k) => {
       const c = list[i - 1]!;
       scored.push({ member: c.member, position: c.position, score: Number(answer.scores[k]), post: answer.posts[k], counts: answer.counts[k] });
     });

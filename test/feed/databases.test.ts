@@ -211,7 +211,7 @@ describe.skipIf(!enough)("ranked first page at N = 3", () => {
 });
 
 describe.skipIf(!enough)("feed round trips at N = 3", () => {
-  it("a warm first page is one request to the reader's database and one to each other database holding its posts; a fan-out page one request per database", async () => {
+  it("a warm first page is one request to the reader's database and one to each other database holding its posts; a ranked first page scores the reader's share in round 1; a fan-out page one request per database", async () => {
     const { services, close, drain } = open();
     const quiet = open({ quiet: true });
     try {
@@ -226,6 +226,14 @@ describe.skipIf(!enough)("feed round trips at N = 3", () => {
       const counts = await requestsPerDatabase(async () => expect((await read(quiet.services, reader)).items).toHaveLength(posted.length));
       // Round 1 on database 0 (the reset rides it), round 2 one request to each of databases 1 and 2.
       expect(counts).toEqual([1, 1, 1]);
+      // A ranked first page: round 1 also scores the reader's database's own candidates, so round 2
+      // asks only the other two; the snapshot's store on the reader's database follows the answer.
+      const ranked = async () => {
+        expect((await readHomeFeed(quiet.services, reader, { limit: 10, order: "ranked" })).items.length).toBeGreaterThan(0);
+        await waitOnExecutionContext(quiet.ctx);
+      };
+      await ranked();
+      expect(await requestsPerDatabase(ranked)).toEqual([2, 1, 1]);
       // A reader whose page holds only posts of their own database: one request.
       const mine: string[] = [];
       while (mine.length < 2) {
