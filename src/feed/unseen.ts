@@ -141,7 +141,7 @@ async function readingFirstPageInOneRound<T>(services: Services, userId: string,
  * The `feed` badge of each of `userIds` (uncapped, at most FEED_UNSEEN_CAP: each socket's cap
  * applies), for the badge hubs: one request per database holding some of the users, in parallel
  * (≤ 6 at once; one request at N = 1), each reading its users' markers and timelines and its own
- * copies of the outboxes. In `userIds` order; `null` for the users of a database that failed (an
+ * copies of the outboxes, read-only (EVALSHA_RO: a read region can answer it). In `userIds` order; `null` for the users of a database that failed (an
  * outage or a rate limit: the caller reads them on their own, which degrades), the others exact.
  * A command error (a bug) throws.
  */
@@ -151,7 +151,7 @@ export async function readFeedUnseenMany(services: Pick<Services, "redisAt" | "d
   const settled = await settleEach(byDatabase, (index, list) =>
     services
       .redisAt(index)
-      .createScript<unknown[]>(GET_FEED_UNSEEN_MANY)
+      .createScript<unknown[], true>(GET_FEED_UNSEEN_MANY, { readonly: true })
       .exec(
         [feedKeys.activity(), ...list.flatMap((p) => [feedKeys.seen(p.userId), feedKeys.timeline(p.userId), feedKeys.bigFollows(p.userId)])],
         [feedKeys.outboxPrefix(), String(maxPulled), String(FEED_UNSEEN_CAP)],

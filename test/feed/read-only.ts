@@ -17,10 +17,12 @@ import { env } from "cloudflare:test";
 import { expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
+import { readFeedUnseenMany } from "../../src/feed/unseen";
 import { writesData } from "../../src/lib/consistency";
 import { redisAt } from "../../src/lib/redis";
 import { databaseOf, topologyOf } from "../../src/lib/redis-topology";
 import { api, newId, show } from "../support/api";
+import { servicesFor } from "../counters/support";
 import { eventually, follow, post } from "./support";
 
 const HEADER = "X-Consistency-Token";
@@ -176,5 +178,26 @@ export function readOnlyPageTests() {
     expect(idsOf(res)).not.toContain(posts[0]);
     expect(writesOf(tomb), "the tombstoned member's removal").toEqual([expect.stringContaining(timelineMember(posts[0]!, author))]);
     expect(await own.zscore(feedKeys.timeline(reader), timelineMember(posts[0]!, author))).toBeNull();
+  });
+
+  it("the badge hubs' read of many users' feed badges is read-only", async () => {
+    const [a, b, author] = [newId(), newId(), newId()];
+    for (const reader of [a, b]) {
+      await follow(reader, author);
+      await page(reader, "limit=5"); // builds the timeline and sets the marker
+    }
+    const fresh = await post({ userId: author }, "new");
+    const n = topologyOf(bindings()).n;
+    for (const reader of [a, b]) {
+      await eventually(() => redisAt(env as unknown as Env, databaseOf(reader, n)).zscore(feedKeys.timeline(reader), timelineMember(fresh, author)), (s) => s !== null);
+    }
+    const { services, close } = servicesFor(on);
+    let counts: (number | null)[] = [];
+    const sent = await recording([a, b], async () => {
+      counts = await readFeedUnseenMany(services, [a, b], 200);
+    }).finally(close);
+    expect(counts).toEqual([1, 1]);
+    expect(writesOf(sent)).toEqual([]);
+    expect(sent.length, "the read was recorded").toBeGreaterThan(0);
   });
 }
