@@ -79,7 +79,8 @@ const keysOfReset = (userId: string) => [feedKeys.timeline(userId), feedKeys.see
 export async function readingFirstPage<T>(services: Services, userId: string, read: (services: Services) => Promise<T>): Promise<T> {
   if (!readRegionsOn(services.env)) return readingFirstPageInOneRound(services, userId, read);
   const own = databaseOf(userId, services.databases);
-  let reset: Promise<number> | undefined;
+  // Settled as a value, never rejected: it is awaited only once the page is read.
+  let reset: Promise<{ moved: number } | { error: unknown }> | undefined;
   let built = false;
   const watch: FirstPageWatch = {
     saw(top, marker) {
@@ -88,24 +89,20 @@ export async function readingFirstPage<T>(services: Services, userId: string, re
         .redisAt(own)
         .createScript<number>(RESET_UNSEEN)
         .exec(keysOfReset(userId), [String(TIMELINE_TTL_SECONDS), top])
-        .then(Number, (err: unknown) => {
-          if (!isRedisOutage(err)) throw err;
-          return 0;
-        });
+        .then(
+          (moved) => ({ moved: Number(moved) }),
+          (error: unknown) => (isRedisOutage(error) ? { moved: 0 } : { error }),
+        );
     },
     built() {
       built = true;
     },
   };
   const scoped = Object.create(services, { [WATCH]: { value: watch } }) as Services;
-  let page: T;
-  try {
-    page = await read(scoped);
-  } catch (err) {
-    reset?.catch(() => {}); // the read's failure is the one to report
-    throw err;
-  }
-  const moved = (reset ? await reset : 0) || (built ? -1 : 0);
+  const page = await read(scoped);
+  const outcome = reset ? await reset : { moved: 0 };
+  if ("error" in outcome) throw outcome.error;
+  const moved = outcome.moved || (built ? -1 : 0);
   if (moved !== 0) services.waitUntil(services.events.emit({ type: "feed.first-page-read", userId, at: Date.now() }, services));
   return page;
 }
