@@ -84,7 +84,7 @@ end
  * The `feed` badge alone, for a live push, with the reader's big accounts (the hub keeps them to
  * move the badge in place when one of them posts). KEYS: feed:seen:{user}, feed:tl:{user},
  * feed:bf:{user}, feed:act. ARGV: outbox key prefix, maxPulled, limit. Returns {count, bigs}.
- * Billed: EVALSHA + feed_unseen's.
+ * Read-only (`no-writes`): a read region can answer it (sent as EVALSHA_RO). Billed: EVALSHA + feed_unseen's.
  */
 export const GET_FEED_UNSEEN = `#!lua flags=no-writes
 ${FEED_UNSEEN_FUNCTION}
@@ -96,7 +96,8 @@ return {count, bigs}
  * The `feed` badge of many users in one request: a fan-out page reaches many online followers of
  * one hub, and a request each would queue behind the Workers' few simultaneous connections.
  * KEYS: feed:act, then per user feed:seen:{user}, feed:tl:{user}, feed:bf:{user}. ARGV as
- * GET_FEED_UNSEEN. Returns the counts in user order. Billed: EVALSHA + feed_unseen's per user.
+ * GET_FEED_UNSEEN. Returns the counts in user order. Read-only, sent as EVALSHA_RO
+ * (`readFeedUnseenMany`). Billed: EVALSHA + feed_unseen's per user.
  */
 export const GET_FEED_UNSEEN_MANY = `#!lua flags=no-writes
 ${FEED_UNSEEN_FUNCTION}
