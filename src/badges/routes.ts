@@ -158,7 +158,8 @@ const broadcastRoutes = newRouter()
       request: { body: { content: { "application/json": { schema: z.object({ upTo: IdSchema.optional() }).openapi("ReadBroadcasts") } }, required: false } },
       responses: { 200: jsonContent(z.object({ lastReadId: z.string(), degraded: Degraded }), "The marker after the call"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readBroadcasts(c.var.services, c.var.caller.userId, (c.req.valid("json") ?? {}).upTo)), 200),
+    // Broadcasts are on the icon: the user's APNs and FCM devices get the lower number (badge-only).
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readBroadcasts(c.var.services, c.var.caller.userId, (c.req.valid("json") ?? {}).upTo), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200),
   );
 
 // ── Red dots ─────────────────────────────────────────────────────────────────
@@ -308,7 +309,8 @@ const streamRoutes = newRouter()
     }),
     async (c) => {
       const { kind, id } = c.req.valid("param");
-      return c.json(pushing(c.var.services, [c.var.caller.userId], await readStream(c.var.services, c.var.caller.userId, kind, id)), 200);
+      // Stream items are on the icon: the user's APNs and FCM devices get the lower number (badge-only).
+      return c.json(pushing(c.var.services, [c.var.caller.userId], await readStream(c.var.services, c.var.caller.userId, kind, id), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
     },
   )
   .openapi(
