@@ -427,7 +427,8 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
       const sent = (await call("POST", "/v1/messages", service, { to: to.map((o) => o.id), type: "system", title, content: "c", ...(alert ? { alert } : {}) })) as { id: string };
       for (const o of to) {
         o.inbox.add(sent.id);
-        event(o, "inbox", alert ? resolve(alert, "New message", `inbox:${sent.id}`, "inbox", "normal") : resolve({ title }, title, `inbox:${sent.id}`, "inbox", "normal"));
+        // The fields the alert leaves out: the message's own title.
+        event(o, "inbox", resolve(alert, title, `inbox:${sent.id}`, "inbox", "normal"));
       }
       log.push(`inbox ${sent.id} → ${to.map((o) => o.id).join(",")} ${JSON.stringify(alert ?? null)}`);
     },
@@ -452,7 +453,8 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
       const b = (await call("POST", "/v1/broadcasts", admin, { title, body: "Maintenance at 2", push, ...(alert ? { alert } : {}) })) as { id: string };
       for (const u of users) {
         u.broadcasts++;
-        if (push) event(u, "broadcast", alert ? resolve(alert, "Announcement", `broadcast:${b.id}`, "broadcast", "normal") : resolve({ title, body: "Maintenance at 2" }, title, `broadcast:${b.id}`, "broadcast", "normal"));
+        // The fields the alert leaves out: the broadcast's own title and body.
+        if (push) event(u, "broadcast", resolve(alert, title, `broadcast:${b.id}`, "broadcast", "normal", undefined, "Maintenance at 2"));
       }
       log.push(`broadcast ${b.id} push ${push} ${JSON.stringify(alert ?? null)}`);
     },
