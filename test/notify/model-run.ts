@@ -274,6 +274,8 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     return { kind, address: hex(32), topic: "com.example.community" };
   }
   const kinds: DeviceKind[] = ["webpush", "fcm", "apns"];
+  /** Every device address the model ever had, so a push to a replaced or removed one is caught too. */
+  const everyAddress = new Set<string>();
   for (const [i, u] of users.entries()) {
     // Users 0–3 have a device of each kind; the others none to three.
     const count = i < 4 ? 3 : rnd.int(0, 3);
@@ -287,13 +289,20 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     from.devices.delete(deviceId);
     await register(to, device, "moved");
   }
+  // A browser that subscribed again registers its new subscription under the same id: the old one gets nothing more.
+  {
+    const u = users[3]!;
+    const old = [...u.devices.values()].find((d) => d.kind === "webpush");
+    if (old) {
+      everyAddress.add(`webpush:${old.address}`);
+      await register(u, await newDevice("webpush"), old.deviceId);
+    }
+  }
   for (const u of users) if (u.socket) await openLive(u.id);
 
   // ── Delivery, and the comparison ─────────────────────────────────────────────────────────────
   const handler = createNotifyQueueHandler(events);
   let seq = Math.max(0, ...(await receivedAfter(0)).map((r) => r.seq));
-  /** Every device address the model ever had, so a push to a removed one is caught too. */
-  const everyAddress = new Set<string>();
 
   /** Moves the virtual clock to `to`, delivers everything due by then (the Worker's consumer, real push services), and compares. */
   async function settle(to: number, label: string) {
@@ -393,10 +402,18 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
       const count = chance(0.1) ? rnd.int(20, 40) : rnd.int(1, 3);
       const from = chance(0.6) ? rnd.pick(peers) : undefined;
       const alert = randomAlert();
-      await call("POST", `/v1/users/${u.id}/notifications`, service, { type, count, ...(alert ? { alert } : {}), ...(from ? { from } : {}) });
+      const body = { type, count, ...(alert ? { alert } : {}), ...(from ? { from } : {}) };
+      const key = chance(0.2) ? { "Idempotency-Key": `k-${newId()}` } : undefined;
+      const res = await api("POST", `/v1/users/${u.id}/notifications`, { as: service, env: envNow(), body, ...(key ? { headers: key } : {}) });
+      expect(res.status, `${where}: ${show(res)}`).toBe(200);
+      if (key) {
+        // The same call again (a retry of the calling service): counted once, pushed once.
+        const again = await api("POST", `/v1/users/${u.id}/notifications`, { as: service, env: envNow(), body, headers: key });
+        expect(again.body, `${where}: ${show(again)}`).toMatchObject({ applied: false });
+      }
       u.notifications.set(type, (u.notifications.get(type) ?? 0) + count);
       event(u, "notification", resolve(alert, "New notification", `notification:${type}`, "notification", type === "mention" ? "high" : "normal", type), type, from);
-      log.push(`notification ${type}×${count} → ${u.id}${from ? ` from ${from}` : ""} ${JSON.stringify(alert ?? null)}`);
+      log.push(`notification ${type}×${count}${key ? " (sent twice, one Idempotency-Key)" : ""} → ${u.id}${from ? ` from ${from}` : ""} ${JSON.stringify(alert ?? null)}`);
     },
     async burst(u) {
       const type = rnd.pick(["like", "follow", "repost"] as const);
