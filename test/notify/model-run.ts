@@ -393,6 +393,28 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
   }
 
   // ── Events ───────────────────────────────────────────────────────────────────────────────────
+  /** The device's push service calls it gone from now on (Web Push 410, FCM UNREGISTERED, APNs 410). */
+  async function kill(d: Device) {
+    if (d.kind === "webpush") await expireWebPush(d.address);
+    else if (d.kind === "fcm") await controlFcmToken(d.address, { unregistered: true });
+    else await controlApnsToken(d.address, { unregistered: true });
+    d.dead = true;
+    log.push(`kill ${d.kind} ${d.address.slice(0, 12)}`);
+  }
+  /** The device's next `count` pushes are answered 429 with Retry-After (FCM and APNs). */
+  async function throttle(d: Device, count: number) {
+    const control = { throttle: { count, retryAfterSeconds: RETRY_AFTER_SECONDS } };
+    if (d.kind === "fcm") await controlFcmToken(d.address, control);
+    else await controlApnsToken(d.address, control);
+    d.throttled = count;
+    log.push(`throttle ${d.kind} ${d.address.slice(0, 12)} ×${count}`);
+  }
+  async function sendDm(u: User, from: string, count: number, alert: Alert | undefined) {
+    await call("POST", `/v1/dms/${u.id}`, service, { from, count, ...(alert ? { alert } : {}) });
+    u.dms.set(from, (u.dms.get(from) ?? 0) + count);
+    event(u, "dm", resolve(alert, "New message", `dm:${from}`, "dm", "high"), undefined, from);
+    log.push(`dm ×${count} → ${u.id} from ${from} ${JSON.stringify(alert ?? null)}`);
+  }
   let kills = 0;
   let throttles = 0;
   const killOrder: DeviceKind[] = ["webpush", "fcm", "apns"];
@@ -429,13 +451,7 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
       log.push(`burst ${type}×${size} → ${u.id} thread ${thread ?? "(default)"}`);
     },
     async dm(u) {
-      const from = rnd.pick(peers);
-      const count = rnd.int(1, 2);
-      const alert = randomAlert();
-      await call("POST", `/v1/dms/${u.id}`, service, { from, count, ...(alert ? { alert } : {}) });
-      u.dms.set(from, (u.dms.get(from) ?? 0) + count);
-      event(u, "dm", resolve(alert, "New message", `dm:${from}`, "dm", "high"), undefined, from);
-      log.push(`dm ×${count} → ${u.id} from ${from} ${JSON.stringify(alert ?? null)}`);
+      await sendDm(u, rnd.pick(peers), rnd.int(1, 2), randomAlert());
     },
     async inbox(u) {
       const to = [u, ...users.filter((o) => o !== u && chance(0.25))];
@@ -520,26 +536,15 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
       const kind = killOrder[kills % killOrder.length]!;
       const victims = users.flatMap((u) => devicesOf(u).filter((d) => d.kind === kind && !d.dead));
       if (victims.length === 0) return;
-      const d = rnd.pick(victims);
-      if (d.kind === "webpush") await expireWebPush(d.address);
-      else if (d.kind === "fcm") await controlFcmToken(d.address, { unregistered: true });
-      else await controlApnsToken(d.address, { unregistered: true });
-      d.dead = true;
+      await kill(rnd.pick(victims));
       kills++;
-      log.push(`kill ${d.kind} ${d.address.slice(0, 12)}`);
     },
     async throttle() {
       if (throttles >= 3) return;
       const victims = users.flatMap((u) => devicesOf(u).filter((d) => d.kind !== "webpush" && !d.dead && d.throttled === 0));
       if (victims.length === 0) return;
-      const d = rnd.pick(victims);
-      const count = rnd.int(1, 2);
-      const throttle = { count, retryAfterSeconds: RETRY_AFTER_SECONDS };
-      if (d.kind === "fcm") await controlFcmToken(d.address, { throttle });
-      else await controlApnsToken(d.address, { throttle });
-      d.throttled = count;
+      await throttle(rnd.pick(victims), rnd.int(1, 2));
       throttles++;
-      log.push(`throttle ${d.kind} ${d.address.slice(0, 12)} ×${count}`);
     },
     async preferences(u) {
       randomizePrefs(u, users.indexOf(u));
@@ -556,26 +561,13 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     for (const kind of kinds) {
       const pair = users.flatMap((u) => (u.socket ? [] : peers.filter((p) => decide(u, "dm", undefined, p).send).map((p) => ({ u, p })))).find(({ u }) => devicesOf(u).some((d) => d.kind === kind && !d.dead));
       if (!pair) continue;
-      const d = devicesOf(pair.u).find((d) => d.kind === kind && !d.dead)!;
-      if (kind === "webpush") await expireWebPush(d.address);
-      else if (kind === "fcm") await controlFcmToken(d.address, { unregistered: true });
-      else await controlApnsToken(d.address, { unregistered: true });
-      d.dead = true;
-      log.push(`kill ${d.kind} ${d.address.slice(0, 12)}`);
+      await kill(devicesOf(pair.u).find((d) => d.kind === kind && !d.dead)!);
       now += 1000;
-      await call("POST", `/v1/dms/${pair.u.id}`, service, { from: pair.p });
-      pair.u.dms.set(pair.p, (pair.u.dms.get(pair.p) ?? 0) + 1);
-      event(pair.u, "dm", resolve(undefined, "New message", `dm:${pair.p}`, "dm", "high"), undefined, pair.p);
-      log.push(`dm ×1 → ${pair.u.id} from ${pair.p} null`);
+      await sendDm(pair.u, pair.p, 1, undefined);
     }
     const u = users.find((u) => devicesOf(u).some((d) => d.kind !== "webpush" && !d.dead && d.throttled === 0));
     if (u) {
-      const d = devicesOf(u).find((d) => d.kind !== "webpush" && !d.dead && d.throttled === 0)!;
-      const throttle = { count: 1, retryAfterSeconds: RETRY_AFTER_SECONDS };
-      if (d.kind === "fcm") await controlFcmToken(d.address, { throttle });
-      else await controlApnsToken(d.address, { throttle });
-      d.throttled = 1;
-      log.push(`throttle ${d.kind} ${d.address.slice(0, 12)} ×1`);
+      await throttle(devicesOf(u).find((d) => d.kind !== "webpush" && !d.dead && d.throttled === 0)!, 1);
       now += 1000;
       await call("POST", "/v1/me/notifications/read", { userId: u.id });
       u.notifications.clear();
