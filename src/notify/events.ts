@@ -78,7 +78,7 @@ export async function enqueueFor(services: Services, offline: readonly string[],
 
 /** Coalescing badge-only updates after reads: one per user per this many seconds. */
 export const READ_UPDATE_SECONDS = 5;
-/** The window key of a user's badge-only update (not a thread: threads come from alerts and default keys with a colon). */
+/** The window key of a user's badge-only update: never a thread (default threads have a colon and start with a letter; an alert's may not start with "~"). */
 export const READ_WINDOW = "~read";
 
 /**
