@@ -91,14 +91,14 @@ function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
 }
 
-export type ModelStats = { rounds: number; pushes: number; collapsed: number; held: number; badgeOnly: number; retried: number; gone: Record<DeviceKind, number>; toSocketUsers: number; refusedByPreference: number };
+export type ModelStats = { rounds: number; pushes: number; collapsed: number; held: number; badgeOnly: number; retried: number; urgentThroughQuiet: number; gone: Record<DeviceKind, number>; toSocketUsers: number; refusedByPreference: number };
 
 export async function runModel(seed: number, options: { users?: number; steps?: number } = {}): Promise<ModelStats> {
   const rnd = prng(seed);
   const chance = (p: number) => rnd.next() < p;
   const where = `seed ${seed} (replay: NOTIFY_MODEL_SEED=${seed})`;
   const log: string[] = [];
-  const stats: ModelStats = { rounds: 0, pushes: 0, collapsed: 0, held: 0, badgeOnly: 0, retried: 0, gone: { webpush: 0, fcm: 0, apns: 0 }, toSocketUsers: 0, refusedByPreference: 0 };
+  const stats: ModelStats = { rounds: 0, pushes: 0, collapsed: 0, held: 0, badgeOnly: 0, retried: 0, urgentThroughQuiet: 0, gone: { webpush: 0, fcm: 0, apns: 0 }, toSocketUsers: 0, refusedByPreference: 0 };
 
   // ── The virtual clock and the held queue ────────────────────────────────────────────────────
   /** Virtual now (ms): moves 1 s per event and by the test's jumps; the Worker reads it through NOTIFY_CLOCK_OFFSET_MS. */
@@ -141,7 +141,9 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     if (policy === "none") return { send: false };
     if (policy === "followed" && !(from && u.follows.has(from))) return { send: false };
     if (policy === "followers" && !(from && u.followers.has(from))) return { send: false };
-    const quiet = p.quietHours && u.quietEndsAt !== undefined && now < u.quietEndsAt && !p.quietHours.urgent.includes(kind);
+    const inside = p.quietHours !== null && u.quietEndsAt !== undefined && now < u.quietEndsAt;
+    if (inside && p.quietHours!.urgent.includes(kind)) stats.urgentThroughQuiet++;
+    const quiet = inside && !p.quietHours!.urgent.includes(kind);
     return { send: true, ...(quiet ? { heldUntil: u.quietEndsAt } : {}) };
   }
 
@@ -204,7 +206,8 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     if (quiet) {
       const zone = rnd.pick(Object.keys(ZONES));
       const local = Math.floor(t0 / 60_000) + ZONES[zone]!;
-      const urgent = (["dm", "notification", "inbox", "stream", "broadcast"] as const).filter(() => chance(0.25));
+      // User 1's direct messages are urgent (sent through the quiet hours); the others' urgent kinds as the dice say.
+      const urgent: Kind[] = i === 1 ? ["dm"] : (["dm", "notification", "inbox", "stream", "broadcast"] as const).filter(() => chance(0.25));
       if (quiet === "inside") {
         // Started 10 min to 3 h ago, ends 30 min to 14 h from now (past 12 h: longer than one queue delay).
         const after = rnd.int(30, 14 * 60);
@@ -232,6 +235,8 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     p.policy = { dm: rnd.pick(policies), mention: rnd.pick(policies) };
     // User 3 always refuses something: likes off and DMs only from people they follow.
     if (i === 3) p.types.like = false, p.policy.dm = "followed";
+    // User 1 (inside quiet hours) takes DMs from anyone and replies: one goes through the hours (urgent), the other is held.
+    if (i === 1) delete p.kinds.dm, delete p.kinds.notification, delete p.types.reply, p.policy.dm = "everyone";
   }
 
   for (const u of users) {
@@ -595,6 +600,14 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
   }
 
   const stepsPerPhase = options.steps ?? 40;
+  // Inside quiet hours: a direct message passes (urgent), a reply is held until they end.
+  now += 1000;
+  await sendDm(users[1]!, peers[0]!, 1, undefined);
+  now += 1000;
+  await call("POST", `/v1/users/${users[1]!.id}/notifications`, service, { type: "reply" });
+  users[1]!.notifications.set("reply", (users[1]!.notifications.get("reply") ?? 0) + 1);
+  event(users[1]!, "notification", resolve(undefined, "New notification", "notification:reply", "notification", "normal", "reply"), "reply");
+  log.push(`notification reply×1 → ${users[1]!.id}`);
   await phase("first phase", stepsPerPhase);
   // Held pushes are still held: every quiet hour of the first phase ends, and they are sent.
   await settle(t0 + longestQuiet * 60_000 + 5 * 60_000, "quiet hours end");

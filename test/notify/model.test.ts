@@ -26,6 +26,7 @@ describe("push notifications: model", () => {
       expect(stats.pushes).toBeGreaterThan(20);
       expect(stats.collapsed).toBeGreaterThan(0);
       expect(stats.held).toBeGreaterThan(0);
+      expect(stats.urgentThroughQuiet).toBeGreaterThan(0);
       expect(stats.badgeOnly).toBeGreaterThan(0);
       expect(stats.toSocketUsers).toBeGreaterThan(0);
       expect(stats.refusedByPreference).toBeGreaterThan(0);
