@@ -80,7 +80,7 @@ export async function readFeedUnseenMany(services: Pick<Services, "redisAt" | "d
   const settled = await settleEach(byDatabase, (index, list) =>
     services
       .redisAt(index)
-      .createScript<unknown[]>(GET_FEED_UNSEEN_MANY)
+      .createScript<unknown[], true>(GET_FEED_UNSEEN_MANY, { readonly: true })
       .exec(
         [feedKeys.activity(), ...list.flatMap((p) => [feedKeys.seen(p.userId), feedKeys.timeline(p.userId), feedKeys.bigFollows(p.userId)])],
         [feedKeys.outboxPrefix(), String(maxPulled), String(FEED_UNSEEN_CAP)],

@@ -27,6 +27,21 @@ export const AlertSchema = z
   });
 export type Alert = z.infer<typeof AlertSchema>;
 
+/**
+ * The `alert` a post may carry (`POST /v1/posts`). It is the author's own text on their choosers'
+ * screens, so its `url` must be a path of the app (`/posts/9`), never another site.
+ */
+export const PostAlertSchema = AlertSchema.extend({
+  url: z
+    .string()
+    .max(ALERT_LIMITS.url)
+    .regex(/^\/(?!\/)/, "must be a path of the app, starting with one /")
+    .optional(),
+}).openapi("PostPushAlert", {
+  description: `What the push to the users who chose this author shows (title ≤ ${ALERT_LIMITS.title}, body ≤ ${ALERT_LIMITS.body}, url a path of the app ≤ ${ALERT_LIMITS.url}, thread ≤ ${ALERT_LIMITS.thread} characters). Without it: "New post" and the start of the text. The thread is always the author's: \`author:{authorId}\`, or \`author:{authorId}:{thread}\`.`,
+  example: { title: "Ada posted", body: "Live at 8 tonight", url: "/posts/9" },
+});
+
 /** The alert as it is sent: every field but `url` filled in. */
 export type ResolvedAlert = { title: string; body: string; url?: string; thread: string };
 

@@ -1,4 +1,4 @@
-import { createServices, type Services } from "../lib/services";
+import { afterResponse, type Services } from "../lib/services";
 import { notifyNow } from "./clock";
 import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
 import { prefetchRows } from "./cached-row";
@@ -27,19 +27,6 @@ export type PushEvent = {
 };
 
 type EventServices = Pick<Services, "env" | "events" | "waitUntil">;
-
-/**
- * Runs `work` after the response with services of its own, closed when it is done: the request's
- * Postgres pool is closed as the response leaves, and one opened after that would never be.
- */
-async function afterResponse<T>(request: EventServices, work: (services: Services) => Promise<T>): Promise<T> {
-  const { services, close } = createServices(request.env, request, request.events);
-  try {
-    return await work(services);
-  } finally {
-    await close();
-  }
-}
 
 /**
  * Enqueues `event` for each of `userIds` not online who has a device, as their preferences allow:

@@ -9,6 +9,7 @@ import { pushConfig, type PushConfig } from "./config";
 import type { Device } from "./devices";
 import type { PushMessage } from "./message";
 import { sendPush } from "./providers";
+import { expandAuthorPage } from "./authors";
 import { expandBroadcastPage } from "./broadcast";
 import { enqueuePushes, MAX_DELAY_SECONDS, NOTIFY_DEAD_LETTER_QUEUES, NOTIFY_QUEUES, type NotifyQueueMessage, type NotifySendMessage } from "./sends";
 import { unreadTotal } from "./unread-total";
@@ -136,6 +137,12 @@ export function createNotifyQueueHandler(events: EventBus, fetcher: typeof fetch
             const users = await expandBroadcastPage(services, body);
             message.ack();
             log.info({ queue: batch.queue, broadcastId: body.broadcastId, after: body.after, users });
+            continue;
+          }
+          if (body.kind === "author-page") {
+            const page = await expandAuthorPage(services, body);
+            message.ack();
+            log.info({ queue: batch.queue, postId: body.postId, authorId: body.authorId, after: body.after, ...page });
             continue;
           }
           const outcome = await sendToUser(services, config, body, fetcher);

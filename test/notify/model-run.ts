@@ -111,8 +111,8 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     },
     async sendBatch(messages: Iterable<{ body: NotifyQueueMessage; delaySeconds?: number }>) {
       for (const m of messages) {
-        // A broadcast page reaches every user with a device in the stack: only the model's are kept.
-        if (m.body.kind !== "broadcast-page" && !modelUsers.has(m.body.userId)) continue;
+        // A broadcast page reaches every user with a device in the stack: only the model's pushes are kept.
+        if ("userId" in m.body && !modelUsers.has(m.body.userId)) continue;
         held.push({ body: structuredClone(m.body), due: now + (m.delaySeconds ?? 0) * 1000 });
       }
     },
@@ -316,8 +316,8 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     // The system: deliver in due order until nothing is due (a delivery may queue more).
     for (;;) {
       held.sort((a, b) => a.due - b.due);
-      // A broadcast page's 1 s pacing is the queue's rate limit, not something a user sees: due at once.
-      const due = held.filter((m) => m.due <= now || m.body.kind === "broadcast-page");
+      // A page's pacing (a broadcast's 1 s) is the queue's rate limit, not something a user sees: due at once.
+      const due = held.filter((m) => m.due <= now || !("userId" in m.body));
       if (due.length === 0) break;
       for (const m of due) held.splice(held.indexOf(m), 1);
       for (let i = 0; i < due.length; i += 50) {
@@ -631,6 +631,6 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     const sortById = (a: { deviceId: string }, b: { deviceId: string }) => a.deviceId.localeCompare(b.deviceId);
     expect(listed.items.map((d) => ({ deviceId: d.deviceId, kind: d.kind })).sort(sortById), `${where}: devices of ${u.id}`).toEqual([...want, ...pending].sort(sortById));
   }
-  expect(held.filter((m) => m.body.kind !== "broadcast-page" && m.due <= now), `${where}: messages left due`).toEqual([]);
+  expect(held.filter((m) => m.due <= now), `${where}: messages left due`).toEqual([]);
   return stats;
 }
