@@ -8583,7 +8583,7 @@ export interface components {
             url?: string;
         };
         /**
-         * @description What a push for this write shows on a closed app (title ≤ 100, body ≤ 500, url ≤ 1000, thread ≤ 200 characters). Without it a plain default per kind is used ("New message"); `thread` groups and collapses pushes (default per kind and target).
+         * @description What a push for this write shows on a closed app (title ≤ 100, body ≤ 500, url ≤ 1000, thread ≤ 200 characters, not starting with "~"). Without it, or for the fields it leaves out, a plain default per kind is used ("New message"; an inbox message's or a broadcast's own title and body); `thread` groups and collapses pushes (default per kind and target).
          * @example {
          *       "title": "Ada",
          *       "body": "lunch?",

@@ -1,4 +1,5 @@
 import { afterResponse, type Services } from "../lib/services";
+import { notifyNow } from "./clock";
 import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
 import { prefetchRows } from "./cached-row";
 import { notifyKeys } from "./keys";
@@ -43,7 +44,7 @@ export async function enqueueFor(services: Services, offline: readonly string[],
   const alert = resolveAlert(event.kind, event.alert, event.thread);
   const base = { kind: event.kind, ...(event.type ? { type: event.type } : {}), alert, urgency: urgencyOf(event.kind, event.type) } satisfies Omit<NotifySendMessage, "userId">;
   const window = windowSeconds(event.kind, event.type);
-  const now = Date.now();
+  const now = notifyNow(services.env);
   const queued = await Promise.all(
     offline.map(async (userId): Promise<{ body: NotifySendMessage; delaySeconds?: number } | undefined> => {
       // The cached list and preferences in one MGET (one round trip, one command). Most users have no
@@ -64,7 +65,7 @@ export async function enqueueFor(services: Services, offline: readonly string[],
 
 /** Coalescing badge-only updates after reads: one per user per this many seconds. */
 export const READ_UPDATE_SECONDS = 5;
-/** The window key of a user's badge-only update (not a thread: threads come from alerts and default keys with a colon). */
+/** The window key of a user's badge-only update: never a thread (default threads have a colon and start with a letter; an alert's may not start with "~"). */
 export const READ_WINDOW = "~read";
 
 /**

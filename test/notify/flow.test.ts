@@ -52,6 +52,10 @@ describe("notify-send: from a write to a device", () => {
     const res = await notify(s.me, s.env, { type: "reply", alert: { title: "x".repeat(101) } });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toContain("alert.title");
+    // "~read" would share the read window's key: a like on it would swallow the badge-only update after a read.
+    const reserved = await notify(s.me, s.env, { type: "like", alert: { thread: "~read" } });
+    expect(reserved.status).toBe(400);
+    expect(JSON.stringify(reserved.body)).toContain("alert.thread");
     expect(s.queued).toEqual([]);
     expect((await api("GET", "/v1/me/notifications", { as: { userId: s.me } })).body.total).toBe(0);
   });
