@@ -6,7 +6,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
-import { startStack } from "../scripts/stack/index.js";
+import type { ProvidedContext } from "vitest";
+import { startStack, type Stack } from "../scripts/stack/index.js";
+import { FAR_MODEL_LAG_MS, FAR_MODEL_MS, farStackWanted } from "./far-region-setup.js";
 
 declare module "vitest" {
   interface ProvidedContext {
@@ -37,6 +39,11 @@ declare module "vitest" {
      */
     pushEnv: string;
     pushControlUrl: string;
+    /**
+     * The workers-far project's stack (its files in the run only): the same values of a stack of
+     * its own whose databases are read regions FAR_MODEL_MS from their primaries.
+     */
+    farStack?: StackValues;
   }
 }
 
@@ -48,16 +55,35 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // TEST_FAR_REGION_MS=R: the Worker and the tests R ms (round trip) from the primary region, reads
   // served by a replica near them (docs/scale.md, "Local far-region stack").
   const farRegionMs = process.env.TEST_FAR_REGION_MS ? Number(process.env.TEST_FAR_REGION_MS) : undefined;
-  const stack = await startStack({ mode: "test", redisDatabases, farRegionMs, log: verbose ? (line) => console.log(`[stack] ${line}`) : undefined });
-  project.provide("databaseUrl", stack.databaseUrl);
-  project.provide("redisUrl", stack.redisUrl);
-  project.provide("restUrl", stack.restUrl);
-  project.provide("restToken", stack.restToken);
-  project.provide("wsProxy", stack.wsProxy);
-  project.provide("controlUrl", stack.controlUrl!);
-  project.provide("redisDatabases", stack.redisBindings.UPSTASH_REDIS_DATABASES ?? "");
+  const log = (prefix: string) => (verbose ? (line: string) => console.log(`[${prefix}] ${line}`) : undefined);
+  // The workers-far project's stack, when the run has its files (test/far-region-setup.ts asked):
+  // started beside this one, so their Postgres and Redis starts overlap.
+  const [stack, farStack] = await Promise.all([
+    startStack({ mode: "test", redisDatabases, farRegionMs, log: log("stack") }),
+    farStackWanted() ? startStack({ mode: "test", redisDatabases, farRegionMs: FAR_MODEL_MS, farReplicationLagMs: FAR_MODEL_LAG_MS, log: log("far stack") }) : undefined,
+  ]);
+  const values = stackValues(stack);
+  for (const key of Object.keys(values) as (keyof StackValues)[]) project.provide(key, values[key]);
+  if (farStack) project.provide("farStack", stackValues(farStack));
   project.provide("jwtSecret", randomBytes(32).toString("hex"));
-  project.provide("pushEnv", JSON.stringify(stack.push.vars));
-  project.provide("pushControlUrl", stack.push.controlUrl);
-  return () => stack.stop();
+  return async () => {
+    await Promise.all([stack.stop(), farStack?.stop()]);
+  };
+}
+
+/** What the Workers projects' bindings take from a stack. */
+export type StackValues = Pick<ProvidedContext, "databaseUrl" | "redisUrl" | "restUrl" | "restToken" | "wsProxy" | "controlUrl" | "redisDatabases" | "pushEnv" | "pushControlUrl">;
+
+function stackValues(stack: Stack): StackValues {
+  return {
+    databaseUrl: stack.databaseUrl,
+    redisUrl: stack.redisUrl,
+    restUrl: stack.restUrl,
+    restToken: stack.restToken,
+    wsProxy: stack.wsProxy,
+    controlUrl: stack.controlUrl!,
+    redisDatabases: stack.redisBindings.UPSTASH_REDIS_DATABASES ?? "",
+    pushEnv: JSON.stringify(stack.push.vars),
+    pushControlUrl: stack.push.controlUrl,
+  };
 }
