@@ -11,7 +11,7 @@ import { runSeed } from "./model-run";
 import { servicesFor } from "./support";
 
 describeAtN3("counters far from the primary region, reads from read regions (model-based)", () => {
-  for (const seed of [1, 2]) {
+  for (const seed of [1]) {
     it(`seed ${seed}: every read equals the model after every step, and Postgres does after a full flush`, async () => {
       const { services, close } = servicesFor();
       try {

@@ -8,7 +8,7 @@ import { asOneApp } from "../support/far-region";
 import { runSeed } from "./model-run";
 
 describe("home timeline model far from the primary region", () => {
-  for (const seed of [1, 2]) {
+  for (const seed of [1]) {
     it(`seed ${seed}: the same checks, every read made after the writes it must show`, async () => {
       await asOneApp(() => runSeed(seed, 40));
     }, 120_000);

@@ -7,7 +7,7 @@ import { describe, it } from "vitest";
 import { runSeed } from "./model-run";
 
 describe("a live room far from the primary region (model-based)", () => {
-  for (const seed of [1, 2]) {
+  for (const seed of [1]) {
     it(`seed ${seed}: every join's fan status and the room's counts equal the model after every step`, async () => {
       await runSeed(seed);
     }, 120_000);
