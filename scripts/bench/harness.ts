@@ -52,6 +52,8 @@ export async function startBenchWorker(
     maxCommandsPerSecond?: number;
     /** The Worker R ms (round trip) from the primary region (default `BENCH_FAR_REGION_MS`, else none). */
     farRegionMs?: number;
+    /** With `farRegionMs`: each replica's extra replication lag, each way (the stack's `farReplicationLagMs`). */
+    farReplicationLagMs?: number;
   } = {},
 ): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
@@ -66,9 +68,10 @@ export async function startBenchWorker(
     maxCommandsPerSecond:
       options.maxCommandsPerSecond ?? (process.env.BENCH_MAX_COMMANDS_PER_SECOND ? Number(process.env.BENCH_MAX_COMMANDS_PER_SECOND) : undefined),
     farRegionMs: options.farRegionMs ?? (process.env.BENCH_FAR_REGION_MS ? Number(process.env.BENCH_FAR_REGION_MS) : undefined),
+    farReplicationLagMs: options.farReplicationLagMs,
   });
   try {
-    return await serveWorker(stack, options);
+    return await serveWorker(stack, options, true);
   } catch (err) {
     // A failed bundle or Miniflare start must not leave the stack's Postgres and Redis running.
     await stack.stop();
@@ -103,7 +106,15 @@ export async function startBenchWithClients(options: Parameters<typeof startBenc
   return { bench, redis, db, close };
 }
 
-async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWorker>[0] & {}): Promise<BenchWorker> {
+/**
+ * Another Worker on a stack already running (`startBenchWorker(…).stack`), e.g. the same data seen
+ * through other bindings (`vars` replace the stack's Redis bindings): its `stop` stops only it.
+ */
+export function startBenchWorkerOn(stack: Stack, options: Parameters<typeof startBenchWorker>[0] = {}): Promise<BenchWorker> {
+  return serveWorker(stack, options, false);
+}
+
+async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWorker>[0] & {}, ownsStack: boolean): Promise<BenchWorker> {
   const jwtSecret = randomBytes(32).toString("hex");
   let rest = "";
   const worker = await startWorkerd({
@@ -145,7 +156,7 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
     (stopping ??= (async () => {
       for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
       await worker.stop();
-      await stack.stop();
+      if (ownsStack) await stack.stop();
     })());
   // Ctrl-C or a SIGTERM mid-run: stop workerd and the stack (Postgres, Redis, temp dirs) before
   // exiting, so an interrupted benchmark leaves no server or temp dir behind. A second one exits at once.
@@ -155,7 +166,15 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
     console.error(`\n[bench] ${signal}: stopping the Worker and the stack…`);
     void stop().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
   };
-  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  if (ownsStack) for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  else {
+    // A Worker on another's stack stops with it (a signal included), before its servers go.
+    const stopStack = stack.stop;
+    stack.stop = async () => {
+      await stop();
+      await stopStack();
+    };
+  }
   return {
     url: worker.url,
     stack,
