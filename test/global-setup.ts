@@ -1,8 +1,10 @@
 /**
  * Starts the local test stack ONCE per `vitest run` and hands its addresses to
- * both projects. It is listed only in the root config's `globalSetup` (the
+ * every project. It is listed only in the root config's `globalSetup` (the
  * projects do not `extends` the root), which vitest 4 runs once, for the root
- * project, and whose `provide()`d values every project inherits.
+ * project, and whose `provide()`d values every project inherits. When the run has
+ * workers-far files it starts that project's far-region stack beside it (`farStack`,
+ * test/far-region-setup.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
@@ -58,10 +60,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const log = (prefix: string) => (verbose ? (line: string) => console.log(`[${prefix}] ${line}`) : undefined);
   // The workers-far project's stack, when the run has its files (test/far-region-setup.ts asked):
   // started beside this one, so their Postgres and Redis starts overlap.
-  const [stack, farStack] = await Promise.all([
+  const started = await Promise.allSettled([
     startStack({ mode: "test", redisDatabases, farRegionMs, log: log("stack") }),
     farStackWanted() ? startStack({ mode: "test", redisDatabases, farRegionMs: FAR_MODEL_MS, farReplicationLagMs: FAR_MODEL_LAG_MS, log: log("far stack") }) : undefined,
   ]);
+  const failed = started.find((outcome) => outcome.status === "rejected");
+  if (failed) {
+    // The one that started must not outlive the run.
+    await Promise.all(started.map((outcome) => (outcome.status === "fulfilled" ? outcome.value?.stop() : undefined)));
+    throw failed.reason;
+  }
+  const [stack, farStack] = started.map((outcome) => (outcome as PromiseFulfilledResult<Stack | undefined>).value) as [Stack, Stack | undefined];
   const values = stackValues(stack);
   for (const key of Object.keys(values) as (keyof StackValues)[]) project.provide(key, values[key]);
   if (farStack) project.provide("farStack", stackValues(farStack));
