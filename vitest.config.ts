@@ -68,7 +68,8 @@ export const N3_FILES = "test/**/*databases.test.ts";
  * The model tests far from the primary region (`*-far.test.ts`; scripts/test-shards.ts' FAR_FILE
  * is the same rule): a Worker bound to read regions of the far stack's three databases, with the
  * consistency token on and carried by the tests as the typed client carries it. The stack is the
- * project's own (nothing of the other projects' data), so it runs beside the workers project.
+ * project's own (nothing of the other projects' data), so it shares the workers project's group
+ * (here vitest still ran the two projects' files one after the other).
  */
 export const FAR_FILES = "test/**/*-far.test.ts";
 
