@@ -98,9 +98,9 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
     password: PASSWORD,
     persistent: mode === "dev",
     createPostgresUser: isRoot,
-    // Neon's pooled endpoint takes thousands of client connections; initdb's 100 ran out here when a
-    // bench kept ~50 requests in flight far from the primary (each request, its `waitUntil` work and
-    // each queue batch opens its own), refusing what Neon would take.
+    // Neon's pooled endpoint takes thousands of client connections; bench:geo keeps 60–70 requests
+    // in flight far from the primary, each opening its own (as do its `waitUntil` work and each
+    // queue batch): near initdb's 100, which Neon would not refuse.
     postgresFlags: ["-c", `max_connections=${MAX_CONNECTIONS}`],
     onLog: (message) => (lastLog = String(message).trim()),
     onError: (error) => log(`postgres: ${String(error)}`),
