@@ -60,15 +60,39 @@ export function recordDurations(report: string, root: string): void {
   writeFileSync(join(root, DURATIONS_FILE), `${JSON.stringify(sorted, null, 2)}\n`);
 }
 
-/** `files` split into `count` shards of near-equal weight; every file lands in exactly one. */
-export function splitIntoShards(files: readonly Weighted[], count: number): string[][] {
+/**
+ * The far-region model tests (vitest.config.ts' FAR_FILES, every `*-far.test.ts` outside test/node): their project
+ * starts a stack of its own in every shard that runs one of them, so they all go to one shard.
+ */
+export function isFarRegionFile(file: string): boolean {
+  return file.startsWith("test/") && !file.startsWith("test/node/") && file.endsWith("-far.test.ts");
+}
+
+/** Files that must share a shard name the same group; others none (each goes alone). */
+export function shardGroupOf(file: string): string | undefined {
+  return isFarRegionFile(file) ? "far-region stack" : undefined;
+}
+
+/**
+ * `files` split into `count` shards of near-equal weight; every file lands in exactly one, and the
+ * files `groupOf` names one group in the same one (their weights summed, placed as one).
+ */
+export function splitIntoShards(files: readonly Weighted[], count: number, groupOf: (file: string) => string | undefined = shardGroupOf): string[][] {
   const shards = Array.from({ length: count }, () => ({ load: 0, files: [] as string[] }));
-  // Heaviest first; ties by path, so the split is the same on every machine.
-  const ordered = [...files].sort((a, b) => b.weight - a.weight || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  for (const { file, weight } of ordered) {
+  const units = new Map<string, { key: string; files: string[]; weight: number }>();
+  for (const { file, weight } of files) {
+    const key = groupOf(file) ?? file;
+    const unit = units.get(key) ?? { key, files: [], weight: 0 };
+    units.set(key, unit);
+    unit.files.push(file);
+    unit.weight += weight;
+  }
+  // Heaviest first; ties by path (or group), so the split is the same on every machine.
+  const ordered = [...units.values()].sort((a, b) => b.weight - a.weight || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const unit of ordered) {
     const lightest = shards.reduce((best, shard) => (shard.load < best.load ? shard : best));
-    lightest.load += weight;
-    lightest.files.push(file);
+    lightest.load += unit.weight;
+    lightest.files.push(...unit.files);
   }
   return shards.map((s) => s.files.sort()).filter((files) => files.length > 0);
 }

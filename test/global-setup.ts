@@ -1,12 +1,16 @@
 /**
  * Starts the local test stack ONCE per `vitest run` and hands its addresses to
- * both projects. It is listed only in the root config's `globalSetup` (the
+ * every project. It is listed only in the root config's `globalSetup` (the
  * projects do not `extends` the root), which vitest 4 runs once, for the root
- * project, and whose `provide()`d values every project inherits.
+ * project, and whose `provide()`d values every project inherits. When the run has
+ * workers-far files it starts that project's far-region stack beside it (`farStack`,
+ * test/far-region-setup.ts).
  */
 import { randomBytes } from "node:crypto";
 import type { TestProject } from "vitest/node";
-import { startStack } from "../scripts/stack/index.js";
+import type { ProvidedContext } from "vitest";
+import { startStack, type Stack } from "../scripts/stack/index.js";
+import { FAR_MODEL_LAG_MS, FAR_MODEL_MS, farStackWanted } from "./far-region-setup.js";
 
 declare module "vitest" {
   interface ProvidedContext {
@@ -37,6 +41,11 @@ declare module "vitest" {
      */
     pushEnv: string;
     pushControlUrl: string;
+    /**
+     * The workers-far project's stack (its files in the run only): the same values of a stack of
+     * its own whose databases are read regions FAR_MODEL_MS from their primaries.
+     */
+    farStack?: StackValues;
   }
 }
 
@@ -48,16 +57,42 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // TEST_FAR_REGION_MS=R: the Worker and the tests R ms (round trip) from the primary region, reads
   // served by a replica near them (docs/scale.md, "Local far-region stack").
   const farRegionMs = process.env.TEST_FAR_REGION_MS ? Number(process.env.TEST_FAR_REGION_MS) : undefined;
-  const stack = await startStack({ mode: "test", redisDatabases, farRegionMs, log: verbose ? (line) => console.log(`[stack] ${line}`) : undefined });
-  project.provide("databaseUrl", stack.databaseUrl);
-  project.provide("redisUrl", stack.redisUrl);
-  project.provide("restUrl", stack.restUrl);
-  project.provide("restToken", stack.restToken);
-  project.provide("wsProxy", stack.wsProxy);
-  project.provide("controlUrl", stack.controlUrl!);
-  project.provide("redisDatabases", stack.redisBindings.UPSTASH_REDIS_DATABASES ?? "");
+  const log = (prefix: string) => (verbose ? (line: string) => console.log(`[${prefix}] ${line}`) : undefined);
+  // The workers-far project's stack, when the run has its files (test/far-region-setup.ts asked):
+  // started beside this one, so their Postgres and Redis starts overlap.
+  const started = await Promise.allSettled([
+    startStack({ mode: "test", redisDatabases, farRegionMs, log: log("stack") }),
+    farStackWanted() ? startStack({ mode: "test", redisDatabases, farRegionMs: FAR_MODEL_MS, farReplicationLagMs: FAR_MODEL_LAG_MS, log: log("far stack") }) : undefined,
+  ]);
+  const failed = started.find((outcome) => outcome.status === "rejected");
+  if (failed) {
+    // The one that started must not outlive the run.
+    await Promise.all(started.map((outcome) => (outcome.status === "fulfilled" ? outcome.value?.stop() : undefined)));
+    throw failed.reason;
+  }
+  const [stack, farStack] = started.map((outcome) => (outcome as PromiseFulfilledResult<Stack | undefined>).value) as [Stack, Stack | undefined];
+  const values = stackValues(stack);
+  for (const key of Object.keys(values) as (keyof StackValues)[]) project.provide(key, values[key]);
+  if (farStack) project.provide("farStack", stackValues(farStack));
   project.provide("jwtSecret", randomBytes(32).toString("hex"));
-  project.provide("pushEnv", JSON.stringify(stack.push.vars));
-  project.provide("pushControlUrl", stack.push.controlUrl);
-  return () => stack.stop();
+  return async () => {
+    await Promise.all([stack.stop(), farStack?.stop()]);
+  };
+}
+
+/** What the Workers projects' bindings take from a stack. */
+export type StackValues = Pick<ProvidedContext, "databaseUrl" | "redisUrl" | "restUrl" | "restToken" | "wsProxy" | "controlUrl" | "redisDatabases" | "pushEnv" | "pushControlUrl">;
+
+function stackValues(stack: Stack): StackValues {
+  return {
+    databaseUrl: stack.databaseUrl,
+    redisUrl: stack.redisUrl,
+    restUrl: stack.restUrl,
+    restToken: stack.restToken,
+    wsProxy: stack.wsProxy,
+    controlUrl: stack.controlUrl!,
+    redisDatabases: stack.redisBindings.UPSTASH_REDIS_DATABASES ?? "",
+    pushEnv: JSON.stringify(stack.push.vars),
+    pushControlUrl: stack.push.controlUrl,
+  };
 }

@@ -59,6 +59,8 @@ export async function startBenchWorker(
      * endpoints of web-push-testing register. Off: no provider is configured.
      */
     push?: boolean;
+    /** With `farRegionMs`: each replica's extra replication lag, each way (the stack's `farReplicationLagMs`). */
+    farReplicationLagMs?: number;
   } = {},
 ): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
@@ -73,9 +75,10 @@ export async function startBenchWorker(
     maxCommandsPerSecond:
       options.maxCommandsPerSecond ?? (process.env.BENCH_MAX_COMMANDS_PER_SECOND ? Number(process.env.BENCH_MAX_COMMANDS_PER_SECOND) : undefined),
     farRegionMs: options.farRegionMs ?? (process.env.BENCH_FAR_REGION_MS ? Number(process.env.BENCH_FAR_REGION_MS) : undefined),
+    farReplicationLagMs: options.farReplicationLagMs,
   });
   try {
-    return await serveWorker(stack, options);
+    return await serveWorker(stack, options, true);
   } catch (err) {
     // A failed bundle or Miniflare start must not leave the stack's Postgres and Redis running.
     await stack.stop();
@@ -110,7 +113,15 @@ export async function startBenchWithClients(options: Parameters<typeof startBenc
   return { bench, redis, db, close };
 }
 
-async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWorker>[0] & {}): Promise<BenchWorker> {
+/**
+ * Another Worker on a stack already running (`startBenchWorker(…).stack`), e.g. the same data seen
+ * through other bindings (`vars` replace the stack's Redis bindings): its `stop` stops only it.
+ */
+export function startBenchWorkerOn(stack: Stack, options: Parameters<typeof startBenchWorker>[0] = {}): Promise<BenchWorker> {
+  return serveWorker(stack, options, false);
+}
+
+async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWorker>[0] & {}, ownsStack: boolean): Promise<BenchWorker> {
   const jwtSecret = randomBytes(32).toString("hex");
   let rest = "";
   const worker = await startWorkerd({
@@ -153,7 +164,7 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
     (stopping ??= (async () => {
       for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
       await worker.stop();
-      await stack.stop();
+      if (ownsStack) await stack.stop();
     })());
   // Ctrl-C or a SIGTERM mid-run: stop workerd and the stack (Postgres, Redis, temp dirs) before
   // exiting, so an interrupted benchmark leaves no server or temp dir behind. A second one exits at once.
@@ -163,7 +174,15 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
     console.error(`\n[bench] ${signal}: stopping the Worker and the stack…`);
     void stop().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
   };
-  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  if (ownsStack) for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  else {
+    // A Worker on another's stack stops with it (a signal included), before its servers go.
+    const stopStack = stack.stop;
+    stack.stop = async () => {
+      await stop();
+      await stopStack();
+    };
+  }
   return {
     url: worker.url,
     stack,

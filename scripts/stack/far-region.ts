@@ -59,6 +59,7 @@ export async function startReadRegion({ primaryRedisUrl, primaryBridge, farRound
   };
   try {
     const primary = new URL(primaryRedisUrl);
+    await syncAtOnce(primaryRedisUrl);
     const link = await startDelayingProxy({ targetHost: primary.hostname, targetPort: Number(primary.port || 6379), delayMs: farRoundTripMs / 2 + replicationLagMs });
     stops.push(() => link.close());
     // No data of its own (dev too): a replica's data is the primary's, synced again at each start.
@@ -82,6 +83,21 @@ export async function startReadRegion({ primaryRedisUrl, primaryBridge, farRound
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * A primary sends a new replica its data without waiting: Redis 7 holds a diskless full sync back
+ * `repl-diskless-sync-delay` (5 s) for more replicas to share it, and each read region has one.
+ * A primary that refuses CONFIG (one the stack does not own) keeps its own setting.
+ */
+async function syncAtOnce(primaryUrl: string): Promise<void> {
+  const client = new RedisConnection(primaryUrl, { maxRetriesPerRequest: 1 });
+  client.on("error", () => {});
+  try {
+    await client.config("SET", "repl-diskless-sync-delay", "0").catch(() => {});
+  } finally {
+    client.disconnect();
   }
 }
 

@@ -99,6 +99,12 @@ export interface StackOptions {
    * honoured), and the Neon proxy sits behind the same R ms. Off (undefined): nothing of it runs.
    */
   farRegionMs?: number;
+  /**
+   * With `farRegionMs`: extra delay on each replica's replication link, each way, on top of R/2
+   * (`far-region.ts`' `replicationLagMs`; default 0). A region that applies a write later than the
+   * write's answer arrives, so a read without the token can miss it (`npm run bench:geo`).
+   */
+  farReplicationLagMs?: number;
   /** The push credentials the local push services check (dev: the dev keys); generated per run when absent. */
   pushCredentials?: DevPushVars;
 }
@@ -112,6 +118,7 @@ export async function startStack({
   redisDatabases = 1,
   maxCommandsPerSecond,
   farRegionMs,
+  farReplicationLagMs,
   pushCredentials,
 }: StackOptions): Promise<Stack> {
   if (!Number.isInteger(redisDatabases) || redisDatabases < 1 || redisDatabases > 16) throw new Error(`redisDatabases must be 1–16, not ${redisDatabases}`);
@@ -160,18 +167,27 @@ export async function startStack({
       log(`stack: ${redisDatabases} Redis databases: ${databases.map((d) => d.restUrl).join(", ")}`);
     }
     if (farRegionMs !== undefined) {
-      for (const [index, database] of databases.entries()) {
-        const region = await startReadRegion({
-          primaryRedisUrl: database.redisUrl,
-          primaryBridge: database.bridge,
-          farRoundTripMs: farRegionMs,
-          name: `${redisName(redisDatabases, index)} replica`,
-          log,
-          onSpawn: (pid) => onSpawn?.(pid, "redis-server"),
-        });
-        stops.push(() => region.stop());
-        Object.assign(database, { restUrl: region.restUrl, readRegion: region });
-      }
+      // Side by side: each waits for its replica's first sync across the delayed link.
+      const started = await Promise.allSettled(
+        databases.map((database, index) =>
+          startReadRegion({
+            primaryRedisUrl: database.redisUrl,
+            primaryBridge: database.bridge,
+            farRoundTripMs: farRegionMs,
+            replicationLagMs: farReplicationLagMs,
+            name: `${redisName(redisDatabases, index)} replica`,
+            log,
+            onSpawn: (pid) => onSpawn?.(pid, "redis-server"),
+          }),
+        ),
+      );
+      started.forEach((outcome, index) => {
+        if (outcome.status === "rejected") return;
+        stops.push(() => outcome.value.stop());
+        Object.assign(databases[index]!, { restUrl: outcome.value.restUrl, readRegion: outcome.value });
+      });
+      const failed = started.find((outcome) => outcome.status === "rejected");
+      if (failed) throw failed.reason;
     }
     const restUrl = databases[0]!.restUrl;
     const redisBindings: Record<string, string> = { UPSTASH_REDIS_REST_URL: restUrl, UPSTASH_REDIS_REST_TOKEN: bridge.token };

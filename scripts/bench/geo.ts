@@ -1,0 +1,532 @@
+/**
+ * `npm run bench:geo` — a user far from the primary region (R = 200 ms round trip by default,
+ * `--far-region-ms R` or BENCH_FAR_REGION_MS), the same calls against two layouts in one process,
+ * over one far-region stack (`startStack({ farRegionMs })`, docs/scale.md "Local far-region stack"):
+ *
+ *   single  today's single-region layout: the Worker's Redis calls all go to the primary, R away
+ *           (a delaying link, R/2 each way, in front of each primary's bridge), `REDIS_READ_REGIONS`
+ *           off; at N = 1.
+ *   global  an Upstash Global database: the near-region bridges over replicas (reads answered near,
+ *           everything else forwarded R away), `REDIS_READ_REGIONS = on`, the app's token carried;
+ *           at N = 1 and at N = 3 (the stack's three databases).
+ *
+ * Postgres is R away in both (Neon has no read replicas). Measured:
+ *   1. every warm read call (counter read, a 20-id batch, badges, the feed page of every kind — first
+ *      and next chronological page, merged with a big account, ranked first and next — and trending):
+ *      p50/p99 and requests that reached a primary per call (counted at the primaries' bridges);
+ *      `far_rounds_read_calls` is how many of the global layout's calls (N = 1 and N = 3) sent any;
+ *   2. every write call (like, follow, post, increment, mark read): primary rounds on its request
+ *      path (overlapping requests at the primaries' bridges before its answer), worst of them as
+ *      `far_rounds_write_calls`;
+ *   3. write-then-read pairs of each client (like then its feed page shows `liked`, follow then its
+ *      following list, post then its own feed, mark read then its badges, increment then the counter
+ *      read), PAIRS of them with the client's token carried as `community-edge/client` carries it
+ *      (`consistentFetch`), then as many without: a pair whose first read misses the write is a
+ *      violation. Without the token the client polls until the write shows: from its answer to the
+ *      first read that showed it is what a second device of the user waits
+ *      (`second_device_staleness_ms_p99`).
+ *
+ * The replicas apply the primary's stream `--replication-lag-ms` (default 50, each way) later than a
+ * write's answer reaches the Worker, so a read without the token can miss (docs/scale.md).
+ * `write_billed_multiplier`: Upstash bills each write once in the primary and once more per read
+ * region; this layout has one read region, a deployment names as many as it has (stated, not measured).
+ */
+import { performance } from "node:perf_hooks";
+import { Redis as IORedis } from "ioredis";
+import pg from "pg";
+import { consistentFetch } from "../../src/client/http.js";
+import { feedKeys } from "../../src/feed/keys.js";
+import { databaseOf } from "../../src/lib/redis-topology.js";
+import { startDelayingProxy } from "../stack/delaying-proxy.js";
+import type { Stack } from "../stack/index.js";
+import type { RequestSpan } from "../stack/upstash-bridge.js";
+import { benchLog, bridgeRequests, formatNumber, percentile, printTable, runLoad, startBenchWithClients, startBenchWorkerOn, type BenchWorker } from "./harness.js";
+import { countRounds } from "./rounds.js";
+
+const FAR_MS = numberOption("--far-region-ms", "BENCH_FAR_REGION_MS", 200);
+const LAG_MS = numberOption("--replication-lag-ms", "BENCH_REPLICATION_LAG_MS", 50);
+/** Write-then-read pairs with the token, and as many without. */
+const PAIRS = numberOption("--pairs", "BENCH_GEO_PAIRS", 2_000);
+/**
+ * Clients making pairs at once, per global layout and per mode (with and without the token, side by
+ * side so both meet the same load): 4 × this many requests in flight, most holding a Postgres
+ * connection, beside their `waitUntil` work and the queue consumers (embedded Postgres: 300).
+ */
+const CLIENTS = 16;
+/** Calls sampled per warm read, and how many at once. */
+const SAMPLES = 20;
+const SAMPLE_CONCURRENCY = 4;
+/** Read regions of the modelled Global database (one: the Worker's). */
+const READ_REGIONS = 1;
+const POSTS_PER_AUTHOR = 40;
+const AUTHORS = 3;
+const MERGED_READERS = 4;
+/** Longest a write may take to show for a client polling without its token. */
+const CONVERGE_MS = 10_000;
+
+type Fetch = (request: Request) => Promise<Response>;
+
+/** One Worker of a layout, with the users it serves (ids of its own, so layouts never share state). */
+interface Layout {
+  name: string;
+  global: boolean;
+  n: number;
+  worker: BenchWorker;
+  authors: string[];
+  big: string;
+  readers: string[];
+  mergedReaders: string[];
+  writer: string;
+  /** Posts by the authors, newest first. */
+  posts: string[];
+  service: string;
+}
+
+async function main() {
+  const started = performance.now();
+  console.log(`bench:geo — a user ${FAR_MS} ms (round trip) from the primary region; replicas ${LAG_MS} ms behind the answers, each way; ${PAIRS} pairs with and without the token`);
+  const { bench, db, close } = await startBenchWithClients({ redisDatabases: 3, farRegionMs: FAR_MS, farReplicationLagMs: LAG_MS, vars: { REDIS_READ_REGIONS: "on" } });
+  const stack = bench.stack;
+  const primaries = stack.databases.map((d) => new IORedis(d.redisUrl));
+  try {
+    // The single-region layout: the primary's own bridge, R away.
+    const link = await startDelayingProxy({ targetHost: "127.0.0.1", targetPort: stack.databases[0]!.bridge.port, delayMs: FAR_MS / 2 });
+    const n1 = { UPSTASH_REDIS_DATABASES: "", UPSTASH_REDIS_REST_TOKEN: stack.restToken };
+    const [single1, global1] = await Promise.all([
+      startBenchWorkerOn(stack, { log: benchLog, vars: { ...n1, UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${link.port}`, REDIS_READ_REGIONS: "off" } }),
+      startBenchWorkerOn(stack, { log: benchLog, vars: { ...n1, UPSTASH_REDIS_REST_URL: stack.restUrl, REDIS_READ_REGIONS: "on" } }),
+    ]);
+    try {
+      const layouts: Layout[] = [];
+      for (const [k, [name, worker, global, n]] of ([
+        ["single, N = 1", single1, false, 1],
+        ["global, N = 1", global1, true, 1],
+        ["global, N = 3", bench, true, 3],
+      ] as const).entries()) {
+        layouts.push(await seedLayout(db, primaries, { name, worker, global, n }, 10_000_000 * (k + 1)));
+      }
+      benchLog(`seeded in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      await Promise.all(layouts.map(warm));
+      benchLog(`warm at ${((performance.now() - started) / 1000).toFixed(0)} s`);
+
+      // ── 1. Warm reads ──
+      const reads: { layout: string; call: string; p50: number; p99: number; primaryPerCall: number }[] = [];
+      for (const layout of layouts) {
+        for (const call of await readCalls(layout)) {
+          await quiet(stack);
+          const before = bridgeRequests(stack);
+          const load = await runLoad({ baseUrl: layout.worker.url, concurrency: SAMPLE_CONCURRENCY, total: SAMPLES, request: call.request });
+          if (load.errors > 0) throw new Error(`${layout.name} ${call.name}: ${load.errors} failed (${JSON.stringify(load.errorStatuses)})`);
+          await settle();
+          reads.push({ layout: layout.name, call: call.name, p50: load.p50Ms, p99: load.p99Ms, primaryPerCall: (bridgeRequests(stack) - before) / load.requests });
+        }
+      }
+      benchLog(`reads measured at ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log("\nWarm reads (requests reaching a primary, per call, counted at the primaries' bridges):");
+      printTable(reads.map((r) => ({ layout: r.layout, call: r.call, "p50 ms": r.p50, "p99 ms": r.p99, "to the primary /call": r.primaryPerCall })));
+
+      // ── 2. Writes: primary rounds on the request path ──
+      const writes: { layout: string; call: string; rounds: number; ms: number }[] = [];
+      for (const layout of layouts.filter((l) => l.global)) {
+        for (const call of writeCalls(layout)) {
+          // A first call unmeasured: scripts loaded, caches of the writer built, as in a warm isolate.
+          await call.prepare?.();
+          await call.send(3);
+          for (let i = 0; i < 2; i++) {
+            await call.prepare?.();
+            await quiet(stack);
+            const { rounds, ms } = await roundsOf(stack, () => call.send(i));
+            writes.push({ layout: layout.name, call: call.name, rounds, ms });
+          }
+        }
+      }
+      // A like's latency alone (the pairs' writes wait behind each other's Postgres connections).
+      const likeToken = await global1.token(layouts[1]!.writer);
+      await quiet(stack);
+      const likes = await runLoad({
+        baseUrl: global1.url,
+        concurrency: SAMPLE_CONCURRENCY,
+        total: SAMPLES,
+        request: (i) => ({ method: "PUT", path: `/v1/posts/${layouts[1]!.posts[60 + i]}/likes/me`, headers: { Authorization: `Bearer ${likeToken}` } }),
+      });
+      if (likes.errors > 0) throw new Error(`likes: ${likes.errors} failed (${JSON.stringify(likes.errorStatuses)})`);
+      benchLog(`writes measured at ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log("\nWrites, global layout (primary rounds on the request path; worst of 2, after one unmeasured):");
+      const worstWrite = new Map<string, { layout: string; call: string; rounds: number; ms: number }>();
+      for (const w of writes) {
+        const key = `${w.layout}|${w.call}`;
+        if (!worstWrite.has(key) || worstWrite.get(key)!.rounds < w.rounds) worstWrite.set(key, w);
+      }
+      printTable([...worstWrite.values()].map((w) => ({ layout: w.layout, call: w.call, "primary rounds": w.rounds, ms: w.ms })));
+      console.log(`like, global, N = 1, ${SAMPLES} calls ${SAMPLE_CONCURRENCY} at a time: p50 ${formatNumber(likes.p50Ms)} ms, p99 ${formatNumber(likes.p99Ms)} ms`);
+
+      // ── 3. Read your writes ──
+      const globals = layouts.filter((l) => l.global);
+      const [withToken, withoutToken] = await Promise.all([runPairs(globals, true), runPairs(globals, false)]);
+      console.log(`\nWrite-then-read pairs (first read after the write missed it = violation; calls sent again after a 503 or a dropped connection: ${retried}):`);
+      printTable(
+        PAIR_KINDS.flatMap((kind) =>
+          [withToken, withoutToken].map((run) => ({
+            pair: kind,
+            token: run.withToken ? "carried" : "none",
+            pairs: run.byKind[kind]!.pairs,
+            violations: run.byKind[kind]!.violations,
+            "write p50 ms": percentile(sorted(run.byKind[kind]!.writeMs), 0.5),
+            "read p50 ms": percentile(sorted(run.byKind[kind]!.readMs), 0.5),
+            "staleness p99 ms": run.withToken ? "" : percentile(sorted(run.byKind[kind]!.stalenessMs), 0.99),
+          })),
+        ),
+      );
+
+      const p50 = (layout: string, call: string) => reads.find((r) => r.layout === layout && r.call === call)!.p50;
+      const globalReads = reads.filter((r) => r.layout.startsWith("global"));
+      const farReads = globalReads.filter((r) => r.primaryPerCall > 0);
+      const farWriteRounds = Math.max(...writes.map((w) => w.rounds));
+      console.log(`\nGlobal layout's read calls that reached a primary: ${farReads.length ? farReads.map((r) => `${r.call} (${r.layout}: ${formatNumber(r.primaryPerCall)}/call)`).join("; ") : "none"}`);
+      const staleness = sorted(withoutToken.stalenessMs);
+      console.log(`Second device (no token): ${staleness.filter((ms) => ms > 0).length} of ${staleness.length} writes not shown by the read right after; p50 ${formatNumber(percentile(staleness, 0.5))} ms, p99 ${formatNumber(percentile(staleness, 0.99))} ms, max ${formatNumber(staleness.at(-1) ?? 0)} ms until a read showed the write`);
+      console.log(`Write billed multiplier: 1 (the primary) + ${READ_REGIONS} read region${READ_REGIONS === 1 ? "" : "s"} = ${1 + READ_REGIONS}; a database with k read regions bills each write 1 + k times.`);
+      console.log(`Total ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      const fmt = (v: number) => formatNumber(v);
+      console.log(
+        `RESULT geo_far_rtt_ms=${FAR_MS} feed_page_p50_single=${fmt(p50("single, N = 1", FEED_FIRST))} feed_page_p50_global=${fmt(p50("global, N = 1", FEED_FIRST))} badges_p50_single=${fmt(p50("single, N = 1", "badges"))} badges_p50_global=${fmt(p50("global, N = 1", "badges"))} counter_read_p50_single=${fmt(p50("single, N = 1", COUNTER_READ))} counter_read_p50_global=${fmt(p50("global, N = 1", COUNTER_READ))} like_p50_global=${fmt(likes.p50Ms)} far_rounds_read_calls=${farReads.length} far_rounds_write_calls=${farWriteRounds} ryw_violations_with_token=${withToken.violations} ryw_violations_without_token=${withoutToken.violations} second_device_staleness_ms_p99=${fmt(percentile(sorted(withoutToken.stalenessMs), 0.99))} write_billed_multiplier=${1 + READ_REGIONS}`,
+      );
+      await link.close();
+    } finally {
+      await single1.stop();
+      await global1.stop();
+    }
+  } finally {
+    for (const p of primaries) p.disconnect();
+    await close();
+  }
+}
+
+// ── Fixture ──
+
+/**
+ * Per layout: three authors with 40 posts each and a big account (pulled by readers, as a finished
+ * transition leaves it), readers following the authors (the pair clients), a few readers who also
+ * follow the big account (merged pages), a writer and a service caller. Postgres rows first, then
+ * the big account's Redis state on every database's primary; timelines are built by first reads.
+ */
+async function seedLayout(db: pg.Client, primaries: IORedis[], layout: Pick<Layout, "name" | "worker" | "global" | "n">, base: number): Promise<Layout> {
+  const id = (offset: number) => String(base + offset);
+  const authors = Array.from({ length: AUTHORS }, (_, i) => id(1 + i));
+  const big = id(9);
+  const readers = Array.from({ length: 2 * CLIENTS }, (_, i) => id(1_000 + i));
+  const mergedReaders = Array.from({ length: MERGED_READERS }, (_, i) => id(3_000 + i));
+  await db.query(`INSERT INTO posts (author_id, text) SELECT a, 'post ' || g FROM unnest($1::bigint[]) a, generate_series(1, $2) g`, [[...authors, big], POSTS_PER_AUTHOR]);
+  await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT r, a FROM unnest($1::bigint[]) r, unnest($2::bigint[]) a`, [[...readers, ...mergedReaders], authors]);
+  await db.query(`INSERT INTO follows (follower_id, followee_id) SELECT r, $2 FROM unnest($1::bigint[]) r`, [mergedReaders, big]);
+  await db.query(`INSERT INTO feed_big_accounts (author_id, state) VALUES ($1, 'big')`, [big]);
+  const { rows } = await db.query<{ id: string; author: string }>(`SELECT id::text, author_id::text AS author FROM posts WHERE author_id = ANY($1::bigint[]) ORDER BY id DESC`, [[...authors, big]]);
+  for (const p of primaries) {
+    const pipe = p.pipeline().hset(feedKeys.bigStates(), big, "big");
+    for (const r of rows.filter((r) => r.author === big)) pipe.zadd(feedKeys.outbox(big), r.id, `${r.id}:${big}`);
+    pipe.zadd(feedKeys.activity(), rows.find((r) => r.author === big)!.id, big);
+    await pipe.exec();
+  }
+  for (const reader of mergedReaders) await primaries[databaseOf(reader, layout.n)]!.sadd(feedKeys.bigFollows(reader), big);
+  return { ...layout, authors, big, readers, mergedReaders, writer: id(7_000), posts: rows.filter((r) => r.author !== big).map((r) => r.id), service: id(9_000) };
+}
+
+/** Every reader's timeline built, caches filled, scripts loaded: what the measured calls find. */
+async function warm(layout: Layout): Promise<void> {
+  const { worker } = layout;
+  const users = [...layout.readers, ...layout.mergedReaders, layout.writer];
+  const tokens = await Promise.all(users.map((u) => worker.token(u)));
+  const everyone = (path: string) => runLoad({ baseUrl: worker.url, concurrency: 12, total: users.length, request: (i) => ({ path, headers: { Authorization: `Bearer ${tokens[i]}` } }) });
+  // Timelines and badge caches built side by side; ranked pages read the built timelines.
+  await Promise.all([everyone("/v1/me/feed?limit=20"), everyone("/v1/me/badges")]);
+  await Promise.all([everyone("/v1/me/feed?order=ranked&limit=20"), everyone("/v1/me/feed?limit=20")]);
+  // Every counter the calls read, cached by one batch read (one Postgres statement), then read again.
+  const ids = layout.posts.slice(0, 100).join(",");
+  for (let i = 0; i < 2; i++) {
+    await runLoad({ baseUrl: worker.url, concurrency: 1, total: 1, request: () => ({ path: `/v1/counters/post?ids=${ids}&fresh=true` }) });
+    await runLoad({ baseUrl: worker.url, concurrency: 2, total: 4, request: () => ({ path: "/v1/posts/trending?window=24h&limit=20" }) });
+  }
+}
+
+// ── Calls ──
+
+const COUNTER_READ = "counter read";
+const FEED_FIRST = "feed page, chronological";
+
+/** The warm read calls of a layout, each as the load generator's request for the i-th sample. */
+async function readCalls(layout: Layout) {
+  const { worker } = layout;
+  const auth = async (users: string[]) => {
+    const tokens = await Promise.all(users.map((u) => worker.token(u)));
+    return (i: number) => ({ Authorization: `Bearer ${tokens[i % users.length]}` });
+  };
+  const readers = await auth(layout.readers);
+  const merged = await auth(layout.mergedReaders);
+  /** Each reader's next-page cursor of `path` (a first page read now). */
+  const cursors = async (path: string) =>
+    Promise.all(
+      layout.readers.map(async (_, i) => {
+        const body = (await (await fetch(`${worker.url}${path}`, { headers: readers(i) })).json()) as { nextCursor: string | null };
+        if (!body.nextCursor) throw new Error(`${layout.name}: ${path} has no next page`);
+        return body.nextCursor;
+      }),
+    );
+  const chronoNext = await cursors("/v1/me/feed?limit=20");
+  const rankedNext = await cursors("/v1/me/feed?order=ranked&limit=20");
+  const batch = layout.posts.slice(0, 20).join(",");
+  return [
+    { name: COUNTER_READ, request: (i: number) => ({ path: `/v1/counters/post?ids=${layout.posts[i % 20]}&fresh=true` }) },
+    { name: "counter read, 20 ids", request: () => ({ path: `/v1/counters/post?ids=${batch}&fresh=true` }) },
+    { name: "badges", request: (i: number) => ({ path: "/v1/me/badges", headers: readers(i) }) },
+    { name: FEED_FIRST, request: (i: number) => ({ path: "/v1/me/feed?limit=20", headers: readers(i) }) },
+    { name: "feed page, chronological, next", request: (i: number) => ({ path: `/v1/me/feed?limit=20&cursor=${encodeURIComponent(chronoNext[i % chronoNext.length]!)}`, headers: readers(i) }) },
+    { name: "feed page, merged (big account)", request: (i: number) => ({ path: "/v1/me/feed?limit=20", headers: merged(i) }) },
+    { name: "feed page, ranked", request: (i: number) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: readers(i) }) },
+    { name: "feed page, ranked, next", request: (i: number) => ({ path: `/v1/me/feed?order=ranked&limit=20&cursor=${encodeURIComponent(rankedNext[i % rankedNext.length]!)}`, headers: readers(i) }) },
+    { name: "trending", request: () => ({ path: "/v1/posts/trending?window=24h&limit=20" }) },
+  ];
+}
+
+/** The write calls, each sent by the layout's writer (or its service caller), the i-th time. */
+function writeCalls(layout: Layout) {
+  const { worker, writer } = layout;
+  const as = async (user: string, role: "user" | "service" = "user") => ({ Authorization: `Bearer ${await worker.token(user, role)}` });
+  const send = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+    const res = await fetch(`${worker.url}${path}`, { method, headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    if (res.status !== 200 && res.status !== 201) throw new Error(`${layout.name} ${method} ${path}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+  return [
+    { name: "like", send: async (i: number) => send("PUT", `/v1/posts/${layout.posts[30 + i]}/likes/me`, await as(writer)) },
+    { name: "follow", send: async (i: number) => send("PUT", `/v1/me/following/${Number(writer) + 100 + i}`, await as(writer)) },
+    { name: "post", send: async () => send("POST", "/v1/posts", await as(writer), { text: "geo" }) },
+    { name: "increment", send: async (i: number) => send("POST", `/v1/counters/post/${layout.posts[i]}`, await as(layout.service, "service"), { deltas: { views: 1 } }) },
+    {
+      name: "mark read",
+      // The notification it clears comes first, from the service, outside the measured call.
+      prepare: async () => send("POST", `/v1/users/${writer}/notifications`, await as(layout.service, "service"), { type: "reply", count: 1 }),
+      send: async () => send("POST", "/v1/me/notifications/read", await as(writer)),
+    },
+  ] as { name: string; prepare?: () => Promise<void>; send: (i: number) => Promise<void> }[];
+}
+
+/** Rounds of one call at the primaries' bridges: their requests that started before its answer, in runs of overlapping ones (`rounds.ts`). */
+async function roundsOf(stack: Stack, send: () => Promise<void>): Promise<{ rounds: number; ms: number }> {
+  const stops = stack.databases.map((d) => d.bridge.trace());
+  let spans: RequestSpan[];
+  const sentAt = performance.now();
+  let answeredAt: number;
+  try {
+    await send();
+    answeredAt = performance.now();
+  } finally {
+    spans = stops.flatMap((stop) => stop());
+  }
+  return { rounds: countRounds(spans.filter((s) => s.start <= answeredAt!)), ms: answeredAt! - sentAt };
+}
+
+// ── Read your writes ──
+
+const PAIR_KINDS = ["like → feed page", "follow → following list", "post → own feed", "mark read → badges", "increment → counter read"] as const;
+type PairKind = (typeof PAIR_KINDS)[number];
+
+interface PairStats {
+  pairs: number;
+  violations: number;
+  writeMs: number[];
+  readMs: number[];
+  /** Without the token: ms from the write's answer to the start of the first read that showed it. */
+  stalenessMs: number[];
+}
+
+interface PairRun {
+  withToken: boolean;
+  violations: number;
+  stalenessMs: number[];
+  byKind: Record<string, PairStats>;
+}
+
+/**
+ * PAIRS write-then-read pairs over the global layouts' readers (the first CLIENTS of each with the
+ * token, the next CLIENTS without), CLIENTS at once per layout. Each reader is one app: its own
+ * fetch (carrying the token as `community-edge/client` does, or not), one kind of pair after
+ * another, each write undoing the last where it toggles.
+ */
+async function runPairs(layouts: Layout[], withToken: boolean): Promise<PairRun> {
+  const byKind: Record<string, PairStats> = Object.fromEntries(PAIR_KINDS.map((k) => [k, { pairs: 0, violations: 0, writeMs: [], readMs: [], stalenessMs: [] }]));
+  let started = 0;
+  const t0 = performance.now();
+  const clients = layouts.flatMap((layout) => layout.readers.slice(withToken ? 0 : CLIENTS, withToken ? CLIENTS : 2 * CLIENTS).map((reader, i) => ({ layout, reader, i })));
+  await Promise.all(
+    clients.map(async ({ layout, reader, i }) => {
+      const app = await pairClient(layout, reader, i, withToken);
+      for (let k = i; started < PAIRS; k++) {
+        started += 1;
+        const kind = PAIR_KINDS[k % PAIR_KINDS.length]!;
+        const outcome = await app.pair(kind);
+        const stats = byKind[kind]!;
+        stats.pairs += 1;
+        if (!outcome.sawIt) stats.violations += 1;
+        stats.writeMs.push(outcome.writeMs);
+        stats.readMs.push(outcome.readMs);
+        if (!withToken) stats.stalenessMs.push(outcome.stalenessMs);
+      }
+    }),
+  );
+  const all = Object.values(byKind);
+  benchLog(`pairs ${withToken ? "with" : "without"} the token: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  return { withToken, violations: all.reduce((s, k) => s + k.violations, 0), stalenessMs: all.flatMap((k) => k.stalenessMs), byKind };
+}
+
+/** One app of one reader: the writes and reads of each pair kind, and what each read must show. */
+async function pairClient(layout: Layout, reader: string, index: number, withToken: boolean) {
+  const { worker } = layout;
+  // A user's app and a service caller, each a client of its own (each carries its own token).
+  const appFetch: Fetch = withToken ? consistentFetch((r) => fetch(r)) : (r) => fetch(r);
+  const serviceFetch: Fetch = withToken ? consistentFetch((r) => fetch(r)) : (r) => fetch(r);
+  const userAuth = `Bearer ${await worker.token(reader)}`;
+  const serviceAuth = `Bearer ${await worker.token(layout.service, "service")}`;
+  let keys = 0;
+  /**
+   * One call, sent again (up to 3 times) after a 503 or a dropped connection, as an app retries:
+   * on this loaded machine the Worker's socket or its Postgres connection now and then closes
+   * under ~60 requests in flight. Every call may be sent twice: toggles and reads are idempotent, a
+   * post's check uses the id it answered, and increments and notifications carry an Idempotency-Key.
+   */
+  const call = async (f: Fetch, auth: string, method: string, path: string, body?: unknown) => {
+    const idempotency: Record<string, string> = method === "POST" && body ? { "Idempotency-Key": `${reader}-${withToken}-${++keys}` } : {};
+    for (let attempt = 1; ; attempt++) {
+      let failure: string;
+      try {
+        const res = await f(new Request(`${worker.url}${path}`, { method, headers: { Authorization: auth, ...idempotency, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined }));
+        const json = (await res.json()) as any;
+        if (res.status < 300) return json;
+        failure = `${res.status} ${JSON.stringify(json)}`;
+        if (res.status !== 503) attempt = Infinity;
+      } catch (error) {
+        failure = String(error);
+      }
+      if (attempt >= 3) throw new Error(`${layout.name} ${method} ${path}: ${failure}`);
+      retried += 1;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  // This reader's own things: posts it likes and unlikes (the newest of its followed authors'), a
+  // target it follows and unfollows, a post whose views it increments.
+  const likeable = layout.posts.slice(0, 20);
+  const liked = new Set<string>();
+  let likeTurn = index;
+  const target = String(Number(reader) + 500_000);
+  let following = false;
+  const counted = layout.posts[40 + layout.readers.indexOf(reader)]!;
+  let views = -1;
+
+  /** Sends `read` until `shows` holds for its answer: [first read showed it, ms until a read that did started]. */
+  const readUntil = async (read: () => Promise<any>, shows: (answer: any) => boolean, wroteAt: number) => {
+    const first = performance.now();
+    let answer = await read();
+    const readMs = performance.now() - first;
+    if (shows(answer)) return { sawIt: true, readMs, stalenessMs: 0 };
+    for (;;) {
+      const startedAt = performance.now();
+      if (startedAt - wroteAt > CONVERGE_MS) throw new Error(`${layout.name}: a write did not show within ${CONVERGE_MS} ms`);
+      answer = await read();
+      if (shows(answer)) return { sawIt: false, readMs, stalenessMs: startedAt - wroteAt };
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  };
+  const timed = async <T>(write: () => Promise<T>) => {
+    const t = performance.now();
+    const answer = await write();
+    return { answer, writeMs: performance.now() - t, wroteAt: performance.now() };
+  };
+
+  return {
+    async pair(kind: PairKind): Promise<{ sawIt: boolean; writeMs: number; readMs: number; stalenessMs: number }> {
+      switch (kind) {
+        case "like → feed page": {
+          const post = likeable[likeTurn++ % likeable.length]!;
+          const like = !liked.has(post);
+          const { writeMs, wroteAt } = await timed(() => call(appFetch, userAuth, like ? "PUT" : "DELETE", `/v1/posts/${post}/likes/me`));
+          if (like) liked.add(post);
+          else liked.delete(post);
+          const read = () => call(appFetch, userAuth, "GET", "/v1/me/feed?limit=60");
+          const shows = (page: { items: { post: { id: string }; liked: boolean }[] }) => {
+            const item = page.items.find((it) => it.post.id === post);
+            if (!item) throw new Error(`${layout.name}: post ${post} is not on ${reader}'s first page`);
+            return item.liked === like;
+          };
+          return { writeMs, ...(await readUntil(read, shows, wroteAt)) };
+        }
+        case "follow → following list": {
+          following = !following;
+          const { writeMs, wroteAt } = await timed(() => call(appFetch, userAuth, following ? "PUT" : "DELETE", `/v1/me/following/${target}`));
+          const read = () => call(appFetch, userAuth, "GET", `/v1/users/${reader}/following?limit=100`);
+          const shows = (page: { items: { userId: string }[] }) => page.items.some((e) => e.userId === target) === following;
+          return { writeMs, ...(await readUntil(read, shows, wroteAt)) };
+        }
+        case "post → own feed": {
+          const { answer, writeMs, wroteAt } = await timed(() => call(appFetch, userAuth, "POST", "/v1/posts", { text: "mine" }));
+          const read = () => call(appFetch, userAuth, "GET", "/v1/me/feed?limit=5");
+          const shows = (page: { items: { post: { id: string } }[] }) => page.items.some((it) => it.post.id === answer.id);
+          return { writeMs, ...(await readUntil(read, shows, wroteAt)) };
+        }
+        case "mark read → badges": {
+          // The notification comes from the service (another client); the pair is the user's.
+          await call(serviceFetch, serviceAuth, "POST", `/v1/users/${reader}/notifications`, { type: "reply", count: 1 });
+          const { writeMs, wroteAt } = await timed(() => call(appFetch, userAuth, "POST", "/v1/me/notifications/read"));
+          const read = () => call(appFetch, userAuth, "GET", "/v1/me/badges");
+          const shows = (badges: { notifications: { total: { count: number } } }) => badges.notifications.total.count === 0;
+          return { writeMs, ...(await readUntil(read, shows, wroteAt)) };
+        }
+        case "increment → counter read": {
+          const read = () => call(serviceFetch, serviceAuth, "GET", `/v1/counters/post?ids=${counted}&fresh=true`);
+          if (views < 0) views = (await read()).items[0].counts.views as number;
+          const { writeMs, wroteAt } = await timed(() => call(serviceFetch, serviceAuth, "POST", `/v1/counters/post/${counted}`, { deltas: { views: 1 } }));
+          views += 1;
+          const shows = (answer: { items: { counts: { views: number } }[] }) => answer.items[0]!.counts.views === views;
+          return { writeMs, ...(await readUntil(read, shows, wroteAt)) };
+        }
+      }
+    },
+  };
+}
+
+// ── Helpers ──
+
+/** Waits until the primaries' bridges received nothing for 300 ms (queued fan-outs, syncs, `waitUntil` writes done). */
+async function quiet(stack: Stack, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = bridgeRequests(stack);
+  let stillSince = Date.now();
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = bridgeRequests(stack);
+    if (now !== last) [last, stillSince] = [now, Date.now()];
+    else if (Date.now() - stillSince >= 300) return;
+  }
+  console.warn("  (the primaries did not go quiet: counts may include other work)");
+}
+
+/** What a call sends after its answer (`waitUntil`) reaches the primary within R and a little: counted with it. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, FAR_MS / 2 + 50));
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+
+/** Calls of the pair clients sent again after a 503 or a dropped connection (printed with the pairs). */
+let retried = 0;
+
+/** `--name V`, `--name=V`, else the environment variable, else `fallback`. */
+function numberOption(name: string, envName: string, fallback: number): number {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf(name);
+  const raw = at >= 0 ? argv[at + 1] : (argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1) ?? process.env[envName]);
+  const value = raw === undefined ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number ≥ 0, not ${raw}`);
+  return value;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
