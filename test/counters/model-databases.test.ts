@@ -21,3 +21,17 @@ describeAtN3("counters over three Redis databases under random interleavings (mo
     }, 90_000);
   }
 });
+
+describeAtN3("counters over three Redis databases, reads answered by read regions (model-based)", () => {
+  for (const seed of [7, 8]) {
+    it(`seed ${seed}: reads of entities not cached answer read-only and warm after answering; every read equals the model`, async () => {
+      const { services, close } = servicesFor({ REDIS_READ_REGIONS: "on" });
+      try {
+        expect(services.databases).toBe(3);
+        await runSeed(seed, 60, services);
+      } finally {
+        await close();
+      }
+    }, 90_000);
+  }
+});

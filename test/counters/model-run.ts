@@ -7,6 +7,11 @@
  * It runs at N = 1 (test/counters/model.test.ts) and at N = 3 (model-databases.test.ts, in the
  * Worker bound to the test stack's three Redis databases), where the entities are spread over all
  * three databases, each with its own pending hash, batches and watermark.
+ *
+ * With `REDIS_READ_REGIONS` on in the services' env, reads of entities not cached answer from a
+ * read-only script and send their warm after the answer (`waitUntil`): those warms are left
+ * running into the steps that follow (increments, flushes, expiry race them), some steps wait for
+ * them first, and the run waits for all of them before its last checks.
  */
 import { expect } from "vitest";
 import { completeSnapshot, incrementCounters, readCounters } from "../../src/counters/counters";
@@ -14,6 +19,7 @@ import { flushAll, flushOnce, type FlushStep } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
 import { type CounterEntity, fieldsOf } from "../../src/counters/registry";
 import { queryRows, readSnapshot } from "../../src/counters/store";
+import { readRegionsOn } from "../../src/lib/consistency";
 import { groupByDatabase } from "../../src/lib/redis-topology";
 import type { Services } from "../../src/lib/services";
 import { newIdOn } from "../support/databases";
@@ -31,8 +37,17 @@ async function dropCaches(services: Services, entity: CounterEntity, victims: re
   }
 }
 
-export async function runSeed(seed: number, steps: number, services: Services) {
+export async function runSeed(seed: number, steps: number, requestServices: Services) {
   const rnd = prng(seed);
+  // The warms reads send after answering: running on their own, awaited where the model says.
+  let background: Promise<unknown>[] = [];
+  let warmsSent = 0;
+  const services = Object.create(requestServices, { waitUntil: { value: (p: Promise<unknown>) => void (background.push(p), warmsSent++) } }) as Services;
+  const landWarms = async () => {
+    const landing = background;
+    background = [];
+    await Promise.all(landing);
+  };
   const n = services.databases;
   // Spread over the databases: users on 0, 1, 2; posts on two of them; the group on a third.
   const ids: Record<CounterEntity, string[]> = {
@@ -121,9 +136,16 @@ export async function runSeed(seed: number, steps: number, services: Services) {
       await Promise.all([flushOnce(services), flushOnce(services, { stopAfter: "commit" })]);
       what = "concurrent flushes";
     }
+    if (background.length > 0 && rnd.next() < 0.3) {
+      await landWarms();
+      what += ", then the reads' warms landed";
+    }
     log.push(`${step}: ${what}`);
     await checkAll(what);
   }
+  await landWarms();
+  await checkAll("every warm landed");
+  if (readRegionsOn(services.env)) expect(warmsSent, "reads answered near and warmed after answering").toBeGreaterThan(0);
 
   // Everything flushed: Postgres alone holds the model's numbers.
   let rows: { key: string; value: string }[] = [];

@@ -16,3 +16,16 @@ describe("counters under random interleavings (model-based)", () => {
     }, 60_000);
   }
 });
+
+describe("counters under random interleavings, reads answered by a read region (model-based)", () => {
+  for (const seed of [7, 8, 9]) {
+    it(`seed ${seed}: reads of entities not cached answer read-only and warm after answering; every read equals the model`, async () => {
+      const { services, close } = servicesFor({ REDIS_READ_REGIONS: "on" });
+      try {
+        await runSeed(seed, 60, services);
+      } finally {
+        await close();
+      }
+    }, 60_000);
+  }
+});
