@@ -19,7 +19,7 @@ import { flushAll, flushOnce, type FlushStep } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
 import { type CounterEntity, fieldsOf } from "../../src/counters/registry";
 import { queryRows, readSnapshot } from "../../src/counters/store";
-import { readRegionsOn } from "../../src/lib/consistency";
+import { ConsistencyScope, readRegionsOn, runInScope } from "../../src/lib/consistency";
 import { groupByDatabase } from "../../src/lib/redis-topology";
 import type { Services } from "../../src/lib/services";
 import { newIdOn } from "../support/databases";
@@ -38,6 +38,14 @@ async function dropCaches(services: Services, entity: CounterEntity, victims: re
 }
 
 export async function runSeed(seed: number, steps: number, requestServices: Services) {
+  // With read regions the run is one client carrying its consistency token, as an app on
+  // `community-edge/client` does: each call waits for the region to have the run's own writes
+  // (on the far-region stack, TEST_FAR_REGION_MS, a replica really lags).
+  if (readRegionsOn(requestServices.env)) return runInScope(new ConsistencyScope([]), () => runSteps(seed, steps, requestServices));
+  return runSteps(seed, steps, requestServices);
+}
+
+async function runSteps(seed: number, steps: number, requestServices: Services) {
   const rnd = prng(seed);
   // The warms reads send after answering: running on their own, awaited where the model says.
   let background: Promise<unknown>[] = [];
