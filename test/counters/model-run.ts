@@ -13,7 +13,7 @@
  * running into the steps that follow (increments, flushes, expiry race them), some steps wait for
  * them first, and the run waits for all of them before its last checks.
  */
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import { completeSnapshot, incrementCounters, readCounters } from "../../src/counters/counters";
 import { flushAll, flushOnce, type FlushStep } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
@@ -21,9 +21,11 @@ import { type CounterEntity, fieldsOf } from "../../src/counters/registry";
 import { queryRows, readSnapshot } from "../../src/counters/store";
 import { ConsistencyScope, readRegionsOn, runInScope } from "../../src/lib/consistency";
 import { groupByDatabase } from "../../src/lib/redis-topology";
+import type { Env } from "../../src/env";
 import type { Services } from "../../src/lib/services";
 import { newIdOn } from "../support/databases";
 import { prng } from "../support/prng";
+import { servicesFor } from "./support";
 
 /** Fields no relation derives, so a reconcile running in another test file leaves them alone. */
 const MODEL_FIELDS: Record<CounterEntity, string[]> = { user: ["comments", "coins", "groups"], post: ["views", "comments", "forwards"], group: ["subscribers", "posts", "featured"] };
@@ -171,3 +173,35 @@ async function runSteps(seed: number, steps: number, requestServices: Services) 
   expect(Object.fromEntries(rows.map((r) => [r.key, Number(r.value)])), `seed ${seed}: Postgres after a full flush`).toEqual(want);
 }
 
+
+/**
+ * The model's runs, as `describe` blocks of `describeBlock` (vitest's `describe`, or
+ * `describeAtN3`): seeds 1–6 as a single-region deployment, then seeds with read regions on.
+ * `databases`: the number the services must have (checked before each run).
+ */
+export function describeModelRuns(
+  describeBlock: (name: string, body: () => void) => void,
+  what: string,
+  options: { databases: number; readRegionSeeds: number[]; timeoutMs: number },
+) {
+  const runs: { name: string; env: Partial<Env>; seeds: number[] }[] = [
+    { name: `${what} under random interleavings (model-based)`, env: {}, seeds: [1, 2, 3, 4, 5, 6] },
+    { name: `${what}, reads answered by read regions (model-based)`, env: { REDIS_READ_REGIONS: "on" }, seeds: options.readRegionSeeds },
+  ];
+  for (const run of runs) {
+    describeBlock(run.name, () => {
+      for (const seed of run.seeds) {
+        it(`seed ${seed}: every read equals the model after every step, and Postgres does after a full flush`, async () => {
+          // One Postgres pool per test: a pool's sockets belong to the test that opened them.
+          const { services, close } = servicesFor(run.env);
+          try {
+            expect(services.databases).toBe(options.databases);
+            await runSeed(seed, 60, services);
+          } finally {
+            await close();
+          }
+        }, options.timeoutMs);
+      }
+    });
+  }
+}
