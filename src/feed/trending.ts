@@ -76,7 +76,8 @@ type ReadAnswer = Candidates & { items?: TrendingItem[]; wait?: boolean; compute
  */
 export async function readTrending(services: Services, window: TrendingWindow, limit: number, now = Date.now()): Promise<TrendingPage> {
   const hit = isolateCache.get(window);
-  if (hit && now - hit.at < ISOLATE_MS) return { window, items: hit.items.slice(0, limit), degraded: false };
+  // A copy stamped later than this read's clock (callers that pass their own, as tests do) is not this read's to serve.
+  if (hit && now >= hit.at && now - hit.at < ISOLATE_MS) return { window, items: hit.items.slice(0, limit), degraded: false };
   const hours = windowHours(window, now);
   let items: TrendingItem[] | undefined;
   try {
