@@ -1,4 +1,5 @@
-import { createServices, type Services } from "../lib/services";
+import { afterResponse, type Services } from "../lib/services";
+import { notifyNow } from "./clock";
 import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
 import { prefetchRows } from "./cached-row";
 import { notifyKeys } from "./keys";
@@ -28,19 +29,6 @@ export type PushEvent = {
 type EventServices = Pick<Services, "env" | "events" | "waitUntil">;
 
 /**
- * Runs `work` after the response with services of its own, closed when it is done: the request's
- * Postgres pool is closed as the response leaves, and one opened after that would never be.
- */
-async function afterResponse<T>(request: EventServices, work: (services: Services) => Promise<T>): Promise<T> {
-  const { services, close } = createServices(request.env, request, request.events);
-  try {
-    return await work(services);
-  } finally {
-    await close();
-  }
-}
-
-/**
  * Enqueues `event` for each of `userIds` not online who has a device, as their preferences allow:
  * one MGET each of the cached device list and preferences, plus one SET NX (and an EVALSHA) when a batch window applies (and a Postgres lookup
  * only when a DM or mention policy asks who follows whom).
@@ -56,7 +44,7 @@ export async function enqueueFor(services: Services, offline: readonly string[],
   const alert = resolveAlert(event.kind, event.alert, event.thread);
   const base = { kind: event.kind, ...(event.type ? { type: event.type } : {}), alert, urgency: urgencyOf(event.kind, event.type) } satisfies Omit<NotifySendMessage, "userId">;
   const window = windowSeconds(event.kind, event.type);
-  const now = Date.now();
+  const now = notifyNow(services.env);
   const queued = await Promise.all(
     offline.map(async (userId): Promise<{ body: NotifySendMessage; delaySeconds?: number } | undefined> => {
       // The cached list and preferences in one MGET (one round trip, one command). Most users have no
@@ -77,7 +65,7 @@ export async function enqueueFor(services: Services, offline: readonly string[],
 
 /** Coalescing badge-only updates after reads: one per user per this many seconds. */
 export const READ_UPDATE_SECONDS = 5;
-/** The window key of a user's badge-only update (not a thread: threads come from alerts and default keys with a colon). */
+/** The window key of a user's badge-only update: never a thread (default threads have a colon and start with a letter; an alert's may not start with "~"). */
 export const READ_WINDOW = "~read";
 
 /**

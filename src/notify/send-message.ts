@@ -30,5 +30,12 @@ export type NotifySendMessage = {
  */
 export type BroadcastPageMessage = { kind: "broadcast-page"; broadcastId: string; alert: ResolvedAlert; after: string | null };
 
+/**
+ * A post of an author some users chose (`authors.ts`), one page of those choosers at a time
+ * (keyset on user id, `after`: the last of the previous page): the consumer enqueues a push for
+ * each of the page's users (offline, preferences allowing) and then the next page.
+ */
+export type AuthorPageMessage = { kind: "author-page"; postId: string; authorId: string; alert: ResolvedAlert; after: string | null };
+
 /** What the `notify-send` queue carries. */
-export type NotifyQueueMessage = NotifySendMessage | BroadcastPageMessage;
+export type NotifyQueueMessage = NotifySendMessage | BroadcastPageMessage | AuthorPageMessage;
