@@ -1,4 +1,7 @@
 import { ApiError, DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
+import { readRegionsOn } from "../lib/consistency";
+import { errorText, log } from "../lib/log";
+import { runReadOnly } from "../lib/read-only-scripts";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
 import { rawCommand, type Redis } from "../lib/redis";
@@ -11,14 +14,22 @@ import { READ_CACHED_COUNTERS } from "./read.lua";
 import { COUNTER_REGISTRY, type CounterDelta, type CounterEntity, fieldsOf, isCounterEntity, isCounterField, MAX_ABS_DELTA } from "./registry";
 import { applyDirect, mergeDeltas, readSnapshot } from "./store";
 import { hourOf, trendingWeight } from "./trending";
-import { WARM_COUNTERS } from "./warm.lua";
+import { READ_UNCACHED_COUNTERS, WARM_COUNTERS } from "./warm.lua";
 
 /**
  * Counters' hot paths run scripts only, so they also run inside an event's pipelines. Every key of
  * an entity lives on the entity's database (`redisAt(databaseOf(id, databases))`), and so do the
- * pending hash and the batches its increments land in: each database has its own.
+ * pending hash and the batches its increments land in: each database has its own. `env` and
+ * `waitUntil` (a request's services have both): with read regions on, a read of entities not
+ * cached answers from the nearest region and sends the cache build after the answer.
  */
-type Deps = { redisAt(index: number): ScriptRunner; readonly databases: number; db: Services["db"] };
+type Deps = {
+  redisAt(index: number): ScriptRunner;
+  readonly databases: number;
+  db: Services["db"];
+  readonly env?: { REDIS_READ_REGIONS?: string };
+  waitUntil?(promise: Promise<unknown>): void;
+};
 
 /** Rethrows a failure that is not an outage; a script error loses its Upstash identity so it answers 500. */
 function rethrow(err: unknown): never {
@@ -222,13 +233,13 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
   const fields = fieldsOf(entity);
   const values = new Map<string, number[]>();
   const byDatabase = groupByDatabase(ids, (id) => id, deps.databases);
-  // N = 1: the read script (EVALSHA + MGET). N > 1: a bare MGET per database, decoded here by the
-  // same packing rule (`packing.ts`), so a read spread over N databases bills N commands — one
-  // per extra database — instead of 2N.
+  // N = 1: the read-only read script (EVALSHA_RO + MGET). N > 1: a bare MGET per database, decoded
+  // here by the same packing rule (`packing.ts`), so a read spread over N databases bills N
+  // commands — one per extra database — instead of 2N. Both are what a read region answers.
   const settled = await settleEach(byDatabase, async (index, list): Promise<(unknown[] | null)[]> => {
     const keys = list.map((id) => counterKeys.cache(entity, id));
     const redis = deps.redisAt(index);
-    if (deps.databases === 1 || !("mget" in redis)) return redis.createScript<(unknown[] | null)[]>(READ_CACHED_COUNTERS).exec(keys, [...fields]);
+    if (deps.databases === 1 || !("mget" in redis)) return runReadOnly<(unknown[] | null)[]>(redis, READ_CACHED_COUNTERS, keys, [...fields]);
     // Raw: the values are packed text, decoded below (the SDK would try JSON on each).
     const packed = (await rawCommand(redis as Redis, ["MGET", ...keys])) as unknown[];
     return packed.map((value) => unpackCounters(value, fields.length));
@@ -250,7 +261,7 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
   }
   if (misses.length > 0) {
     try {
-      const warmed = await completeWhereReachable(deps, entity, misses, "warm");
+      const warmed = readsNear(deps) ? await completeNear(deps, entity, misses) : await completeWhereReachable(deps, entity, misses, "warm");
       for (const [id, vals] of warmed.completed) values.set(id, vals);
       if (warmed.unreachable) unreachable.push(...warmed.unreachable.ids);
     } catch (err) {
@@ -261,6 +272,47 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
   if (unreachable.length === 0) return { entity, fields, values, stale: false };
   for (const [id, vals] of await postgresValues(deps, entity, unreachable)) values.set(id, vals);
   return { entity, fields, values, stale: true, staleIds: unreachable.length < ids.length ? new Set(unreachable) : undefined };
+}
+
+/** Deps of a request whose reads may be answered by a read region (`REDIS_READ_REGIONS` on). */
+type NearDeps = Deps & { waitUntil(promise: Promise<unknown>): void };
+
+function readsNear(deps: Deps): deps is NearDeps {
+  return deps.env !== undefined && deps.waitUntil !== undefined && readRegionsOn(deps.env);
+}
+
+/**
+ * With read regions: the true values of entities not cached, answered near the caller. One
+ * Postgres snapshot (as a warm reads), then READ_UNCACHED_COUNTERS on each database's nearest
+ * region (EVALSHA_RO), and the cache build sent to the primary after the answer (`waitUntil`: the
+ * warm script with the same snapshot, which caches only where no complete entry exists and only if
+ * no flush committed since). So a read never waits for the primary, even on a miss, and reads that
+ * follow find the cache once the warm has reached their region; until then they complete from
+ * Postgres the same way. The entities a region refused (it is behind the snapshot, or a flush
+ * committed since) are warmed on the primary before answering, as without read regions.
+ */
+async function completeNear(deps: NearDeps, entity: CounterEntity, ids: readonly string[]): ReturnType<typeof completeWhereReachable> {
+  const databases = [...groupByDatabase(ids, (id) => id, deps.databases).keys()];
+  const snapshot = await readSnapshot(deps.db, entity, ids, databases);
+  const near = await completeSnapshotParts(deps, entity, ids, snapshot, "read");
+  if (near.completed.size > 0) deps.waitUntil(warmAfterAnswer(deps, entity, [...near.completed.keys()], snapshot));
+  if (near.refused.length === 0) return { completed: near.completed, unreachable: near.unreachable };
+  const primary = await completeWhereReachable(deps, entity, near.refused, "warm");
+  for (const [id, row] of primary.completed) near.completed.set(id, row);
+  const unreachable = [...(near.unreachable?.ids ?? []), ...(primary.unreachable?.ids ?? [])];
+  return { completed: near.completed, unreachable: unreachable.length > 0 ? { ids: unreachable, error: primary.unreachable?.error ?? near.unreachable?.error } : undefined };
+}
+
+/**
+ * The cache build of a read answered near: never fails the read it follows. A refused warm (a
+ * flush committed since the snapshot) leaves the entity uncached; its next read warms it.
+ */
+async function warmAfterAnswer(deps: Deps, entity: CounterEntity, ids: string[], snapshot: CounterSnapshotRead): Promise<void> {
+  try {
+    await completeSnapshotParts(deps, entity, ids, snapshot, "warm");
+  } catch (err) {
+    log.warn({ message: "counter warm after a near read failed", entity, ids: ids.length, error: errorText(err) });
+  }
 }
 
 /**
@@ -325,12 +377,16 @@ export async function completeSnapshot(
 /** Postgres values with the watermark of database 0 (`watermark`) and, at N > 1, of each database read (`watermarks`). */
 export type CounterSnapshotRead = { watermark: number; watermarks?: ReadonlyMap<number, number>; values: Map<string, Map<string, number>> };
 
+/**
+ * Each database's part of a snapshot completed by a script there: "warm" and "peek" with
+ * WARM_COUNTERS on the primary, "read" with READ_UNCACHED_COUNTERS (read-only, the nearest region).
+ */
 async function completeSnapshotParts(
   deps: Pick<Deps, "redisAt" | "databases">,
   entity: CounterEntity,
   ids: readonly string[],
   snapshot: CounterSnapshotRead,
-  mode: "warm" | "peek",
+  mode: "warm" | "peek" | "read",
 ): Promise<{ completed: Map<string, number[]>; refused: string[]; unreachable?: { ids: string[]; error: unknown } }> {
   const fields = fieldsOf(entity);
   const byDatabase = groupByDatabase(ids, (id) => id, deps.databases);
@@ -346,7 +402,9 @@ async function completeSnapshotParts(
       const pg = snapshot.values.get(id);
       args.push(counterKeys.pendingField(entity, id, ""), ...fields.map((f) => pg?.get(f) ?? 0));
     }
-    return deps.redisAt(index).createScript<[number, ...unknown[][]]>(WARM_COUNTERS).exec(keys, args.map(String));
+    const redis = deps.redisAt(index);
+    if (mode === "read") return runReadOnly<[number, ...unknown[][]]>(redis, READ_UNCACHED_COUNTERS, keys, args.map(String));
+    return redis.createScript<[number, ...unknown[][]]>(WARM_COUNTERS).exec(keys, args.map(String));
   });
   for (const [index, list] of byDatabase) {
     const outcome = settled.get(index)!;

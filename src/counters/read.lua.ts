@@ -1,3 +1,5 @@
+import { readOnlyScript } from "../lib/read-only-scripts";
+
 /**
  * The counters capability owns the layout of its cache (`ctr:c:*`, one packed string per entity:
  * see `keys.ts`), so it also owns the Lua that reads and writes it. Other capabilities' scripts
@@ -82,10 +84,11 @@ end
 `;
 
 /**
- * Reads the cached values of several entities of one kind in one call.
- * Billed: EVALSHA + MGET (2, for any number of ids).
+ * Reads the cached values of several entities of one kind in one call. Read-only (EVALSHA_RO): a
+ * Global database's read region answers it, near the caller.
+ * Billed: EVALSHA_RO + MGET (2, for any number of ids).
  */
-export const READ_CACHED_COUNTERS = `${COUNTER_CACHE_READER}
+export const READ_CACHED_COUNTERS = readOnlyScript(`${COUNTER_CACHE_READER}
 -- KEYS[i]: ctr:c:{entity}:{id_i}; ARGV: the entity's fields in registry order
 return read_counter_caches(KEYS, ARGV)
-`;
+`);

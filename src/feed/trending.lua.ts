@@ -1,4 +1,5 @@
 import { COUNTER_CACHE_READER } from "../counters/read.lua";
+import { readOnlyScript } from "../lib/read-only-scripts";
 
 /**
  * A stored copy of a window's list (`ctr:trend:f:*` fresh, `ctr:trend:l:*` last; hash `o` = ids in
@@ -19,6 +20,24 @@ local function listed(copy)
   return '{"items":[' .. table.concat(items, ',') .. ']}'
 end
 `;
+
+/**
+ * The stored list of a window as a read region has it (read-only, EVALSHA_RO), for deployments with
+ * read regions: the fresh copy when there is one (`{"items":…}`); otherwise the last copy, if it was
+ * stored at most ARGV[1] ms ago (its age is the last copy's life, ARGV[2] ms, minus its PTTL), as
+ * `{"stale":true,"items":…}` — the caller answers it and sends the recompute (READ_TRENDING, on the
+ * primary) after the answer; `{"missing":true}` when neither is there (the caller recomputes first).
+ * KEYS: fresh copy, last copy. Billed: EVALSHA_RO + HGETALL (+ PTTL + HGETALL when not fresh).
+ */
+export const READ_TRENDING_COPY = readOnlyScript(`${LISTED}
+local fresh = listed(KEYS[1])
+if fresh then return fresh end
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl < 0 or tonumber(ARGV[2]) - ttl > tonumber(ARGV[1]) then return '{"missing":true}' end
+local last = listed(KEYS[2])
+if not last then return '{"missing":true}' end
+return '{"stale":true,' .. string.sub(last, 2)
+`);
 
 /**
  * One database's candidates for a window: its hourly buckets merged (ZUNIONSTORE into a scratch

@@ -3,16 +3,19 @@ import { counterKeys } from "../counters/keys";
 import { fieldsOf } from "../counters/registry";
 import { TRENDING_WINDOWS, type TrendingWindow, windowHours } from "../counters/trending";
 import { isoTimestamp } from "../db/columns";
+import { readRegionsOn } from "../lib/consistency";
 import { isRedisCommandError } from "../lib/errors";
+import { errorText, log } from "../lib/log";
+import { runReadOnly } from "../lib/read-only-scripts";
 import { isRedisRateLimited } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { settleEveryDatabase } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
-import type { Services } from "../lib/services";
+import { createServices, type Services } from "../lib/services";
 import { feedKeys, TOMBSTONE } from "./keys";
 import { readPosts } from "./store";
 import { encodeCachedPost, type Post, type PostCounts, postCounts } from "./timeline";
-import { DROP_TRENDING_POSTS, READ_TRENDING, STORE_TRENDING, TRENDING_CANDIDATES } from "./trending.lua";
+import { DROP_TRENDING_POSTS, READ_TRENDING, READ_TRENDING_COPY, STORE_TRENDING, TRENDING_CANDIDATES } from "./trending.lua";
 
 export type TrendingItem = { post: Post; counts: PostCounts; score: number };
 export type TrendingPage = { window: TrendingWindow; items: TrendingItem[]; degraded: boolean };
@@ -31,6 +34,10 @@ const LOCK_MS = 10_000;
 const ISOLATE_MS = 2_000;
 /** A delete is remembered this long, far beyond a recompute (which gives up with its lock). */
 const GONE_MS = 60_000;
+/** With read regions, a last copy at most this old is answered while the recompute runs after the answer. */
+const STALE_COPY_MS = 60_000;
+/** With read regions, an isolate sends a window's recompute after answering at most this often. */
+const RECOMPUTE_AFTER_ANSWER_MS = 1_000;
 /** A reader that finds a recompute under way and no list at all asks again after these pauses (ms). */
 const WAIT_MS = [20, 40, 80, 160, 250];
 const WAIT_ATTEMPTS = 60;
@@ -39,6 +46,8 @@ const POST_FIELDS = fieldsOf("post");
 const WINDOWS = Object.keys(TRENDING_WINDOWS) as TrendingWindow[];
 /** Per isolate: the last list of each window and when it was read. */
 const isolateCache = new Map<TrendingWindow, { at: number; items: TrendingItem[] }>();
+/** Per isolate: when a near read last sent a window's recompute after answering. */
+const recomputeSentAt = new Map<TrendingWindow, number>();
 
 /** One database's top posts of a window, with their post cache entries and cached counters. */
 type Candidates = { ids?: string[]; scores?: string[]; posts?: (string | false)[]; counts?: unknown[] };
@@ -59,29 +68,25 @@ type ReadAnswer = Candidates & { items?: TrendingItem[]; wait?: boolean; compute
  * is in that database's buckets and the merge of the per-database top lists is the exact top list.
  * A database that does not answer leaves its posts out of that reader's answer (`degraded: true`),
  * which is not stored: other readers keep the last copy until the lock expires.
+ *
+ * With read regions (`REDIS_READ_REGIONS` on) a read first asks the nearest region for the stored
+ * list, read-only (`readStoredNear`): a warm read never reaches the primary, and a reader that finds
+ * only the last copy answers it and sends the recompute after the answer. Only a window with no
+ * copy younger than a minute is recomputed before answering, on the primary, as without.
  */
 export async function readTrending(services: Services, window: TrendingWindow, limit: number, now = Date.now()): Promise<TrendingPage> {
   const hit = isolateCache.get(window);
-  if (hit && now - hit.at < ISOLATE_MS) return { window, items: hit.items.slice(0, limit), degraded: false };
+  // A copy stamped later than this read's clock (callers that pass their own, as tests do) is not this read's to serve.
+  if (hit && now >= hit.at && now - hit.at < ISOLATE_MS) return { window, items: hit.items.slice(0, limit), degraded: false };
   const hours = windowHours(window, now);
-  const keys = [
-    counterKeys.trendingResult(window),
-    counterKeys.trendingLast(window),
-    counterKeys.trendingLock(window),
-    counterKeys.trendingScratch(window),
-    ...hours.map((h) => counterKeys.trendingBucket(h)),
-  ];
-  const token = crypto.randomUUID();
-  const args = [String(CANDIDATES), feedKeys.postPrefix(), counterKeys.cache("post", ""), token, String(LOCK_MS), ...POST_FIELDS];
   let items: TrendingItem[] | undefined;
   try {
+    if (readRegionsOn(services.env)) items = await readStoredNear(services, window, now);
     for (let attempt = 0; !items; attempt++) {
-      const answer = await runScript<ReadAnswer>(services.redis, READ_TRENDING, keys, args);
-      if (answer.items) items = answer.items;
-      else if (answer.computed) {
-        const merged = await mergeCandidates(services, window, hours, answer);
-        items = await storeRecomputed(services, window, token, await computeItems(services, merged.candidates), merged.complete);
-        if (!merged.complete) return { window, items: items.slice(0, limit), degraded: true };
+      const turn = await takeTurn(services, window, hours);
+      if (turn !== "wait") {
+        items = turn.items;
+        if (!turn.complete) return { window, items: items.slice(0, limit), degraded: true };
       } else if (attempt >= WAIT_ATTEMPTS) return { window, items: [], degraded: true };
       // A recompute is under way and no list was ever stored: ask again shortly.
       else await new Promise((r) => setTimeout(r, WAIT_MS[Math.min(attempt, WAIT_MS.length - 1)]));
@@ -93,6 +98,68 @@ export async function readTrending(services: Services, window: TrendingWindow, l
   }
   isolateCache.set(window, { at: now, items });
   return { window, items: items.slice(0, limit), degraded: false };
+}
+
+/**
+ * With read regions: the stored list as the nearest region has it (one read-only call). A fresh
+ * copy is the answer; a last copy not older than STALE_COPY_MS is the answer too, and the
+ * recompute goes to the primary after it (`waitUntil`, at most once per RECOMPUTE_AFTER_ANSWER_MS per
+ * window and isolate); undefined when the region has neither (the caller recomputes before
+ * answering, on the primary, as without read regions).
+ */
+async function readStoredNear(services: Services, window: TrendingWindow, now: number): Promise<TrendingItem[] | undefined> {
+  const copy = await runReadOnly<string | ReadAnswer>(
+    services.redis,
+    READ_TRENDING_COPY,
+    [counterKeys.trendingResult(window), counterKeys.trendingLast(window)],
+    [String(STALE_COPY_MS), String(LAST_COPY_SECONDS * 1000)],
+  );
+  const answer = (typeof copy === "string" ? JSON.parse(copy) : copy) as ReadAnswer & { stale?: boolean };
+  if (!answer.items) return undefined;
+  if (answer.stale && now - (recomputeSentAt.get(window) ?? Number.NEGATIVE_INFINITY) >= RECOMPUTE_AFTER_ANSWER_MS) {
+    recomputeSentAt.set(window, now);
+    services.waitUntil(recomputeAfterAnswer(services, window, now));
+  }
+  return answer.items;
+}
+
+/**
+ * The recompute a near read sent after answering a last copy: one turn on the primary (it finds the
+ * fresh copy another reader stored, or takes the lock and recomputes, or finds it taken). On
+ * services of its own: the reader's Postgres pool is closed once it has answered.
+ */
+async function recomputeAfterAnswer(reader: Services, window: TrendingWindow, now: number): Promise<void> {
+  const { services, close } = createServices(reader.env, { waitUntil: (p) => reader.waitUntil(p) }, reader.events);
+  try {
+    await takeTurn(services, window, windowHours(window, now));
+  } catch (err) {
+    log.warn({ message: "trending recompute after answer failed", window, error: errorText(err) });
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * One READ_TRENDING call on database 0 (the primary): the fresh list; or this caller took the lock
+ * and recomputes (merged from every database at N > 1, `complete` false when one did not answer:
+ * then nothing was stored); or the last list while another caller recomputes; or "wait" when a
+ * recompute is under way and no list was ever stored.
+ */
+async function takeTurn(services: Services, window: TrendingWindow, hours: number[]): Promise<{ items: TrendingItem[]; complete: boolean } | "wait"> {
+  const keys = [
+    counterKeys.trendingResult(window),
+    counterKeys.trendingLast(window),
+    counterKeys.trendingLock(window),
+    counterKeys.trendingScratch(window),
+    ...hours.map((h) => counterKeys.trendingBucket(h)),
+  ];
+  const token = crypto.randomUUID();
+  const args = [String(CANDIDATES), feedKeys.postPrefix(), counterKeys.cache("post", ""), token, String(LOCK_MS), ...POST_FIELDS];
+  const answer = await runScript<ReadAnswer>(services.redis, READ_TRENDING, keys, args);
+  if (answer.items) return { items: answer.items, complete: true };
+  if (!answer.computed) return "wait";
+  const merged = await mergeCandidates(services, window, hours, answer);
+  return { items: await storeRecomputed(services, window, token, await computeItems(services, merged.candidates), merged.complete), complete: merged.complete };
 }
 
 async function runScript<T>(redis: ScriptRunner, source: string, keys: string[], args: string[]): Promise<T> {

@@ -97,22 +97,24 @@ export function redisAt(env: RedisEnv, index: number): Redis {
 const MAX_SCRIPTS_PER_CLIENT = 256;
 
 /**
- * Makes `client.createScript(source)` answer the same Script for the same source. The SDK builds a
- * new one per call, and each new Script hashes its source (SHA-1 for EVALSHA) before it can run: a
- * digest of a few KB of Lua on every hot request, about 3% of the Worker's CPU on an increment
- * (CPU profile of `npm run bench:counters`). A Script holds no I/O object (each exec is a command
- * of the request that runs it), and its hash, once computed, is shared as `script-batch.ts` shares
- * its digests.
+ * Makes `client.createScript(source)` answer the same Script for the same source (and the same
+ * read-only flag). The SDK builds a new one per call, and each new Script hashes its source (SHA-1
+ * for EVALSHA) before it can run: a digest of a few KB of Lua on every hot request, about 3% of the
+ * Worker's CPU on an increment (CPU profile of `npm run bench:counters`). A Script holds no I/O
+ * object (each exec is a command of the request that runs it), and its hash, once computed, is
+ * shared as `script-batch.ts` shares its digests. Read-only scripts (EVALSHA_RO, what a read region
+ * answers) are kept in a map of their own, keyed by the source as it is: no key is built per call.
  */
 function reuseScripts(client: Redis): void {
   const scripts = new Map<string, unknown>();
+  const readOnly = new Map<string, unknown>();
   const create = client.createScript.bind(client) as (source: string, opts?: { readonly?: boolean }) => unknown;
   client.createScript = ((source: string, opts?: { readonly?: boolean }) => {
-    const key = opts?.readonly ? `ro\n${source}` : source;
-    let script = scripts.get(key);
+    const kept = opts?.readonly ? readOnly : scripts;
+    let script = kept.get(source);
     if (!script) {
-      if (scripts.size >= MAX_SCRIPTS_PER_CLIENT) scripts.clear();
-      scripts.set(key, (script = create(source, opts)));
+      if (kept.size >= MAX_SCRIPTS_PER_CLIENT) kept.clear();
+      kept.set(source, (script = create(source, opts)));
     }
     return script;
   }) as Redis["createScript"];

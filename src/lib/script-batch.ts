@@ -3,7 +3,7 @@ import type { Redis } from "./redis";
 /** What code that only runs scripts needs from a Redis client (every capability's hot path). */
 export type ScriptRunner = Pick<Redis, "createScript">;
 
-type Pending = { source: string; keys: string[]; args: unknown[]; resolve: (value: unknown) => void; reject: (err: unknown) => void };
+type Pending = { source: string; readonly: boolean; keys: string[]; args: unknown[]; resolve: (value: unknown) => void; reject: (err: unknown) => void };
 
 /** SHA-1 of each script source, computed once per isolate (EVALSHA needs it before the first call). */
 const digests = new Map<string, Promise<string>>();
@@ -36,6 +36,12 @@ class ScriptCallError extends Error {
  * it with the transport's error (an outage to `isRedisOutage`); a failed command rejects only its
  * own call (a command error to `isRedisCommandError`). Calls made after a flush started go out in
  * the next round.
+ *
+ * Read-only scripts (`createScript(source, { readonly: true })`, `#!lua flags=no-writes`): a round
+ * made of them alone goes as EVALSHA_RO (EVAL_RO on NOSCRIPT), which a read region of a Global
+ * database answers itself. A round with any other script goes whole as EVALSHA, read-only ones
+ * included: a pipeline with a write is answered by the primary, and its reads must run there, in
+ * order, after the writes before them.
  */
 export function createScriptBatch(redis: () => Redis): ScriptRunner & { rounds(): number } {
   let queued: Pending[] = [];
@@ -46,8 +52,9 @@ export function createScriptBatch(redis: () => Redis): ScriptRunner & { rounds()
     try {
       const client = redis();
       const shas = await Promise.all(calls.map((c) => sha1(c.source)));
+      const readOnly = calls.every((c) => c.readonly);
       const first = client.pipeline();
-      calls.forEach((c, i) => first.evalsha(shas[i]!, c.keys, c.args));
+      calls.forEach((c, i) => (readOnly ? first.evalshaRo(shas[i]!, c.keys, c.args) : first.evalsha(shas[i]!, c.keys, c.args)));
       const answers = await first.exec({ keepErrors: true });
       const retry: number[] = [];
       answers.forEach((a, i) => {
@@ -56,7 +63,7 @@ export function createScriptBatch(redis: () => Redis): ScriptRunner & { rounds()
       });
       if (retry.length === 0) return;
       const second = client.pipeline();
-      for (const i of retry) second.eval(calls[i]!.source, calls[i]!.keys, calls[i]!.args);
+      for (const i of retry) (readOnly ? second.evalRo(calls[i]!.source, calls[i]!.keys, calls[i]!.args) : second.eval(calls[i]!.source, calls[i]!.keys, calls[i]!.args));
       const again = await second.exec({ keepErrors: true });
       retry.forEach((i, j) => settle(calls[i]!, again[j]!));
     } catch (err) {
@@ -83,10 +90,11 @@ export function createScriptBatch(redis: () => Redis): ScriptRunner & { rounds()
   }
 
   return {
-    createScript<TResult = unknown>(source: string) {
+    createScript<TResult = unknown>(source: string, opts?: { readonly?: boolean }) {
+      const readonly = opts?.readonly === true;
       return {
         exec: (keys: string[], args: string[]) =>
-          new Promise<TResult>((resolve, reject) => enqueue({ source, keys, args, resolve: resolve as (v: unknown) => void, reject })),
+          new Promise<TResult>((resolve, reject) => enqueue({ source, readonly, keys, args, resolve: resolve as (v: unknown) => void, reject })),
       } as ReturnType<Redis["createScript"]>;
     },
     rounds: () => rounds,

@@ -34,6 +34,11 @@ type Waiting = { userId: string; authorId: string; answer: (state: FanLookup) =>
  * MAX_PARALLEL_DATABASES trips are in flight at once (a queue whose turn is past the limit leaves
  * when one of them ends). At N = 1 this is exactly the single queue it always was. Never rejects:
  * errors become answers, per lookup.
+ *
+ * A trip is plain reads (one HMGET, or a pipeline of them), never a script: a Global database's
+ * read region nearest the room answers it, so a join never waits for the primary region. A cache
+ * found missing is rebuilt by the Worker, after the join's answer when read regions are on
+ * (`resolveFan` in rooms.ts).
  */
 export class FanLookups {
   private readonly waiting = new Map<number, Waiting[]>();

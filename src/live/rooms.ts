@@ -6,7 +6,8 @@ import { queryRows } from "../counters/store";
 import { ApiError } from "../lib/errors";
 import { encodeCursor, decodeCursor } from "../lib/pagination";
 import { isRedisOutage } from "../lib/redis-failures";
-import type { Services } from "../lib/services";
+import { readRegionsOn } from "../lib/consistency";
+import { createServices, type Services } from "../lib/services";
 import { follows } from "../social/schema";
 import type { FanLookup } from "./fan-lookups";
 import type { LocationHint } from "./placement";
@@ -99,12 +100,19 @@ export async function isFanOf(services: Services, userId: string, hostId: string
 /**
  * The fan status once the follow cache answered `state`: a missing cache is rebuilt from Postgres
  * and answers from the rows read; a capped subset lacking the host, or Redis down, asks Postgres;
- * a lookup that failed otherwise is made again here, so its error surfaces.
+ * a lookup that failed otherwise is made again here, so its error surfaces. With read regions a
+ * missing cache is answered by Postgres' primary-key lookup and rebuilt after the answer
+ * (`rebuildFollowCacheAfterAnswer`): the rebuild's epoch read and write go to the primary, which
+ * the join then does not wait for.
  */
 export async function resolveFan(services: Services, userId: string, hostId: string, state: FanLookup): Promise<boolean> {
   if (state === "follows") return true;
   if (state === "not_following") return false;
   if (state === "failed") return isFanOf(services, userId, hostId);
+  if (state === "missing" && readRegionsOn(services.env)) {
+    services.waitUntil(rebuildFollowCacheAfterAnswer(services, userId));
+    return isFanInPostgres(services, userId, hostId);
+  }
   if (state === "missing") {
     try {
       const built = await warmAuthorSeen({ db: services.db, redis: followCacheRedis(services, userId) }, userId);
@@ -115,6 +123,22 @@ export async function resolveFan(services: Services, userId: string, hostId: str
     }
   }
   return isFanInPostgres(services, userId, hostId);
+}
+
+/**
+ * A missing follow cache rebuilt after the join that found it missing has answered, as the join
+ * would have rebuilt it (`warmAuthorSeen`: epoch, Postgres rows, a write the epoch guards). On
+ * services of its own: the join's Postgres pool closes with its answer. Never fails the join.
+ */
+async function rebuildFollowCacheAfterAnswer(joiner: Services, userId: string): Promise<void> {
+  const { services, close } = createServices(joiner.env, { waitUntil: (p) => joiner.waitUntil(p) }, joiner.events);
+  try {
+    await warmAuthorSeen({ db: services.db, redis: followCacheRedis(services, userId) }, userId);
+  } catch (err) {
+    log.warn({ message: "follow cache rebuild after a join failed", userId, error: errorText(err) });
+  } finally {
+    await close();
+  }
 }
 
 /** Whether `userId` follows `hostId` in Postgres: one primary-key lookup on `follows`. */

@@ -7,17 +7,25 @@
  * It runs at N = 1 (test/counters/model.test.ts) and at N = 3 (model-databases.test.ts, in the
  * Worker bound to the test stack's three Redis databases), where the entities are spread over all
  * three databases, each with its own pending hash, batches and watermark.
+ *
+ * With `REDIS_READ_REGIONS` on in the services' env, reads of entities not cached answer from a
+ * read-only script and send their warm after the answer (`waitUntil`): those warms are left
+ * running into the steps that follow (increments, flushes, expiry race them), some steps wait for
+ * them first, and the run waits for all of them before its last checks.
  */
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import { completeSnapshot, incrementCounters, readCounters } from "../../src/counters/counters";
 import { flushAll, flushOnce, type FlushStep } from "../../src/counters/flush";
 import { counterKeys } from "../../src/counters/keys";
 import { type CounterEntity, fieldsOf } from "../../src/counters/registry";
 import { queryRows, readSnapshot } from "../../src/counters/store";
+import { ConsistencyScope, readRegionsOn, runInScope } from "../../src/lib/consistency";
 import { groupByDatabase } from "../../src/lib/redis-topology";
+import type { Env } from "../../src/env";
 import type { Services } from "../../src/lib/services";
 import { newIdOn } from "../support/databases";
 import { prng } from "../support/prng";
+import { servicesFor } from "./support";
 
 /** Fields no relation derives, so a reconcile running in another test file leaves them alone. */
 const MODEL_FIELDS: Record<CounterEntity, string[]> = { user: ["comments", "coins", "groups"], post: ["views", "comments", "forwards"], group: ["subscribers", "posts", "featured"] };
@@ -31,8 +39,25 @@ async function dropCaches(services: Services, entity: CounterEntity, victims: re
   }
 }
 
-export async function runSeed(seed: number, steps: number, services: Services) {
+export async function runSeed(seed: number, steps: number, requestServices: Services) {
+  // With read regions the run is one client carrying its consistency token, as an app on
+  // `community-edge/client` does: each call waits for the region to have the run's own writes
+  // (on the far-region stack, TEST_FAR_REGION_MS, a replica really lags).
+  if (readRegionsOn(requestServices.env)) return runInScope(new ConsistencyScope([]), () => runSteps(seed, steps, requestServices));
+  return runSteps(seed, steps, requestServices);
+}
+
+async function runSteps(seed: number, steps: number, requestServices: Services) {
   const rnd = prng(seed);
+  // The warms reads send after answering: running on their own, awaited where the model says.
+  let background: Promise<unknown>[] = [];
+  let warmsSent = 0;
+  const services = Object.create(requestServices, { waitUntil: { value: (p: Promise<unknown>) => void (background.push(p), warmsSent++) } }) as Services;
+  const landWarms = async () => {
+    const landing = background;
+    background = [];
+    await Promise.all(landing);
+  };
   const n = services.databases;
   // Spread over the databases: users on 0, 1, 2; posts on two of them; the group on a third.
   const ids: Record<CounterEntity, string[]> = {
@@ -121,9 +146,16 @@ export async function runSeed(seed: number, steps: number, services: Services) {
       await Promise.all([flushOnce(services), flushOnce(services, { stopAfter: "commit" })]);
       what = "concurrent flushes";
     }
+    if (background.length > 0 && rnd.next() < 0.3) {
+      await landWarms();
+      what += ", then the reads' warms landed";
+    }
     log.push(`${step}: ${what}`);
     await checkAll(what);
   }
+  await landWarms();
+  await checkAll("every warm landed");
+  if (readRegionsOn(services.env)) expect(warmsSent, "reads answered near and warmed after answering").toBeGreaterThan(0);
 
   // Everything flushed: Postgres alone holds the model's numbers.
   let rows: { key: string; value: string }[] = [];
@@ -141,3 +173,35 @@ export async function runSeed(seed: number, steps: number, services: Services) {
   expect(Object.fromEntries(rows.map((r) => [r.key, Number(r.value)])), `seed ${seed}: Postgres after a full flush`).toEqual(want);
 }
 
+
+/**
+ * The model's runs, as `describe` blocks of `describeBlock` (vitest's `describe`, or
+ * `describeAtN3`): seeds 1–6 as a single-region deployment, then seeds with read regions on.
+ * `databases`: the number the services must have (checked before each run).
+ */
+export function describeModelRuns(
+  describeBlock: (name: string, body: () => void) => void,
+  what: string,
+  options: { databases: number; readRegionSeeds: number[]; timeoutMs: number },
+) {
+  const runs: { name: string; env: Partial<Env>; seeds: number[] }[] = [
+    { name: `${what} under random interleavings (model-based)`, env: {}, seeds: [1, 2, 3, 4, 5, 6] },
+    { name: `${what}, reads answered by read regions (model-based)`, env: { REDIS_READ_REGIONS: "on" }, seeds: options.readRegionSeeds },
+  ];
+  for (const run of runs) {
+    describeBlock(run.name, () => {
+      for (const seed of run.seeds) {
+        it(`seed ${seed}: every read equals the model after every step, and Postgres does after a full flush`, async () => {
+          // One Postgres pool per test: a pool's sockets belong to the test that opened them.
+          const { services, close } = servicesFor(run.env);
+          try {
+            expect(services.databases).toBe(options.databases);
+            await runSeed(seed, 60, services);
+          } finally {
+            await close();
+          }
+        }, options.timeoutMs);
+      }
+    });
+  }
+}

@@ -1,18 +1,8 @@
-/** The buffered counters at N = 1, model-based (test/counters/model-run.ts). */
-import { describe, it } from "vitest";
-import { runSeed } from "./model-run";
-import { servicesFor } from "./support";
+/**
+ * The buffered counters at N = 1, model-based (test/counters/model-run.ts); also with read regions
+ * on: reads of entities not cached answer read-only and warm after answering.
+ */
+import { describe } from "vitest";
+import { describeModelRuns } from "./model-run";
 
-describe("counters under random interleavings (model-based)", () => {
-  for (const seed of [1, 2, 3, 4, 5, 6]) {
-    it(`seed ${seed}: every read equals the model after every step, and Postgres does after a full flush`, async () => {
-      // One Postgres pool per test: a pool's sockets belong to the test that opened them.
-      const { services, close } = servicesFor();
-      try {
-        await runSeed(seed, 60, services);
-      } finally {
-        await close();
-      }
-    }, 60_000);
-  }
-});
+describeModelRuns(describe, "counters", { databases: 1, readRegionSeeds: [7, 8, 9], timeoutMs: 60_000 });

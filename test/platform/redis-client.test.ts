@@ -30,6 +30,11 @@ describe("the isolate's Upstash client", () => {
     // The same object for the same source: its SHA-1 is computed once per isolate, not per call.
     expect(redis.createScript(source)).toBe(script);
     expect(redis.createScript(source, { readonly: true })).not.toBe(script);
+    // Read-only scripts (EVALSHA_RO) are kept too, apart from the others.
+    const readOnly = redis.createScript<string, true>(source, { readonly: true });
+    expect(redis.createScript(source, { readonly: true })).toBe(readOnly);
+    expect(redis.createScript(source)).toBe(script);
+    expect((await readOnly.exec([], ["r"]))[0]).toBe("r");
     // Each exec is still its own call, with its own arguments.
     const [a, b] = await Promise.all([script.exec([], ["a"]), redis.createScript<string>(source).exec([], ["b"])]);
     expect([a[0], b[0]]).toEqual(["a", "b"]);

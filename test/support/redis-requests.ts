@@ -1,0 +1,81 @@
+/**
+ * Records the Upstash REST requests the code under test sends (every command, pipeline and script
+ * of `@upstash/redis` is one `fetch` of a JSON body), and whether a Global database would send each
+ * to its primary: `writesData` is the Worker's own rule (src/lib/consistency.ts), the one Upstash
+ * applies — plain reads and EVAL_RO/EVALSHA_RO are answered by the nearest region, anything else
+ * (EVAL, EVALSHA, writes, a pipeline holding one) goes to the primary. Tests of read paths assert
+ * that none of their requests is a write. Runs the Worker in this isolate (`api(…, { env })`), so
+ * the one `fetch` it calls is the one recorded.
+ *
+ * @example
+ * const { requests } = await recordRedisRequests(() => api("GET", "/v1/counters/post?ids=1", { env }));
+ * expect(requests.filter((r) => r.primary)).toEqual([]);
+ * // A read that answers without the primary, whatever it sends there afterwards:
+ * const read = await recordRedisRequests(() => readCounters(services, "post", ids), { holdPrimary: 5_000 });
+ * read.release();
+ */
+import { writesData } from "../../src/lib/consistency";
+
+export type RedisRequest = {
+  /** `/`, `/pipeline` or `/multi-exec`. */
+  path: string;
+  /** Each command's name, lower case as the client sends it, and its arguments. */
+  commands: string[][];
+  /** Whether a Global database answers it from the primary (a write-class request). */
+  primary: boolean;
+};
+
+/**
+ * Runs `work` and answers the Upstash requests sent while it ran (to any URL of `urls`, or any
+ * JSON-array body when none are given). With `holdPrimary`, requests for the primary are held
+ * (not sent) until `release()`: `work` must finish without them — a read whose answer waited for
+ * the primary fails with that said, after `holdPrimary` ms — and what they are is in `requests`.
+ */
+export async function recordRedisRequests<T>(
+  work: () => Promise<T>,
+  options: { urls?: readonly string[]; holdPrimary?: number } = {},
+): Promise<{ result: T; requests: RedisRequest[]; release: () => void }> {
+  const { urls, holdPrimary } = options;
+  const requests: RedisRequest[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const original = globalThis.fetch;
+  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const body = typeof init?.body === "string" ? init.body : undefined;
+    const watched = !urls || urls.some((u) => url.origin === new URL(u).origin);
+    const parsed = watched && body !== undefined ? parseBody(body) : undefined;
+    if (Array.isArray(parsed)) {
+      const commands = (Array.isArray(parsed[0]) ? parsed : [parsed]) as unknown[][];
+      const primary = writesData(parsed);
+      requests.push({ path: url.pathname, commands: commands.map((c) => c.map(String)), primary });
+      if (primary && holdPrimary !== undefined) await released;
+    }
+    return original(input, init);
+  }) as typeof fetch;
+  try {
+    if (holdPrimary === undefined) return { result: await work(), requests, release };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the work waited ${holdPrimary} ms for a request to the primary: ${commandNames(requests.filter((r) => r.primary)).join("; ")}`)), holdPrimary);
+    });
+    try {
+      return { result: await Promise.race([work(), waited]), requests, release };
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    globalThis.fetch = original;
+  }
+}
+
+function parseBody(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The names of a request's commands, e.g. `evalsha_ro`, `mget`: for assertion messages. */
+export const commandNames = (requests: readonly RedisRequest[]) => requests.map((r) => `${r.path} ${r.commands.map((c) => c[0]).join(",")}`);
