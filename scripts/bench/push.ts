@@ -46,6 +46,18 @@ const BIG_FOLLOWERS = 100_000;
 /** Its online followers: the last 5,000 sockets (the normal author's are the first 5,000). */
 const BIG_ONLINE = Math.min(5_000, SOCKETS);
 
+/**
+ * `--only idle`: seed, connect and the idle window only (then the same sockets quiet and pinging
+ * again), for working on the idle figure without the whole bench; its RESULT line has the idle keys.
+ */
+const ONLY = (() => {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf("--only");
+  const value = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+  if (value !== undefined && value !== "idle") throw new Error(`--only takes idle, not ${value}`);
+  return value;
+})();
+
 const userId = (i: number) => String(5_000_000_000_000 + i);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,6 +91,33 @@ const cpuTicks = (pid: number) => {
   return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 per second)
 };
 const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+
+/**
+ * One idle window of IDLE_MS over the open sockets, each sending `ping` every PING_EVERY_MS (spread
+ * evenly over the interval) when `ping`: workerd's utime + stime over it, % of one core.
+ */
+async function idleWindow(pid: number, clients: Client[], ping: boolean): Promise<number> {
+  // With BENCH_DEBUG: when each window starts and the workerd pid, to profile a window from outside.
+  benchLog(`idle window (${ping ? "pinging" : "quiet"}) starts, workerd pid ${pid}`);
+  const ticksBefore = cpuTicks(pid);
+  const started = performance.now();
+  const timers = ping
+    ? clients.map((c, i) => {
+        const offset = (i / clients.length) * PING_EVERY_MS;
+        let interval: NodeJS.Timeout | undefined;
+        const first = setTimeout(() => {
+          c.ws.send("ping");
+          interval = setInterval(() => c.ws.send("ping"), PING_EVERY_MS);
+        }, offset);
+        return () => (clearTimeout(first), clearInterval(interval));
+      })
+    : [];
+  await sleep(IDLE_MS);
+  const seconds = (performance.now() - started) / 1000;
+  const cpuPct = ((cpuTicks(pid) - ticksBefore) / 100 / seconds) * 100;
+  for (const stop of timers) stop();
+  return cpuPct;
+}
 
 type Client = { user: string; ws: WebSocket; state: any; onChange?: (changed: any, at: number) => void; pongs: number };
 
@@ -205,27 +244,32 @@ async function main() {
 
     before = await redisCommandStats(bench.stack);
     const hubsBeforeIdle = await hubs();
-    const ticksBefore = cpuTicks(pid);
-    const idleStarted = performance.now();
-    const timers = clients.map((c, i) => {
-      const offset = (i / SOCKETS) * PING_EVERY_MS;
-      let interval: NodeJS.Timeout | undefined;
-      const first = setTimeout(() => {
-        c.ws.send("ping");
-        interval = setInterval(() => c.ws.send("ping"), PING_EVERY_MS);
-      }, offset);
-      return () => (clearTimeout(first), clearInterval(interval));
-    });
-    await sleep(IDLE_MS);
-    const idleSeconds = (performance.now() - idleStarted) / 1000;
-    const idleCpuPct = ((cpuTicks(pid) - ticksBefore) / 100 / idleSeconds) * 100;
-    for (const stop of timers) stop();
+    const idleCpuPct = await idleWindow(pid, clients, true);
     // Steady state: after the idle window (the snapshots' garbage has had time to be collected).
     const rssIdle = rssBytes(pid);
     const bytesPerSocketIdle = Math.round((rssIdle - rssBefore) / SOCKETS);
     const idleBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
     const hubsAfterIdle = await hubs();
     const pongs = clients.reduce((s, c) => s + c.pongs, 0);
+    const idleRow = { scenario: "idle, ping every 10 s, 30 s", sockets: SOCKETS, "workerd cpu %": idleCpuPct, "rss bytes/socket": bytesPerSocket, "billed cmds": idleBilled, note: `${pongs} pongs; ${hubsAfterIdle.handled - hubsBeforeIdle.handled} messages woke a hub; rss/socket after the window ${bytesPerSocketIdle}` };
+
+    if (ONLY === "idle") {
+      // The same sockets quiet, then pinging again: what the pings cost against what workerd costs
+      // holding them, in one run (the machine's load moves absolute figures from run to run).
+      const quietCpuPct = await idleWindow(pid, clients, false);
+      const againCpuPct = await idleWindow(pid, clients, true);
+      const hubsAfter = await hubs();
+      printTable([
+        { scenario: "connect", sockets: SOCKETS, ms: connectMs, note: `${hubsAfterIdle.shards} hub shards, ${hubsAfterIdle.sockets} sockets held` },
+        idleRow,
+        { scenario: "the same sockets, no pings, 30 s", sockets: SOCKETS, "workerd cpu %": quietCpuPct },
+        { scenario: "idle, ping every 10 s, 30 s, again", sockets: SOCKETS, "workerd cpu %": againCpuPct, note: `${hubsAfter.handled - hubsBeforeIdle.handled} messages woke a hub over the three windows` },
+      ]);
+      console.log(
+        `RESULT push_sockets=${connected} idle_cpu_pct=${idleCpuPct.toFixed(2)} idle_quiet_cpu_pct=${quietCpuPct.toFixed(2)} idle_again_cpu_pct=${againCpuPct.toFixed(2)} bytes_per_socket=${bytesPerSocket} idle_billed_commands=${idleBilled}`,
+      );
+      return;
+    }
 
     // ── 2. 1,000 targeted notifications at 50/s ──
     before = await redisCommandStats(bench.stack);
@@ -339,7 +383,7 @@ async function main() {
 
     printTable([
       { scenario: "connect", sockets: SOCKETS, ms: connectMs, note: `${hubsAfterIdle.shards} hub shards, ${hubsAfterIdle.sockets} sockets held` },
-      { scenario: "idle, ping every 10 s, 30 s", sockets: SOCKETS, "workerd cpu %": idleCpuPct, "rss bytes/socket": bytesPerSocket, "billed cmds": idleBilled, note: `${pongs} pongs; ${hubsAfterIdle.handled - hubsBeforeIdle.handled} messages woke a hub; rss/socket after the window ${bytesPerSocketIdle}` },
+      idleRow,
       { scenario: "1,000 notifications at 50/s", sockets: SOCKETS, "p50 ms": percentile(latencies, 0.5), "p99 ms": percentile(latencies, 0.99), "billed cmds": notifyBilled, note: `writes ${writeBilled}/call (offline), push reads ${pushReadsBilled}; ${missing} pushes missing` },
       { scenario: "broadcast", sockets: SOCKETS, "ms to last": broadcastAllMs, "object calls": broadcastCalls, "billed cmds": broadcastBilled, note: `${reached} sockets reached` },
       { scenario: "author post, 5,000 online followers", sockets: FOLLOWERS, "ms to last": authorPostAllMs, "billed cmds": postBilled, note: `${authorPost.done()} followers got authors + feed` },
