@@ -1,7 +1,8 @@
 /**
  * `npm run bench:push` — live badges over hibernating sockets, in workerd (Miniflare API, fresh
  * local stack), against polling `GET /v1/me/badges` over the same window:
- *   1. idle: 10,000 sockets of 10,000 users, each sending `ping` every 10 s for 30 s — workerd's
+ *   1. idle: 10,000 sockets of 10,000 users, each sending `ping` every 10 s for 30 s, once the
+ *      connects settled (degraded snapshots retried) and the hubs hibernated — workerd's
  *      CPU share (utime + stime of the workerd process over the window, % of one core) and its
  *      resident memory per socket (VmRSS after the sockets opened minus before, over the sockets),
  *      and the billed Redis commands of the window;
