@@ -1,7 +1,8 @@
 /**
  * `npm run bench:push` — live badges over hibernating sockets, in workerd (Miniflare API, fresh
  * local stack), against polling `GET /v1/me/badges` over the same window:
- *   1. idle: 10,000 sockets of 10,000 users, each sending `ping` every 10 s for 30 s — workerd's
+ *   1. idle: 10,000 sockets of 10,000 users, each sending `ping` every 10 s for 30 s, once the
+ *      connects settled (degraded snapshots retried) and the hubs hibernated — workerd's
  *      CPU share (utime + stime of the workerd process over the window, % of one core) and its
  *      resident memory per socket (VmRSS after the sockets opened minus before, over the sockets),
  *      and the billed Redis commands of the window;
@@ -38,6 +39,8 @@ const OFFLINE_WRITES = 200;
 /** Longer than the hub's FRESH_READ_MS: counts move in place, as they do for users connected a while. */
 const SETTLE_MS = 11_000;
 const CONNECT_CONCURRENCY = 200;
+/** workerd evicts a Durable Object 10 s after its last event (hibernating its sockets); 64 of them take a few seconds more. */
+const HIBERNATE_AFTER_MS = 16_000;
 const AUTHOR = "6000000000001";
 /** A big account (≥ BIG_ACCOUNT_FOLLOWERS): pulled by readers, its posts announced to every hub shard. */
 const BIG = "6000000000002";
@@ -45,10 +48,50 @@ const BIG_FOLLOWERS = 100_000;
 /** Its online followers: the last 5,000 sockets (the normal author's are the first 5,000). */
 const BIG_ONLINE = Math.min(5_000, SOCKETS);
 
+/**
+ * `--only idle`: seed, connect and the idle window only (then the same sockets quiet and pinging
+ * again), for working on the idle figure without the whole bench; its RESULT line has the idle keys.
+ */
+const ONLY = (() => {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf("--only");
+  const value = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+  if (value !== undefined && value !== "idle") throw new Error(`--only takes idle, not ${value}`);
+  return value;
+})();
+
 const userId = (i: number) => String(5_000_000_000_000 + i);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Client = { user: string; ws: WebSocket; state: any; onChange?: (changed: any, at: number) => void; pongs: number };
+/**
+ * One idle window of IDLE_MS over the open sockets, each sending `ping` every PING_EVERY_MS (spread
+ * evenly over the interval) when `ping`: workerd's utime + stime over it, % of one core.
+ */
+async function idleWindow(pid: number, clients: Client[], ping: boolean): Promise<number> {
+  // With BENCH_DEBUG: when each window starts and the workerd pid, to profile a window from outside.
+  benchLog(`idle window (${ping ? "pinging" : "quiet"}) starts, workerd pid ${pid}`);
+  const ticksBefore = cpuTicks(pid);
+  const started = performance.now();
+  const timers = ping
+    ? clients.map((c, i) => {
+        const offset = (i / clients.length) * PING_EVERY_MS;
+        let interval: NodeJS.Timeout | undefined;
+        const first = setTimeout(() => {
+          c.ws.send("ping");
+          interval = setInterval(() => c.ws.send("ping"), PING_EVERY_MS);
+        }, offset);
+        return () => (clearTimeout(first), clearInterval(interval));
+      })
+    : [];
+  await sleep(IDLE_MS);
+  const seconds = (performance.now() - started) / 1000;
+  const cpuPct = ((cpuTicks(pid) - ticksBefore) / 100 / seconds) * 100;
+  for (const stop of timers) stop();
+  return cpuPct;
+}
+
+/** A client socket: its latest badges, and how many pongs and other messages it received. */
+type Client = { user: string; ws: WebSocket; state: any; onChange?: (changed: any, at: number) => void; pongs: number; messages: number };
 
 /**
  * Waits for every one of `clients` to get both its `authors` and its `feed` push for one new post:
@@ -87,7 +130,7 @@ async function main() {
     if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${await res.text()}`);
     return res.json() as Promise<any>;
   };
-  const hubs = async () => (await fetch(`${bench.url}/v1/bench/hubs`)).json() as Promise<{ shards: number; sockets: number; calls: number; handled: number }>;
+  const hubs = async () => (await fetch(`${bench.url}/v1/bench/hubs`)).json() as Promise<{ shards: number; sockets: number; degraded: number; calls: number; handled: number }>;
   try {
     const admin = await bench.token("1", "admin");
     const service = await bench.token("1", "service");
@@ -143,12 +186,13 @@ async function main() {
           // No permessage-deflate offer, as the load generator's clients: zlib state per client
           // socket would cost this process gigabytes at 10,000 sockets.
           const ws = new WebSocket(`${wsUrl}/v1/me/live?token=${await bench.token(user)}`, { perMessageDeflate: false });
-          const client: Client = { user, ws, state: null, pongs: 0 };
+          const client: Client = { user, ws, state: null, pongs: 0, messages: 0 };
           clients.push(client);
           await new Promise<void>((resolve, reject) => {
             ws.on("message", (data) => {
               const text = data.toString();
               if (text === "pong") return void client.pongs++;
+              client.messages++;
               const message = JSON.parse(text);
               if (message.badges) {
                 client.state = message.badges;
@@ -171,29 +215,64 @@ async function main() {
     const rssAfter = rssBytes(pid);
     const bytesPerSocket = Math.round((rssAfter - rssBefore) / SOCKETS);
 
+    // The window measures sockets idle behind hibernated objects, as every quiet spell ends up,
+    // not what the connects left behind (profiled: a busy machine's connects whose snapshot read
+    // timed out are read again by their hub's alarm 5 s later — ~0.6 s of CPU for ~160 sockets —
+    // and every hub's eviction, ~0.25 s for the 64, fell in the window). First the retries…
+    const settleStarted = performance.now();
+    let hubsBeforeIdle = await hubs();
+    const degradedAfterConnect = hubsBeforeIdle.degraded;
+    while (hubsBeforeIdle.degraded > 0 && performance.now() - settleStarted < 60_000) {
+      await sleep(1_000);
+      hubsBeforeIdle = await hubs();
+    }
+    const settleMs = performance.now() - settleStarted;
+    // …then the runtime evicts each object HIBERNATE_AFTER_MS after its last event (the stats
+    // call just made), closing its SQLite database and hibernating its sockets: its own row.
     before = await redisCommandStats(bench.stack);
-    const hubsBeforeIdle = await hubs();
-    const ticksBefore = cpuTicks(pid);
-    const idleStarted = performance.now();
-    const timers = clients.map((c, i) => {
-      const offset = (i / SOCKETS) * PING_EVERY_MS;
-      let interval: NodeJS.Timeout | undefined;
-      const first = setTimeout(() => {
-        c.ws.send("ping");
-        interval = setInterval(() => c.ws.send("ping"), PING_EVERY_MS);
-      }, offset);
-      return () => (clearTimeout(first), clearInterval(interval));
-    });
-    await sleep(IDLE_MS);
-    const idleSeconds = (performance.now() - idleStarted) / 1000;
-    const idleCpuPct = ((cpuTicks(pid) - ticksBefore) / 100 / idleSeconds) * 100;
-    for (const stop of timers) stop();
+    log(`hubs hibernating (quiet) starts, workerd pid ${pid}`);
+    const hibernatingTicks = cpuTicks(pid);
+    await sleep(HIBERNATE_AFTER_MS);
+    const hibernateCpuMs = (cpuTicks(pid) - hibernatingTicks) * 10;
+    const hibernateBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
+    before = await redisCommandStats(bench.stack);
+    const messagesBeforeIdle = clients.reduce((s, c) => s + c.messages, 0);
+    const idleCpuPct = await idleWindow(pid, clients, true);
     // Steady state: after the idle window (the snapshots' garbage has had time to be collected).
     const rssIdle = rssBytes(pid);
     const bytesPerSocketIdle = Math.round((rssIdle - rssBefore) / SOCKETS);
     const idleBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
     const hubsAfterIdle = await hubs();
     const pongs = clients.reduce((s, c) => s + c.pongs, 0);
+    // A hub woken by a client message answers it (`ping` aside, only `badges` is not an error): the
+    // clients count what reached them, which an object hibernating again cannot forget (`handled`).
+    const messagesInIdle = clients.reduce((s, c) => s + c.messages, 0) - messagesBeforeIdle;
+    const hibernateRow = {
+      scenario: `hubs hibernating (${HIBERNATE_AFTER_MS / 1000} s after their last call, no pings)`,
+      sockets: SOCKETS,
+      "billed cmds": hibernateBilled,
+      note: `workerd cpu ${hibernateCpuMs} ms; ${degradedAfterConnect} degraded snapshots after the connects, ${hubsBeforeIdle.degraded} left after ${Math.round(settleMs)} ms of retries`,
+    };
+    const idleRow = { scenario: "idle, ping every 10 s, 30 s", sockets: SOCKETS, "workerd cpu %": idleCpuPct, "rss bytes/socket": bytesPerSocket, "billed cmds": idleBilled, note: `${pongs} pongs; ${hubsAfterIdle.handled - hubsBeforeIdle.handled} messages woke a hub, ${messagesInIdle} other messages came; rss/socket after the window ${bytesPerSocketIdle}` };
+
+    if (ONLY === "idle") {
+      // The same sockets quiet, then pinging again: what the pings cost against what workerd costs
+      // holding them, in one run (the machine's load moves absolute figures from run to run).
+      const quietCpuPct = await idleWindow(pid, clients, false);
+      const againCpuPct = await idleWindow(pid, clients, true);
+      const hubsAfter = await hubs();
+      printTable([
+        { scenario: "connect", sockets: SOCKETS, ms: connectMs, note: `${hubsAfterIdle.shards} hub shards, ${hubsAfterIdle.sockets} sockets held` },
+        hibernateRow,
+        idleRow,
+        { scenario: "the same sockets, no pings, 30 s", sockets: SOCKETS, "workerd cpu %": quietCpuPct, note: "the hubs woken by the stats call before it hibernate again in it" },
+        { scenario: "idle, ping every 10 s, 30 s, again", sockets: SOCKETS, "workerd cpu %": againCpuPct, note: `${hubsAfter.handled - hubsBeforeIdle.handled} messages woke a hub over the three windows` },
+      ]);
+      console.log(
+        `RESULT push_sockets=${connected} idle_cpu_pct=${idleCpuPct.toFixed(2)} idle_quiet_cpu_pct=${quietCpuPct.toFixed(2)} idle_again_cpu_pct=${againCpuPct.toFixed(2)} hibernate_cpu_ms=${hibernateCpuMs} bytes_per_socket=${bytesPerSocket} idle_billed_commands=${idleBilled}`,
+      );
+      return;
+    }
 
     // ── 2. 1,000 targeted notifications at 50/s ──
     before = await redisCommandStats(bench.stack);
@@ -307,7 +386,8 @@ async function main() {
 
     printTable([
       { scenario: "connect", sockets: SOCKETS, ms: connectMs, note: `${hubsAfterIdle.shards} hub shards, ${hubsAfterIdle.sockets} sockets held` },
-      { scenario: "idle, ping every 10 s, 30 s", sockets: SOCKETS, "workerd cpu %": idleCpuPct, "rss bytes/socket": bytesPerSocket, "billed cmds": idleBilled, note: `${pongs} pongs; ${hubsAfterIdle.handled - hubsBeforeIdle.handled} messages woke a hub; rss/socket after the window ${bytesPerSocketIdle}` },
+      hibernateRow,
+      idleRow,
       { scenario: "1,000 notifications at 50/s", sockets: SOCKETS, "p50 ms": percentile(latencies, 0.5), "p99 ms": percentile(latencies, 0.99), "billed cmds": notifyBilled, note: `writes ${writeBilled}/call (offline), push reads ${pushReadsBilled}; ${missing} pushes missing` },
       { scenario: "broadcast", sockets: SOCKETS, "ms to last": broadcastAllMs, "object calls": broadcastCalls, "billed cmds": broadcastBilled, note: `${reached} sockets reached` },
       { scenario: "author post, 5,000 online followers", sockets: FOLLOWERS, "ms to last": authorPostAllMs, "billed cmds": postBilled, note: `${authorPost.done()} followers got authors + feed` },

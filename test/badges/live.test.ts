@@ -676,9 +676,12 @@ describe("GET /v1/me/live: lifecycle and limits", () => {
       await chaos.setRedisDown(true);
       const d = await device(me);
       expect(d.state!.degraded).toBe(true);
+      const degradedWhileDown = await runInDurableObject(hub, async (h: BadgeHub) => (await h.stats()).degraded);
+      expect(degradedWhileDown, "the hub counts the socket awaiting a retry").toBeGreaterThanOrEqual(1);
       await chaos.setRedisDown(false);
       await until(() => d.state!.degraded, (degraded) => degraded === false, 15_000);
       expect(d.state!.notifications.total.count).toBe(2);
+      expect((await runInDurableObject(hub, async (h: BadgeHub) => (await h.stats()).degraded)), "none awaits a retry once the fresh snapshot went out").toBe(0);
       await ok("POST", `/v1/users/${me}/notifications`, service, { type: "reply", count: 1 });
       const { got, expected } = await settled(d, me);
       expect(got).toEqual(expected);

@@ -309,11 +309,15 @@ export class BadgeHub extends DurableObject<Env> {
     return maxPulledAccounts({ ...this.env, ...this.servicesEnv });
   }
 
-  /** Sockets and users here; client messages handled and Worker calls received since the object woke. */
+  /**
+   * Sockets and users here, sockets whose snapshot waits for a retry (degraded: the alarm reads
+   * them again); client messages handled and Worker calls received since the object woke.
+   */
   async stats() {
     const sockets = this.ctx.getWebSockets().length;
     const users = this.sql.exec<{ n: number }>(`SELECT count(DISTINCT user_id) AS n FROM sockets`).one().n;
-    return { sockets, users, handled: this.handled, calls: this.calls };
+    const degraded = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM sockets WHERE degraded = 1`).one().n;
+    return { sockets, users, degraded, handled: this.handled, calls: this.calls };
   }
 
   private isOnline(userId: string) {
