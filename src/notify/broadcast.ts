@@ -1,4 +1,4 @@
-import { pushChangedOnline } from "../badges/live";
+import { onlineAmong } from "../badges/live";
 import { queryRows } from "../lib/db";
 import type { Services } from "../lib/services";
 import type { ResolvedAlert } from "./alerts";
@@ -9,7 +9,7 @@ import type { BroadcastPageMessage } from "./send-message";
 /**
  * A broadcast with `"push": true`: every user with a device, paged through the queue at a bounded
  * rate (BROADCAST_PAGE_SIZE users per page, one page per BROADCAST_PAGE_DELAY_SECONDS: at most
- * 1,000 users a second per broadcast). Each page asks the hubs who is online (one call per shard)
+ * 1,000 users a second per broadcast). Each page asks the hubs who is online (one read-free call per shard)
  * and checks each user's preferences before anything is queued. FCM topic messaging (one send for
  * every subscribed Android device) is a follow-up.
  */
@@ -29,9 +29,8 @@ export async function expandBroadcastPage(services: Services, page: BroadcastPag
   );
   const users = rows.map((r) => r.user_id);
   if (users.length === 0) return 0;
-  // Who is online: the hubs have no read-free question, so this asks for the cheapest refresh they
-  // know (one hash per online user; the broadcast's stamp already moved their count).
-  const online = await pushChangedOnline(services.env, users, ["notifications"]);
+  // Who is online, read-free: the broadcast's stamp already moved the open apps' counts.
+  const online = await onlineAmong(services.env, users);
   await enqueueFor(services, users.filter((u) => !online.has(u)), { kind: "broadcast", alert: page.alert, thread: page.alert.thread });
   if (users.length === BROADCAST_PAGE_SIZE) {
     await enqueuePushes(services.env, [{ body: { ...page, after: users[users.length - 1]! }, delaySeconds: BROADCAST_PAGE_DELAY_SECONDS }]);
