@@ -120,6 +120,14 @@ describe("src/ imports", () => {
     expect(readModel.flatMap(([file, targets]) => targets.filter(inside).map((t) => `${file} → ${t}`))).toEqual([]);
   });
 
+  it("keep the shared library below the capabilities: src/lib imports none of them (one budget deferral serves the feed and notify)", () => {
+    const capabilities = ["admin/", "badges/", "counters/", "feed/", "live/", "notify/", "social/"];
+    const fromLib = [...graph].flatMap(([file, targets]) => (file.startsWith("lib/") ? targets.filter((t) => capabilities.some((c) => t.startsWith(c))).map((t) => `${file} → ${t}`) : []));
+    expect(fromLib).toEqual([]);
+    const users = [...graph].filter(([, targets]) => targets.includes("lib/deferral.ts")).map(([file]) => file.split("/")[0]);
+    expect(new Set(users)).toEqual(new Set(["feed", "notify"]));
+  });
+
   it("run one way around the operations console: the console reads the capabilities, the capabilities record into src/lib/ops", () => {
     // Only the app's wiring mounts the console (its page, routes and history task); no capability,
     // nor anything else, imports it.

@@ -45,3 +45,6 @@ export async function receivedBy(service: PushServiceName, device: string): Prom
 }
 
 export const pushServiceStats = () => call<{ fcmTokenExchanges: number; apnsTokenUpdates: number }>("GET", "/stats");
+
+/** The FCM tokens the stand-in has subscribed to `topic`. */
+export const fcmTopicSubscribers = async (topic: string) => (await call<{ tokens: string[] }>("GET", `/fcm/topics/${encodeURIComponent(topic)}`)).tokens;
