@@ -19,10 +19,14 @@ import { eventually } from "../support/eventually";
 import { pushTestKeys, newSubscriptionKeys } from "../support/push";
 import { fcmTopicSubscribers, receivedBy, stackPushEnv, subscribeWebPush } from "../support/push-services";
 import { createChaos } from "../support/stack";
+import { queryRows } from "../../src/counters/store";
+import { withServices } from "../counters/support";
 
 afterEach(closeLive);
 
 const admin = { userId: "1", role: "admin" as const };
+/** Offline Web Push users added to the broadcast test's audience (answered as delivered by its fetcher). */
+const CROWD = 300;
 const hex = (bytes: number) => [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /** The `notify-send` producer, recording what was sent to it. */
@@ -91,6 +95,18 @@ describe("a broadcast with push: one FCM topic send, Web Push and APNs paged", (
   it("sends once to the topic, pages the rest, and shows its progress in GET /v1/admin/status", async () => {
     const a = await audience();
     await openLive(a.online);
+    // A crowd of offline Web Push users, written straight to Postgres (as registrations leave
+    // them), so the pages and the consumer have real work for the rate printed below.
+    const crowd = Array.from({ length: CROWD }, () => newId());
+    const receiver = await newSubscriptionKeys();
+    await withServices({}, (services) =>
+      queryRows(
+        services.db,
+        `INSERT INTO notify_devices (user_id, device_id, kind, address, details, registered_at)
+         SELECT u, 'browser', 'webpush', 'https://push.test/crowd/' || u, $2, now() FROM unnest($1::bigint[]) u`,
+        [crowd, JSON.stringify({ keys: { p256dh: receiver.p256dh, auth: receiver.auth } })],
+      ),
+    );
     q.queued.length = 0;
     const res = await api("POST", "/v1/broadcasts", { as: admin, env: pushEnv(), body: { title: "Tonight", body: "Maintenance at 2", push: true } });
     expect(res.status, show(res)).toBe(201);
@@ -153,7 +169,8 @@ describe("a broadcast with push: one FCM topic send, Web Push and APNs paged", (
     expect(progress).toMatchObject({ state: "done", topic: { name: topic, sentAt: expect.any(String), error: null }, startedAt: expect.any(String), pagedAt: expect.any(String), finishedAt: expect.any(String) });
     expect(devices.queued).toBeGreaterThanOrEqual(2);
     expect(devices).toEqual({ queued: devices.queued, sent: devices.queued, failed: 0, dropped: 0, pending: 0, retries: 0 });
-    expect(users.queued).toBeGreaterThanOrEqual(1);
+    expect(users.queued).toBeGreaterThanOrEqual(1 + CROWD);
+    expect(devices.queued).toBeGreaterThanOrEqual(2 + CROWD);
     expect(users.paged).toBeGreaterThanOrEqual(users.queued + 1); // the online user was paged, not queued
     expect(pages.done).toBe(pages.total);
     expect(pages.cursor).not.toBeNull();
