@@ -112,6 +112,8 @@ function workersProject(options: { name: string; include: string[]; exclude: str
             // "Closing rpc while onUserConsoleLog was pending". The Worker writes a line per
             // request and per queue delivery, so a run of thousands of requests met that.
             LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "off",
+            // One seed of the notifications model to replay (test/notify/model.test.ts); "": its own seeds.
+            NOTIFY_MODEL_SEED: process.env.NOTIFY_MODEL_SEED ?? "",
           },
         },
       })),

@@ -34,9 +34,10 @@ import { feedBigAccountsTask, feedTombstoneTask } from "./feed/tasks";
 import { liveRoomsTask } from "./live/audiences";
 import { liveRoutes } from "./live/routes";
 import { notifyRoutes } from "./notify/routes";
+import { notifySubscriber } from "./notify/subscriber";
 
-/** Capabilities that react to relation changes (counters, badges, feeds). */
-export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSubscriber, feedSubscriber];
+/** Capabilities that react to relation changes (counters, badges, feeds, pushes). */
+export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSubscriber, feedSubscriber, notifySubscriber];
 
 /** Scheduled work by cron job (the status history samples last, what the other tasks left). */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {

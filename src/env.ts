@@ -64,6 +64,11 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   FCM_API_URL?: string;
   APNS_API_URL?: string;
   /**
+   * Development only (honoured with ENVIRONMENT=development, ignored elsewhere): milliseconds added
+   * to the clock notify decides quiet hours and holds by (`src/notify/clock.ts`), for tests.
+   */
+  NOTIFY_CLOCK_OFFSET_MS?: string;
+  /**
    * `feed-fanout` (wrangler.toml `[[queues.producers]]`): post fan-outs (publish, delete) and
    * big-account transitions; consumed by this Worker's `queue()`.
    */

@@ -7,7 +7,7 @@
  *   2. `GET /v1/me/badges` for a user following 2,000 authors in 500 streams: requests/s and
  *      p50/p99 against the same badges computed in Postgres (`/v1/bench/naive-badges`), side by
  *      side; Redis round trips per call (bridge requests) and billed commands per call
- *      (`INFO commandstats` deltas: EVALSHA + every command the script runs);
+ *      (`INFO commandstats` deltas: EVALSHA_RO + every command the script runs);
  *   3. Redis bytes per user for the markers (`MEMORY USAGE` of the per-user marker keys);
  *   4. the billed commands of `GET /v1/me/badges?cap=99` for readers following 0, 10 and 200 big
  *      accounts, each of which posted once since the reader's last first-page read (5 posts of
@@ -164,7 +164,7 @@ async function benchAt(databases: number): Promise<Record<string, string>> {
     const naive = await runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: () => ({ path: "/v1/bench/naive-badges?cap=99", headers: me }) });
     const speedup = ours.rps / naive.rps;
     rows.push(
-      { scenario: "GET /v1/me/badges (2,000 authors, 500 streams)", design: "ours (1 EVALSHA)", "req/s": ours.rps, "p50 ms": ours.p50Ms, "p99 ms": ours.p99Ms, errors: ours.errors, "round trips/call": roundTrips, "billed cmds/call": billedPerCall, note: byCommand },
+      { scenario: "GET /v1/me/badges (2,000 authors, 500 streams)", design: "ours (1 EVALSHA_RO)", "req/s": ours.rps, "p50 ms": ours.p50Ms, "p99 ms": ours.p99Ms, errors: ours.errors, "round trips/call": roundTrips, "billed cmds/call": billedPerCall, note: byCommand },
       { scenario: "GET /v1/me/badges (2,000 authors, 500 streams)", design: "naive (Postgres per request)", "req/s": naive.rps, "p50 ms": naive.p50Ms, "p99 ms": naive.p99Ms, errors: naive.errors, "round trips/call": 0, "billed cmds/call": 0, note: "4 queries; skips Redis-only kinds" },
     );
 
@@ -228,7 +228,7 @@ async function benchAt(databases: number): Promise<Record<string, string>> {
       bigBilled[k] = b.total / SAMPLE_CALLS;
       rows.push({
         scenario: `GET /v1/me/badges, reader following ${k} big accounts`,
-        design: "ours (1 EVALSHA)",
+        design: "ours (1 EVALSHA_RO)",
         "billed cmds/call": bigBilled[k]!,
         note: `feed ${JSON.stringify(body.feed)}; ${Object.entries(b.byCommand).map(([c, n]) => `${c}=${n / SAMPLE_CALLS}`).join(" ")}`,
       });

@@ -7,6 +7,7 @@
  * is shared and noisy, absolute numbers are only indicative.
  */
 import { Worker } from "node:worker_threads";
+import { readFileSync, readdirSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { Redis as IORedis } from "ioredis";
 import pg from "pg";
@@ -52,6 +53,12 @@ export async function startBenchWorker(
     maxCommandsPerSecond?: number;
     /** The Worker R ms (round trip) from the primary region (default `BENCH_FAR_REGION_MS`, else none). */
     farRegionMs?: number;
+    /**
+     * Point the Worker's push providers at the stack's local push services (their credentials,
+     * `FCM_API_URL`, `APNS_API_URL`) with `ENVIRONMENT=development`, so that the `http://localhost`
+     * endpoints of web-push-testing register. Off: no provider is configured.
+     */
+    push?: boolean;
   } = {},
 ): Promise<BenchWorker> {
   const log = options.log ?? (() => {});
@@ -117,6 +124,7 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
       // The Worker's log level (wrangler.toml's `info` unless BENCH_LOG_LEVEL says otherwise);
       // a bench that reads the Worker's lines gets them whatever it says.
       ...(options.onWorkerLog ? { LOG_LEVEL: "info" } : process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
+      ...(options.push ? { ...stack.push.vars, ENVIRONMENT: "development" } : {}),
       ...options.vars,
     },
     // Serve the Worker on its own socket, as Cloudflare's edge hands requests straight to the
@@ -504,6 +512,39 @@ export function billedCommandsBetween(before: Map<string, number>, after: Map<st
   }
   return { total, byCommand };
 }
+
+/** The workerd process Miniflare started (a descendant of this one). */
+export function workerdPid(): number {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const close = stat.lastIndexOf(")");
+      names.set(Number(entry), stat.slice(stat.indexOf("(") + 1, close));
+      parents.set(Number(entry), Number(stat.slice(close + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const mine = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  const found = [...names].filter(([pid, name]) => name === "workerd" && mine(pid)).map(([pid]) => pid);
+  if (found.length !== 1) throw new Error(`expected one workerd under this process, found ${found.length}`);
+  return found[0]!;
+}
+
+/** CPU time the process has used so far (utime + stime), in clock ticks: 100 per second. */
+export const cpuTicks = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 per second)
+};
+/** The process' resident memory now, in bytes. */
+export const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 
 /** Prints rows as an aligned text table. */
 export function printTable(rows: Record<string, string | number>[]): void {

@@ -10,6 +10,7 @@ import { countersBaselineRoutes } from "./baselines/counters";
 import { feedBaselineRoutes } from "./baselines/feed";
 import { liveBaselineRoutes } from "./baselines/live";
 import { hubStatsRoutes } from "./hubs";
+import { notifyBenchRoutes } from "./notify-routes";
 
 export { BenchLiveRoom as LiveRoom } from "./live-room";
 export { BadgeHub } from "../../src/badges/live/hub";
@@ -20,5 +21,6 @@ app.route("/", badgesBaselineRoutes);
 app.route("/", liveBaselineRoutes);
 app.route("/", feedBaselineRoutes);
 app.route("/", hubStatsRoutes);
+app.route("/", notifyBenchRoutes);
 
 export default { ...worker, fetch: app.fetch } satisfies ExportedHandler<never, never>;

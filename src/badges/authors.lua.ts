@@ -47,13 +47,18 @@ else
 end
 `;
 
-/** Per-author unread of one user (the list endpoint), or missing when the follow cache is lost. */
-export const LIST_AUTHOR_UNREAD = `
+/**
+ * Per-author unread of one user (the list endpoint), or missing when the follow cache is lost,
+ * with the follow epoch its rebuild must still see then.
+ */
+export const LIST_AUTHOR_UNREAD = `#!lua flags=no-writes
 local auSeen = KEYS[1]  -- badge:au:{user}
 local auPub = KEYS[2]   -- badge:au:pub
+local auEpoch = KEYS[3] -- badge:au:ep:{user} (read only when the follow cache is missing)
 local wantList, limit = true, 0
 ${AUTHORS_UNREAD_SNIPPET}
-return cjson.encode({ missing = authorsMissing, total = authorsTotal, list = authorsList })
+local epoch = authorsMissing and (redis.call('GET', auEpoch) or '0') or nil
+return cjson.encode({ missing = authorsMissing, total = authorsTotal, list = authorsList, epoch = epoch })
 `;
 
 /**
@@ -85,7 +90,7 @@ return 1
 `;
 
 /** The follow epoch a rebuild must still see when it writes (read before its Postgres read). */
-export const READ_AUTHOR_EPOCH = `
+export const READ_AUTHOR_EPOCH = `#!lua flags=no-writes
 local epoch = KEYS[1]  -- badge:au:ep:{user}
 return redis.call('GET', epoch) or '0'
 `;

@@ -8,7 +8,7 @@ import type { Redis } from "../lib/redis";
 import { FOLLOW_AUTHOR, LIST_AUTHOR_UNREAD, READ_AUTHOR_EPOCH, SEE_AUTHOR, UNFOLLOW_AUTHOR, WARM_AUTHOR_SEEN } from "./authors.lua";
 import { AUTHOR_EPOCH_TTL_SECONDS, BUILT, badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { runEverywhereOwed } from "./replay";
-import { runScript, userRedis, type EveryDatabase, type ScriptRedis } from "./shared";
+import { inBackground, runReadScript, runScript, userRedis, type EveryDatabase, type ScriptRedis } from "./shared";
 
 /**
  * Most followees a rebuild reads from Postgres; beyond this the newest follows count and the cache
@@ -47,7 +47,13 @@ export async function warmAuthorSeen(
 ): Promise<AuthorSeenBuild> {
   // The user's database (`redisFor`), or the client a caller picked for them.
   const redis = userRedis(services, userId);
-  const seenEpoch = epoch ?? String(await runScript<string | number>(redis, READ_AUTHOR_EPOCH, [badgeKeys.authorSeenEpoch(userId)], []));
+  const seenEpoch = epoch ?? String(await runReadScript<string | number>(redis, READ_AUTHOR_EPOCH, [badgeKeys.authorSeenEpoch(userId)], []));
+  const read = await followeesFromPostgres(services, userId);
+  return { ...read, written: await writeAuthorSeen(redis, userId, seenEpoch, read) };
+}
+
+/** The followees a rebuild writes: the newest MAX_FOLLOWED_AUTHORS, and whether that is all of them. */
+export async function followeesFromPostgres(services: { db: Services["db"] }, userId: string): Promise<Omit<AuthorSeenBuild, "written">> {
   const rows = await services.db
     .select({ id: follows.followeeId })
     .from(follows)
@@ -55,14 +61,31 @@ export async function warmAuthorSeen(
     .orderBy(desc(follows.createdAt))
     .limit(MAX_FOLLOWED_AUTHORS);
   const followees = rows.map((r) => r.id);
-  const complete = followees.length < MAX_FOLLOWED_AUTHORS;
+  return { followees, complete: followees.length < MAX_FOLLOWED_AUTHORS };
+}
+
+/**
+ * Writes a follow cache from `read` (`followeesFromPostgres`), only if it is still missing and the
+ * follow epoch is still `seenEpoch` (read before the rows were): true when written.
+ */
+export async function writeAuthorSeen(redis: ScriptRedis, userId: string, seenEpoch: string, read: Omit<AuthorSeenBuild, "written">): Promise<boolean> {
   const written = await runScript<number>(
     redis,
     WARM_AUTHOR_SEEN,
     [...keysOf(userId), badgeKeys.authorSeenEpoch(userId)],
-    [USER_TTL_SECONDS, seenEpoch, complete ? "all" : "some", ...followees],
+    [USER_TTL_SECONDS, seenEpoch, read.complete ? "all" : "some", ...read.followees],
   );
-  return { followees, complete, written: written === 1 };
+  return written === 1;
+}
+
+/**
+ * A missing follow cache: the followees read from Postgres in the request (the pool is the
+ * request's), the cache written from them beside the answer (`waitUntil`) with the epoch the read
+ * saw before. Answers nothing unread, as the rebuilt cache would (each followee at their current count).
+ */
+export async function rebuildAuthorSeenAfter(services: Services, userId: string, seenEpoch: string): Promise<void> {
+  const read = await followeesFromPostgres(services, userId);
+  services.waitUntil(inBackground("follow cache build", userId, writeAuthorSeen(services.redisFor(userId), userId, seenEpoch, read)));
 }
 
 /** What a follow cache says about one author: see `cachedFollowState`. */
@@ -111,16 +134,16 @@ export async function seeAuthor(services: Services, userId: string, authorId: st
   return { authorId, unread: 0 };
 }
 
-type AuthorList = { missing: boolean; total: number; list: [string, number][] | Record<string, never> };
+type AuthorList = { missing: boolean; total: number; list: [string, number][] | Record<string, never>; epoch?: string };
 
-/** Per-author unread, largest first (ties by author id), keyset-paginated on (unread, authorId). */
+/**
+ * Per-author unread, largest first (ties by author id), keyset-paginated on (unread, authorId): one
+ * read-only call. A missing follow cache answers nothing unread, as its rebuild would (each
+ * followee starts at their current count), and is rebuilt beside the answer (`waitUntil`).
+ */
 export async function listUnreadAuthors(services: Services, userId: string, page: { limit: number; cursor?: string }) {
-  const redis = services.redisFor(userId);
-  let r = await runScript<AuthorList>(redis, LIST_AUTHOR_UNREAD, keysOf(userId), []);
-  if (r.missing) {
-    await warmAuthorSeen(services, userId);
-    r = await runScript<AuthorList>(redis, LIST_AUTHOR_UNREAD, keysOf(userId), []);
-  }
+  const r = await runReadScript<AuthorList>(services.redisFor(userId), LIST_AUTHOR_UNREAD, [...keysOf(userId), badgeKeys.authorSeenEpoch(userId)], []);
+  if (r.missing) await rebuildAuthorSeenAfter(services, userId, r.epoch ?? "0");
   const all = (Array.isArray(r.list) ? r.list : [])
     .map(([authorId, unread]) => ({ authorId: String(authorId), unread: Number(unread) }))
     .sort((a, b) => b.unread - a.unread || compareIds(a.authorId, b.authorId));

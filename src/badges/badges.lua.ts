@@ -1,29 +1,35 @@
 import { AUTHORS_UNREAD_SNIPPET } from "./authors.lua";
-import { BROADCAST_UNREAD_SNIPPET } from "./broadcasts.lua";
+import { BROADCAST_UNREAD_SNIPPET, FIRST_SEEN_SNIPPET } from "./broadcasts.lua";
 import { INBOX_SNIPPET } from "./inbox.lua";
 import { REDDOTS_SNIPPET } from "./reddots.lua";
-import { STREAMS_UNREAD_SNIPPET } from "./streams.lua";
+import { REMEMBER_COUNTS_SNIPPET, STREAMS_UNREAD_SNIPPET } from "./streams.lua";
 import { FEED_UNSEEN_CAP } from "../feed/keys";
 import { FEED_UNSEEN_FUNCTION } from "../feed/unseen.lua";
 import { ACTIVE_RECORD_EVERY_MS } from "./keys";
 
 /**
- * Every badge of one user in one EVALSHA. Billed commands stay flat in the backlog and in the
- * user's follows and streams: 14 for a known user (EVALSHA; HGETALL of the notifications, red-dot
- * channels and seen stamps, follow cache, stream access and inbox hashes; HMGET of the markers, of
- * the followed authors' published counts (up to 5,000 authors per HMGET) and of the streams' last
- * item times; ZCOUNT of the broadcast ids; HGET of the DM total; the feed's GET of its read marker,
- * SMEMBERS of the big accounts followed and ZCOUNT of the timeline above the marker), 16 when some
- * stream has news (an
- * HMGET of those streams' versions). A stream with news costs a ZCOUNT only when its items or the
- * user's access changed since its count was remembered (then one HSET remembers the new counts); the active-set ZADD + HSET happen on the
- * first call of a minute, the EXPIREs on the first call of a day. Counting stops once a total
- * passes \`cap\`. Missing caches are reported (\`*Missing\`) so the caller rebuilds them.
- * A reader following big accounts with posts above the marker adds ZMSCORE, a ZRANGEBYSCORE of the
- * timeline and one per such outbox, most recently active first, until the count passes \`cap\`
- * (\`feed_unseen\` in the feed's \`unseen.lua.ts\`; at most MAX_PULLED_ACCOUNTS outboxes).
+ * Every badge of one user in one EVALSHA_RO: READ-ONLY (\`#!lua flags=no-writes\`), so a read
+ * region of a Global database answers it without a round trip to the primary. Billed commands stay
+ * flat in the backlog and in the user's follows and streams: 14 for a known user (EVALSHA_RO;
+ * HGETALL of the notifications, red-dot channels and seen stamps, follow cache, stream access and
+ * inbox hashes; HMGET of the markers, of the followed authors' published counts (up to 5,000
+ * authors per HMGET) and of the streams' last item times; ZCOUNT of the broadcast ids; HGET of the
+ * DM total; the feed's GET of its read marker, SMEMBERS of the big accounts followed and ZCOUNT of
+ * the timeline above the marker), 16 when some stream has news (an HMGET of those streams'
+ * versions). A stream with news costs a ZCOUNT only when its items or the user's access changed
+ * since its count was remembered. Counting stops once a total passes \`cap\`. A reader following
+ * big accounts with posts above the marker adds ZMSCORE, a ZRANGEBYSCORE of the timeline and one
+ * per such outbox, most recently active first, until the count passes \`cap\` (\`feed_unseen\` in
+ * the feed's \`unseen.lua.ts\`; at most MAX_PULLED_ACCOUNTS outboxes).
+ *
+ * What the read used to write itself it now reports, for AFTER_BADGES_READ to write afterwards
+ * (\`due\`, only when something is): the first-seen broadcast marker, the stream counts to
+ * remember, the active-set record (first call of a minute) and the TTL renewal (first call of a
+ * day). Missing caches are reported (\`*Missing\`; with the follow epoch a rebuild of the author
+ * cache must still see, one GET more) so the caller answers from Postgres and rebuilds them.
  */
-export const GET_BADGES = `${FEED_UNSEEN_FUNCTION}
+export const GET_BADGES = `#!lua flags=no-writes
+${FEED_UNSEEN_FUNCTION}
 local notifications = KEYS[1]  -- badge:n:{user}
 local markers = KEYS[2]        -- badge:m:{user}
 local bcIds = KEYS[3]          -- badge:bc:window
@@ -35,19 +41,17 @@ local stAccess = KEYS[8]       -- badge:st:u:{user}
 local stLast = KEYS[9]         -- badge:st:last
 local dms = KEYS[10]           -- badge:dm:{user}
 local inbox = KEYS[11]         -- badge:ib:{user}
-local active = KEYS[12]        -- badge:active
-local feedSeenKey = KEYS[13]   -- feed:seen:{user}
-local feedTimelineKey = KEYS[14] -- feed:tl:{user}
-local feedBigSetKey = KEYS[15] -- feed:bf:{user}
-local feedActivityKey = KEYS[16] -- feed:act
+local feedSeenKey = KEYS[12]   -- feed:seen:{user}
+local feedTimelineKey = KEYS[13] -- feed:tl:{user}
+local feedBigSetKey = KEYS[14] -- feed:bf:{user}
+local feedActivityKey = KEYS[15] -- feed:act
+local auEpoch = KEYS[16]       -- badge:au:ep:{user} (read only when the follow cache is missing)
 local limit = tonumber(ARGV[1])  -- cap: totals stop counting once above it
-local userId = ARGV[2]
-local now = ARGV[3]              -- ms: the active-users set, the day of the TTL renewal
-local ttl = tonumber(ARGV[4])    -- per-user TTL (first-seen marker)
-local itemPrefix = ARGV[5]       -- key prefix of stream item sets
-local outboxPrefix = ARGV[6]     -- key prefix of big accounts' outboxes
-local maxPulled = tonumber(ARGV[7]) -- big accounts merged at most (the feed page's bound)
-local wantBigs = ARGV[8] == '1'  -- a live hub's snapshot: answer the big accounts followed too
+local now = ARGV[2]              -- ms: is the active-set record or the TTL renewal due
+local itemPrefix = ARGV[3]       -- key prefix of stream item sets
+local outboxPrefix = ARGV[4]     -- key prefix of big accounts' outboxes
+local maxPulled = tonumber(ARGV[5]) -- big accounts merged at most (the feed page's bound)
+local wantBigs = ARGV[6] == '1'  -- a live hub's snapshot: answer the big accounts followed too
 local wantList = false
 local lastReadId = false
 -- The marker hash answers the broadcast marker and when this user's TTLs and activity were last
@@ -63,40 +67,73 @@ end
 ${BROADCAST_UNREAD_SNIPPET}
 ${REDDOTS_SNIPPET}
 ${AUTHORS_UNREAD_SNIPPET}
+local authorsEpoch = authorsMissing and (redis.call('GET', auEpoch) or '0') or nil
+local accFlat = redis.call('HGETALL', stAccess)
 ${STREAMS_UNREAD_SNIPPET}
 local dmTotal = tonumber(redis.call('HGET', dms, 'total') or '0')
 ${INBOX_SNIPPET}
 local feedUnseen, feedBigs = feed_unseen({seen = feedSeenKey, tl = feedTimelineKey, bigset = feedBigSetKey, activity = feedActivityKey, outboxPrefix = outboxPrefix, maxPulled = maxPulled}, math.min(${FEED_UNSEEN_CAP}, limit + 1))
--- The repair cron wants the recently active users, to the minute: a user is recorded in the
--- active set on their first call of each minute (\`act\` = when), not on every call.
--- Caches live 30 days after their last write; a user who only reads must not lose them (a
--- rebuilt author cache would start at current counts and drop their unread posts). Their TTLs are
--- renewed on the first call of each day (\`ttlDay\`).
+-- The repair cron wants the recently active users, to the minute (\`act\`); caches live 30 days
+-- after their last write, so a user who only reads has them renewed on their first call of a day
+-- (\`ttlDay\`). Both are AFTER_BADGES_READ's to write.
 local nowMs = tonumber(now)
-local today = math.floor(nowMs / 86400000)
-local stamps = {}
-if not marks[3] or nowMs - tonumber(marks[3]) >= ${ACTIVE_RECORD_EVERY_MS} then
-  redis.call('ZADD', active, now, userId)
-  stamps[#stamps + 1] = 'act'; stamps[#stamps + 1] = now
-end
-local renew = tonumber(marks[2] or '-1') ~= today
-if renew then stamps[#stamps + 1] = 'ttlDay'; stamps[#stamps + 1] = today end
-if #stamps > 0 then redis.call('HSET', markers, unpack(stamps)) end
-if renew then
-  for _, key in ipairs({ notifications, markers, rdSeen, auSeen, stAccess, dms, inbox }) do
-    redis.call('EXPIRE', key, ttl)
-  end
+local recordActive = not marks[3] or nowMs - tonumber(marks[3]) >= ${ACTIVE_RECORD_EVERY_MS}
+local renew = tonumber(marks[2] or '-1') ~= math.floor(nowMs / 86400000)
+local due = nil
+if recordActive or renew or bcFirstSeen or #streamsRemember > 0 then
+  due = { firstSeen = bcFirstSeen, remember = streamsRemember }
 end
 
 return cjson.encode({
   notifications = { byType = nBy, total = nTotal },
-  broadcasts = { missing = bcMissing, firstSeen = bcFirstSeen, unread = bcUnread },
+  broadcasts = { missing = bcMissing, unread = bcUnread },
   reddots = dots,
-  authors = { missing = authorsMissing, total = authorsTotal },
+  authors = { missing = authorsMissing, total = authorsTotal, epoch = authorsEpoch },
   streams = { missing = streamsMissing, total = streamsTotal, byStream = streamsBy },
   dms = { total = dmTotal },
   inbox = { missing = inboxMissing, byType = inboxBy, total = inboxTotal },
   feed = feedUnseen,
   feedBigs = wantBigs and feedBigs or nil,
+  due = due,
 })
+`;
+
+/**
+ * What a badges read found due, written as a call of its own after the answer (\`waitUntil\`), to
+ * the primary: the first-seen broadcast marker (only if still absent: FIRST_SEEN_SNIPPET), the
+ * stream counts to remember (only where the access is unchanged: REMEMBER_COUNTS_SNIPPET), the
+ * active-set record (first call of a minute) and the renewal of every per-user key's TTL (first
+ * call of a day). Each is checked again here, against the primary's state: a read answered by a
+ * lagging region may find due what another call has done meanwhile, and writing it twice would
+ * only cost commands. Answers 1 when the first-seen marker was recorded (Postgres is told then).
+ * Billed: EVALSHA + HMGET of the markers, + ZADD + HSET when recording, + HSETNX (+ EXPIRE), +
+ * HMGET + HSET of the counts, + 7 EXPIRE when renewing.
+ */
+export const AFTER_BADGES_READ = `
+local markers = KEYS[1]          -- badge:m:{user}
+local active = KEYS[2]           -- badge:active
+local stAccess = KEYS[3]         -- badge:st:u:{user}; KEYS[3..]: the user's other keys, whose TTLs are renewed with the markers'
+local userId = ARGV[1]
+local now = ARGV[2]              -- ms
+local ttl = tonumber(ARGV[3])    -- per-user TTL
+local firstSeen = ARGV[4]        -- '' or the first-seen broadcast id the read answered from
+local remember = { unpack(ARGV, 5) } -- stream counts: field, value pairs
+local marks = redis.call('HMGET', markers, 'act', 'ttlDay')
+local nowMs = tonumber(now)
+local today = math.floor(nowMs / 86400000)
+local stamps = {}
+if not marks[1] or nowMs - tonumber(marks[1]) >= ${ACTIVE_RECORD_EVERY_MS} then
+  redis.call('ZADD', active, now, userId)
+  stamps[#stamps + 1] = 'act'; stamps[#stamps + 1] = now
+end
+local renew = tonumber(marks[2] or '-1') ~= today
+if renew then stamps[#stamps + 1] = 'ttlDay'; stamps[#stamps + 1] = today end
+${FIRST_SEEN_SNIPPET}
+if #stamps > 0 then redis.call('HSET', markers, unpack(stamps)) end
+${REMEMBER_COUNTS_SNIPPET}
+if renew then
+  redis.call('EXPIRE', markers, ttl)
+  for i = 3, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end
+end
+return firstSeenSet and 1 or 0
 `;

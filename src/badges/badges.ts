@@ -1,26 +1,32 @@
 import { isRedisOutage } from "../lib/redis-failures";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
-import { GET_BADGES } from "./badges.lua";
+import { AFTER_BADGES_READ, GET_BADGES } from "./badges.lua";
 import { persistFirstSeen, syncBroadcastIds, unreadBroadcastsFromPostgres } from "./broadcasts";
-import { warmAuthorSeen } from "./authors";
-import { inboxFromPostgres, warmInbox } from "./inbox";
-import { warmStreamAccess } from "./streams";
-import { capAll, capped, luaMap, runScript, type Capped } from "./shared";
-import type { Services } from "../lib/services";
+import { rebuildAuthorSeenAfter } from "./authors";
+import { inboxFromPostgres, inboxUnreadFromPostgres } from "./inbox";
+import { streamUnreadFromPostgres } from "./streams";
+import { capAll, capped, inBackground, luaMap, runReadScript, runScript, type Capped } from "./shared";
+import { afterResponse, type Services } from "../lib/services";
 import { feedKeys, maxPulledAccounts } from "../feed/keys";
 
 type Raw = {
   notifications: { byType: Record<string, number> | unknown[]; total: number };
-  broadcasts: { missing: boolean; firstSeen: string | false; unread: number };
+  broadcasts: { missing: boolean; unread: number };
   reddots: Record<string, boolean> | unknown[];
-  authors: { missing: boolean; total: number };
+  /** `epoch`: the follow epoch, read when the cache is missing (its rebuild must still see it). */
+  authors: { missing: boolean; total: number; epoch?: string };
   streams: { missing: boolean; total: number; byStream: Record<string, number> | unknown[] };
   dms: { total: number };
   inbox: { missing: boolean; byType: Record<string, number> | unknown[]; total: number };
   feed: number;
   /** The big accounts the user follows (the feed's pulled set), when asked for. */
   feedBigs?: string[] | Record<string, never>;
+  /** What the read found to write (AFTER_BADGES_READ), absent when nothing is due. */
+  due?: Due;
 };
+
+/** A first-seen broadcast marker to record (false: none), the stream counts to remember (field, value pairs; cjson's `{}` when none). */
+type Due = { firstSeen: string | false; remember: string[] | Record<string, never> };
 
 export type Badges = {
   cap: number;
@@ -37,9 +43,12 @@ export type Badges = {
 };
 
 
-/** The badges script, on the user's database: every key it reads is the user's or a global key written to every database. */
+/**
+ * The badges script, on the user's database: every key it reads is the user's or a global key
+ * written to every database. Read-only (EVALSHA_RO): a read region answers it.
+ */
 function runBadges(services: Services, userId: string, cap: number, wantBigs: boolean) {
-  return runScript<Raw>(
+  return runReadScript<Raw>(
     services.redisFor(userId),
     GET_BADGES,
     [
@@ -54,20 +63,74 @@ function runBadges(services: Services, userId: string, cap: number, wantBigs: bo
       badgeKeys.streamLastItem(),
       badgeKeys.dms(userId),
       badgeKeys.inbox(userId),
-      badgeKeys.activeUsers(),
       feedKeys.seen(userId),
       feedKeys.timeline(userId),
       feedKeys.bigFollows(userId),
       feedKeys.activity(),
+      badgeKeys.authorSeenEpoch(userId),
     ],
-    [cap, userId, Date.now(), USER_TTL_SECONDS, badgeKeys.streamItems(""), feedKeys.outboxPrefix(), maxPulledAccounts(services.env), wantBigs ? 1 : 0],
+    [cap, Date.now(), badgeKeys.streamItems(""), feedKeys.outboxPrefix(), maxPulledAccounts(services.env), wantBigs ? 1 : 0],
   );
 }
 
 /**
- * Every badge of the home screen in ONE Redis round trip, to the user's database (at N > 1 too). Only when a cache is missing (new user,
- * cache loss) does it rebuild that cache from Postgres and ask again. Redis (the user's database) down: 200 with
- * `degraded` and Postgres-backed values (broadcasts, inbox) where Postgres answers, zeros otherwise.
+ * What a badges read found due, written after the answer as one call of its own to the user's
+ * database (the primary): the read itself writes nothing, so a read region answers it. When the
+ * read recorded a first-seen broadcast marker, Postgres is told (`persistFirstSeen`).
+ */
+async function writeAfterRead(services: Services, userId: string, due: Due) {
+  const remember = Array.isArray(due.remember) ? due.remember : [];
+  const recorded = await runScript<number>(
+    services.redisFor(userId),
+    AFTER_BADGES_READ,
+    [
+      badgeKeys.markers(userId),
+      badgeKeys.activeUsers(),
+      badgeKeys.streamAccess(userId),
+      badgeKeys.notifications(userId),
+      badgeKeys.reddotSeen(userId),
+      badgeKeys.authorSeen(userId),
+      badgeKeys.dms(userId),
+      badgeKeys.inbox(userId),
+    ],
+    [userId, Date.now(), USER_TTL_SECONDS, due.firstSeen || "", ...remember],
+  );
+  const firstSeen = due.firstSeen;
+  if (recorded === 1 && firstSeen) await afterResponse(services, (own) => persistFirstSeen(own, userId, firstSeen));
+}
+
+/**
+ * The kinds whose cache the read found missing (new user, cache loss), answered as their rebuild
+ * would have them: broadcasts and inbox from Postgres, streams from Postgres' membership against
+ * the items in Redis (one more read-only call), authors 0 (a rebuilt follow cache starts every
+ * followee at their current count). Each rebuild is written beside the answer (`waitUntil`),
+ * guarded as before: only into a cache still missing, the follow cache only if the follow epoch
+ * the read saw has not moved.
+ */
+async function answerMissing(services: Services, userId: string, cap: number, raw: Raw): Promise<void> {
+  const redis = services.redisFor(userId);
+  const work: Promise<void>[] = [];
+  if (raw.broadcasts.missing) {
+    services.waitUntil(inBackground("broadcast ids sync", userId, syncBroadcastIds(services, redis)));
+    work.push(unreadBroadcastsFromPostgres(services, userId, cap).then((unread) => void (raw.broadcasts.unread = unread)));
+  }
+  if (raw.authors.missing) {
+    raw.authors.total = 0;
+    work.push(rebuildAuthorSeenAfter(services, userId, raw.authors.epoch ?? "0"));
+  }
+  if (raw.streams.missing) work.push(streamUnreadFromPostgres(services, userId, cap).then((streams) => void Object.assign(raw.streams, streams)));
+  if (raw.inbox.missing) work.push(inboxUnreadFromPostgres(services, userId).then((inbox) => void Object.assign(raw.inbox, inbox)));
+  await Promise.all(work);
+}
+
+/**
+ * Every badge of the home screen in ONE Redis round trip, to the user's database (at N > 1 too),
+ * read-only: a read region of a Global database answers it, nothing goes to the primary. What the
+ * read finds due (a first-seen marker, counts to remember, the minute's active record, the day's
+ * TTL renewal) is written after the answer, a call of its own (`waitUntil`). Only when a cache is
+ * missing (new user, cache loss) does it read Postgres (and, for streams, Redis once more) and
+ * rebuild that cache beside the answer. Redis (the user's database) down: 200 with `degraded` and
+ * Postgres-backed values (broadcasts, inbox) where Postgres answers, zeros otherwise.
  */
 export async function getBadges(services: Services, userId: string, cap: number): Promise<Badges> {
   return (await getBadgesAndBigFollows(services, userId, cap, false)).badges;
@@ -87,20 +150,12 @@ export async function getBadgesAndBigFollows(
   let raw: Raw;
   try {
     raw = await runBadges(services, userId, cap, wantBigs);
-    const rebuilds: Promise<unknown>[] = [];
-    if (raw.broadcasts.missing) rebuilds.push(syncBroadcastIds(services, services.redisFor(userId)));
-    if (raw.authors.missing) rebuilds.push(warmAuthorSeen(services, userId));
-    if (raw.streams.missing) rebuilds.push(warmStreamAccess(services, userId));
-    if (raw.inbox.missing) rebuilds.push(warmInbox(services, userId));
-    if (rebuilds.length > 0) {
-      await Promise.all(rebuilds);
-      raw = await runBadges(services, userId, cap, wantBigs);
-    }
+    if (raw.due) services.waitUntil(inBackground("after the badges read", userId, writeAfterRead(services, userId, raw.due)));
+    if (raw.broadcasts.missing || raw.authors.missing || raw.streams.missing || raw.inbox.missing) await answerMissing(services, userId, cap, raw);
   } catch (err) {
     if (!isRedisOutage(err)) throw err;
     return { badges: await degradedBadges(services, userId, cap), bigFollows: null };
   }
-  if (raw.broadcasts.firstSeen) services.waitUntil(persistFirstSeen(services, userId, raw.broadcasts.firstSeen).catch(() => undefined));
   const badges: Badges = {
     cap,
     degraded: false,

@@ -40,21 +40,18 @@ return 0
 `;
 
 /**
- * Shared Lua: the user's last-read id, set to the newest broadcast on first sight (a new user counts
- * only broadcasts from then on). Reads \`bcMarker\`, the marker hash's \`bc\` field (false when
- * absent), which the caller has read with whatever else it needs of that hash. Defines locals
- * bcMissing, bcFirstSeen, bcUnread.
+ * Shared Lua, read-only: the user's last-read id, the newest broadcast on first sight (a new user
+ * counts only broadcasts from then on). Reads \`bcMarker\`, the marker hash's \`bc\` field (false
+ * when absent), which the caller has read with whatever else it needs of that hash. Defines locals
+ * bcMissing, bcFirstSeen (the id to record as the marker: the caller writes it afterwards, with
+ * FIRST_SEEN_SNIPPET, only if the marker is still absent then), bcUnread.
  */
 export const BROADCAST_UNREAD_SNIPPET = `
 local bcMissing, bcFirstSeen, bcUnread = false, false, 0
 local lastRead = bcMarker
 if not lastRead then
   lastRead = redis.call('ZREVRANGE', bcIds, 1, 1)[1]
-  if lastRead then
-    redis.call('HSET', markers, 'bc', lastRead)
-    redis.call('EXPIRE', markers, ttl)
-    bcFirstSeen = lastRead
-  end
+  if lastRead then bcFirstSeen = lastRead end
 end
 local aboveLastRead = lastRead and redis.call('ZCOUNT', bcIds, '(' .. lastRead, '+inf') or 0
 if aboveLastRead == 0 then
@@ -65,11 +62,29 @@ else
 end
 `;
 
-/** The user's last-read id (first-seen on first sight) and unread count. */
-export const GET_BROADCAST_STATE = `
+/**
+ * Shared Lua: records a first-seen marker a read answered from (\`firstSeen\`, '' for none) unless
+ * the user has a marker by now (a mark-read, another first read): a marker never moves from here.
+ * Defines \`firstSeenSet\` (whether it was recorded: then Postgres is told, \`persistFirstSeen\`).
+ */
+export const FIRST_SEEN_SNIPPET = `
+local firstSeenSet = firstSeen ~= '' and redis.call('HSETNX', markers, 'bc', firstSeen) == 1
+if firstSeenSet then redis.call('EXPIRE', markers, ttl) end
+`;
+
+/** Records a first-seen marker after a read (GET_BROADCAST_STATE's \`firstSeen\`); answers 1 when recorded. */
+export const SET_FIRST_SEEN = `
+local markers = KEYS[1]          -- badge:m:{user}
+local firstSeen = ARGV[1]        -- the newest broadcast id when the read found no marker
+local ttl = tonumber(ARGV[2])    -- per-user TTL
+${FIRST_SEEN_SNIPPET}
+return firstSeenSet and 1 or 0
+`;
+
+/** The user's last-read id (first-seen on first sight: recorded afterwards, SET_FIRST_SEEN) and unread count. Read-only. */
+export const GET_BROADCAST_STATE = `#!lua flags=no-writes
 local markers = KEYS[1]        -- badge:m:{user}
 local bcIds = KEYS[2]          -- badge:bc:window
-local ttl = tonumber(ARGV[1])  -- per-user TTL
 local lastReadId = false
 local bcMarker = redis.call('HGET', markers, 'bc')
 ${BROADCAST_UNREAD_SNIPPET}

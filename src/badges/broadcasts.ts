@@ -4,11 +4,11 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
 import { afterCommit, isRedisOutage } from "../lib/redis-failures";
-import type { Services } from "../lib/services";
+import { afterResponse, type Services } from "../lib/services";
 import { badgeKeys, BROADCAST_WINDOW, USER_TTL_SECONDS } from "./keys";
-import { ADD_BROADCAST_IDS, GET_BROADCAST_STATE, RAISE_BROADCAST_MARKER, RESTORE_BROADCAST_MARKER } from "./broadcasts.lua";
+import { ADD_BROADCAST_IDS, GET_BROADCAST_STATE, RAISE_BROADCAST_MARKER, RESTORE_BROADCAST_MARKER, SET_FIRST_SEEN } from "./broadcasts.lua";
 import { broadcastReads, broadcasts } from "./schema";
-import { runEverywhere, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
+import { inBackground, runEverywhere, runReadScript, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
 
 export type Broadcast = { id: string; title: string; body: string; createdAt: string };
 
@@ -43,13 +43,24 @@ type BroadcastState = { missing: boolean; firstSeen: string | false; unread: num
 /** Redis state of the user's broadcasts; persists a first-seen marker and resyncs a lost id set. */
 export async function broadcastState(services: Services, userId: string): Promise<{ unread: number; lastReadId: string }> {
   const redis = services.redisFor(userId);
-  let state = await runScript<BroadcastState>(redis, GET_BROADCAST_STATE, [badgeKeys.markers(userId), badgeKeys.broadcastIds()], [USER_TTL_SECONDS]);
+  const read = () => runReadScript<BroadcastState>(redis, GET_BROADCAST_STATE, [badgeKeys.markers(userId), badgeKeys.broadcastIds()], []);
+  let state = await read();
   if (state.missing) {
     await syncBroadcastIds(services, redis);
-    state = await runScript<BroadcastState>(redis, GET_BROADCAST_STATE, [badgeKeys.markers(userId), badgeKeys.broadcastIds()], [USER_TTL_SECONDS]);
+    state = await read();
   }
-  if (state.firstSeen) services.waitUntil(persistFirstSeen(services, userId, state.firstSeen));
+  if (state.firstSeen) services.waitUntil(inBackground("first-seen broadcast marker", userId, recordFirstSeen(services, userId, state.firstSeen)));
   return { unread: state.unread, lastReadId: state.lastReadId || "0" };
+}
+
+/**
+ * Records the first-seen marker a read answered from (the newest broadcast when it found none),
+ * unless the user has one by now, then tells Postgres (`persistFirstSeen`).
+ */
+export async function recordFirstSeen(services: Services, userId: string, firstSeen: string) {
+  const set = await runScript<number>(services.redisFor(userId), SET_FIRST_SEEN, [badgeKeys.markers(userId)], [firstSeen, USER_TTL_SECONDS]);
+  // After the response: on services of its own (the request's Postgres pool is closed by then).
+  if (set === 1) await afterResponse(services, (own) => persistFirstSeen(own, userId, firstSeen));
 }
 
 /**

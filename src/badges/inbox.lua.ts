@@ -65,7 +65,7 @@ for i = 1, #ibFlat, 2 do
 end
 `;
 
-export const GET_INBOX = `
+export const GET_INBOX = `#!lua flags=no-writes
 local inbox = KEYS[1]   -- badge:ib:{user}
 ${INBOX_SNIPPET}
 return cjson.encode({ missing = inboxMissing, byType = inboxBy, total = inboxTotal })

@@ -10,7 +10,7 @@ import { INBOX_ADD, INBOX_READ, INBOX_WARM, GET_INBOX } from "./inbox.lua";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { inboxMessages, inboxRecipients, MAX_MESSAGE_TYPE } from "./schema";
 import { groupByDatabase, settleEach } from "../lib/redis-topology";
-import { luaMap, runScript, type ScriptRedis } from "./shared";
+import { inBackground, luaMap, runReadScript, runScript, type ScriptRedis } from "./shared";
 
 export const MAX_RECIPIENTS = 1000;
 export const MessageTypeSchema = z
@@ -129,17 +129,29 @@ export async function inboxFromPostgres(services: Pick<Services, "db">, userId: 
 /** Builds a missing cache (or, with `repair`, overwrites an existing one) from Postgres. */
 export async function warmInbox(services: Pick<Services, "db"> & { redisFor(ownerId: string): ScriptRedis }, userId: string, repair = false) {
   const { byType } = await inboxFromPostgres(services, userId);
+  return writeInbox(services, userId, byType, repair);
+}
+
+/** Writes the cache from `byType` (`inboxFromPostgres`): only when missing, or with `repair` over the existing one. */
+export function writeInbox(services: { redisFor(ownerId: string): ScriptRedis }, userId: string, byType: Record<string, number>, repair = false) {
   return runScript<number>(services.redisFor(userId), INBOX_WARM, [badgeKeys.inbox(userId)], [USER_TTL_SECONDS, repair ? "1" : "0", ...Object.entries(byType).flat()]);
 }
 
-/** Unread by type and total, from the cache (rebuilt when missing). */
+/**
+ * A missing cache: the unread counts from Postgres (the truth), and the cache built from them
+ * beside the answer (`waitUntil`, only if still missing then), started as soon as they are read,
+ * as a rebuild before the read was.
+ */
+export async function inboxUnreadFromPostgres(services: Services, userId: string) {
+  const unread = await inboxFromPostgres(services, userId);
+  services.waitUntil(inBackground("inbox cache build", userId, writeInbox(services, userId, unread.byType)));
+  return unread;
+}
+
+/** Unread by type and total, from the cache: one read-only call (Postgres when missing). */
 export async function getInboxUnread(services: Services, userId: string) {
-  const run = () => runScript<{ missing: boolean; byType: Record<string, number> | unknown[]; total: number }>(services.redisFor(userId), GET_INBOX, [badgeKeys.inbox(userId)], []);
-  let r = await run();
-  if (r.missing) {
-    await warmInbox(services, userId);
-    r = await run();
-  }
+  const r = await runReadScript<{ missing: boolean; byType: Record<string, number> | unknown[]; total: number }>(services.redisFor(userId), GET_INBOX, [badgeKeys.inbox(userId)], []);
+  if (r.missing) return inboxUnreadFromPostgres(services, userId);
   return { byType: luaMap(r.byType), total: r.total };
 }
 

@@ -14,8 +14,8 @@
  * Per-user hashes that are caches carry a sentinel field `_` once built, so "the user follows
  * nobody" (built, empty) is told apart from "the cache was lost" (key missing → rebuild).
  *
- * What `GET /v1/me/badges` bills (one EVALSHA, `GET_BADGES`), and why each read is there: a known
- * user costs 15 — EVALSHA; GET of the feed's read marker (`feedKeys.seen`), SMEMBERS of the big
+ * What `GET /v1/me/badges` bills (one EVALSHA_RO, `GET_BADGES`: read-only, so a read region of a
+ * Global database answers it), and why each read is there: a known user costs 15 — EVALSHA_RO; GET of the feed's read marker (`feedKeys.seen`), SMEMBERS of the big
  * accounts they follow (`feedKeys.bigFollows`) and ZCOUNT of the timeline above the marker (the
  * `feed` badge, by read diffusion: a fan-out writes nothing for it; a reader with news from big
  * accounts adds ZMSCORE, a ZRANGEBYSCORE of the timeline and one per outbox with news, until the
@@ -28,10 +28,13 @@
  * stream's version in the first HMGET would bill nothing more but doubles the fields Lua reads:
  * about a third of the streams' script time for 500 streams). Flat in the backlog, in follows
  * (≤ 5,000) and in streams. On top, only when due: ZCOUNT per stream whose items or access
- * changed since its count was remembered, plus one HSET of the new counts; ZADD to `activeUsers`
- * + HSET of `act` on the first call of a minute; the EXPIREs of every per-user key on the first
- * call of a day. Derived state never changes an answer: a remembered stream count is
- * reused only for the exact access and version strings it was counted at.
+ * changed since its count was remembered. What the read finds due is written after the answer,
+ * one call of its own to the user's database (`AFTER_BADGES_READ`: EVALSHA + HMGET of the
+ * markers, + what is due): HMGET + HSET of the new stream counts; ZADD to `activeUsers` + HSET of
+ * `act` on the first call of a minute; the EXPIREs of every per-user key on the first call of a
+ * day; HSETNX of a first-seen broadcast marker. Derived state never changes an answer: a
+ * remembered stream count is reused only for the exact access and version strings it was counted
+ * at, and written only where the access it was counted at is still there.
  */
 
 /** Per-user hashes live 30 days after their last write or the user's first badges call of a day. */
@@ -126,7 +129,8 @@ export const badgeKeys = {
   authorSeen: (userId: string) => `badge:au:${userId}`,
   /**
    * OWNER user. HOT-ONLY string: `userId`'s follow epoch, INCR by every follow and unfollow. A rebuild of
-   * `authorSeen` reads it before reading Postgres and writes only if it has not moved. TTL
+   * `authorSeen` reads it before reading Postgres (the badges read answers it when it finds the
+   * cache missing) and writes only if it has not moved. TTL
    * AUTHOR_EPOCH_TTL_SECONDS, refreshed on write.
    */
   authorSeenEpoch: (userId: string) => `badge:au:ep:${userId}`,

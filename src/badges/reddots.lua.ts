@@ -75,7 +75,7 @@ if #chFlat > 0 then
 end
 `;
 
-export const GET_REDDOTS = `
+export const GET_REDDOTS = `#!lua flags=no-writes
 local rdChannels = KEYS[1]  -- badge:rd:ch
 local rdSeen = KEYS[2]      -- badge:rd:{user}
 ${REDDOTS_SNIPPET}

@@ -3,7 +3,7 @@ import { ApiError } from "../lib/errors";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { settleEach, settleEveryDatabase } from "../lib/redis-topology";
 import { CATCH_UP_CHANNELS, GET_REDDOTS, READ_CHANNELS, REFRESH_CHANNEL, SEE_CHANNEL } from "./reddots.lua";
-import { luaMap, runEverywhere, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
+import { luaMap, runEverywhere, runReadScript, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
 
 /** Channels are few and named by operators; the cap keeps the badges script's HGETALL small. */
 export const MAX_CHANNELS = 200;
@@ -42,7 +42,7 @@ export async function seeChannel(redis: ScriptRedis, userId: string, channel: st
 
 /** channel → whether the dot shows for the user. */
 export async function getRedDots(redis: ScriptRedis, userId: string): Promise<Record<string, boolean>> {
-  const r = await runScript<{ dots: Record<string, boolean> | unknown[] }>(redis, GET_REDDOTS, [badgeKeys.reddotChannels(), badgeKeys.reddotSeen(userId)], []);
+  const r = await runReadScript<{ dots: Record<string, boolean> | unknown[] }>(redis, GET_REDDOTS, [badgeKeys.reddotChannels(), badgeKeys.reddotSeen(userId)], []);
   return luaMap(r.dots);
 }
 

@@ -126,7 +126,8 @@ const broadcastRoutes = newRouter()
       const broadcast = await createBroadcast(c.var.services, title, body);
       // Read diffusion: one call per hub shard moves every online user's count; nothing per user.
       if (!broadcast.degraded) c.var.services.waitUntil(pushStamp(c.env, { kind: "broadcasts", writtenAt }));
-      if (push) c.var.services.waitUntil(startBroadcastPush(c.var.services, broadcast.id, resolveAlert("broadcast", alert ?? { title, body }, `broadcast:${broadcast.id}`)));
+      // What the alert leaves out is the broadcast's own: an alert that only adds a url keeps its title and body.
+      if (push) c.var.services.waitUntil(startBroadcastPush(c.var.services, broadcast.id, resolveAlert("broadcast", { title, body, ...alert }, `broadcast:${broadcast.id}`)));
       return c.json(broadcast, 201);
     },
   )
@@ -158,7 +159,8 @@ const broadcastRoutes = newRouter()
       request: { body: { content: { "application/json": { schema: z.object({ upTo: IdSchema.optional() }).openapi("ReadBroadcasts") } }, required: false } },
       responses: { 200: jsonContent(z.object({ lastReadId: z.string(), degraded: Degraded }), "The marker after the call"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readBroadcasts(c.var.services, c.var.caller.userId, (c.req.valid("json") ?? {}).upTo)), 200),
+    // Broadcasts are on the icon: the user's APNs and FCM devices get the lower number (badge-only).
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readBroadcasts(c.var.services, c.var.caller.userId, (c.req.valid("json") ?? {}).upTo), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200),
   );
 
 // ── Red dots ─────────────────────────────────────────────────────────────────
@@ -308,7 +310,8 @@ const streamRoutes = newRouter()
     }),
     async (c) => {
       const { kind, id } = c.req.valid("param");
-      return c.json(pushing(c.var.services, [c.var.caller.userId], await readStream(c.var.services, c.var.caller.userId, kind, id)), 200);
+      // Stream items are on the icon: the user's APNs and FCM devices get the lower number (badge-only).
+      return c.json(pushing(c.var.services, [c.var.caller.userId], await readStream(c.var.services, c.var.caller.userId, kind, id), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
     },
   )
   .openapi(
@@ -399,7 +402,8 @@ const inboxRoutes = newRouter()
     async (c) => {
       const { alert, ...message } = c.req.valid("json");
       const sent = await sendMessage(c.var.services, message);
-      const push = (online: Set<string>) => pushToOffline(c.var.services, message.to, online, { kind: "inbox", alert: alert ?? { title: message.title }, thread: `inbox:${sent.id}` });
+      // What the alert leaves out is the message's own: an alert that only adds a url keeps its title.
+      const push = (online: Set<string>) => pushToOffline(c.var.services, message.to, online, { kind: "inbox", alert: { title: message.title, ...alert }, thread: `inbox:${sent.id}` });
       return c.json(pushing(c.var.services, message.to, sent, undefined, push), 201);
     },
   )

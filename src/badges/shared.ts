@@ -3,7 +3,7 @@ import type { Redis } from "../lib/redis";
 import { DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { settleEveryDatabase } from "../lib/redis-topology";
-import { log } from "../lib/log";
+import { errorText, log } from "../lib/log";
 
 /** What badge code needs from the Redis client: scripts only (every badge operation is one EVALSHA). */
 export type ScriptRedis = Pick<Redis, "createScript">;
@@ -59,10 +59,28 @@ export function capAll(counts: Record<string, number>, cap: number): Record<stri
  * client hands back the decoded value. A Redis failure becomes a 503 the caller can retry, because
  * every caller of this helper is a Redis-only write or needs the answer.
  */
-export async function runScript<T>(redis: ScriptRedis, source: string, keys: string[], args: (string | number)[]): Promise<T> {
+export function runScript<T>(redis: ScriptRedis, source: string, keys: string[], args: (string | number)[]): Promise<T> {
+  return execScript<T>(redis.createScript(source), keys, args);
+}
+
+/** The first line of every read-only script: Redis (7.0+) and Upstash refuse any write it tries. */
+export const NO_WRITES = "#!lua flags=no-writes";
+
+/**
+ * Runs one READ-ONLY Lua script (EVALSHA_RO, EVAL_RO on NOSCRIPT), which a read region of a
+ * Global database answers itself: no round trip to the primary. The source must start with
+ * `#!lua flags=no-writes` (NO_WRITES), so a write slipped into it fails at once instead of passing
+ * for a read. Answers and failures as `runScript`.
+ */
+export function runReadScript<T>(redis: ScriptRedis, source: string, keys: string[], args: (string | number)[]): Promise<T> {
+  if (!source.startsWith(NO_WRITES)) throw new Error(`a read-only script starts with "${NO_WRITES}"`);
+  return execScript<T>(redis.createScript(source, { readonly: true }), keys, args);
+}
+
+async function execScript<T>(script: { exec(keys: string[], args: string[]): Promise<unknown> }, keys: string[], args: (string | number)[]): Promise<T> {
   let raw: unknown;
   try {
-    raw = await redis.createScript(source).exec(keys, args.map(String));
+    raw = await script.exec(keys, args.map(String));
   } catch (err) {
     // A script error (our bug, or a key of the wrong type) must surface as a 500, not pass for an outage.
     // No `cause`: the error handler would find the UpstashError in it and answer 503.
@@ -71,6 +89,18 @@ export async function runScript<T>(redis: ScriptRedis, source: string, keys: str
     throw err;
   }
   return (typeof raw === "string" ? JSON.parse(raw) : raw) as T;
+}
+
+/**
+ * A write a read sends after its answer (`waitUntil`: a cache build, a marker, remembered counts):
+ * its failure is logged, never thrown, since the answer is already out and the next read does it
+ * again.
+ */
+export function inBackground<T>(what: string, userId: string, write: Promise<T>): Promise<T | undefined> {
+  return write.catch((err: unknown) => {
+    log.warn({ message: `badge read's background write failed: ${what}`, userId, error: errorText(err) });
+    return undefined;
+  });
 }
 
 /**

@@ -89,8 +89,12 @@ return 1
 `;
 
 /**
- * Shared Lua: defines \`streamsMissing\`, \`streamsTotal\` and \`streamsBy\` (stream → unread). Quiet
- * streams (last item not after the access) cost nothing; counting stops once the total passes \`limit\`.
+ * Shared Lua, read-only: defines \`streamsMissing\`, \`streamsTotal\`, \`streamsBy\` (stream → unread)
+ * and \`streamsRemember\` (the counts to remember, flat field/value pairs for
+ * REMEMBER_COUNTS_SNIPPET, which the caller sends afterwards as a write of its own), from
+ * \`accFlat\`, the user's access hash as HGETALL answers it (the including script reads it, or
+ * builds it from Postgres' rows). Quiet streams (last item not after the access) cost nothing;
+ * counting stops once the total passes \`limit\`.
  *
  * The versions of the streams with news are read in a second HMGET, so the first one reads one
  * field per stream, not two. A stream with news is counted with ZCOUNT once, then remembered in the access hash as field
@@ -101,8 +105,7 @@ return 1
  * before versions existed) are counted every call.
  */
 export const STREAMS_UNREAD_SNIPPET = `
-local streamsMissing, streamsTotal, streamsBy = false, 0, {}
-local accFlat = redis.call('HGETALL', stAccess)
+local streamsMissing, streamsTotal, streamsBy, streamsRemember = false, 0, {}, {}
 if #accFlat == 0 then
   streamsMissing = true
 elseif #accFlat > 2 then
@@ -113,7 +116,7 @@ elseif #accFlat > 2 then
     elseif f ~= '_' then n = n + 1; names[n] = f; at[n] = accFlat[i + 1] end
   end
   local nowMs = tonumber(now)
-  local remember = {}
+  local remember = streamsRemember
   for from = 1, n, 1000 do
     if streamsTotal > limit then break end
     local to = math.min(from + 999, n)
@@ -143,16 +146,65 @@ elseif #accFlat > 2 then
       if c > 0 then streamsBy[names[k]] = c; streamsTotal = streamsTotal + c end
     end
   end
-  if #remember > 0 then redis.call('HSET', stAccess, unpack(remember)) end
 end
 `;
 
-export const LIST_STREAM_UNREAD = `
+/** Unread per stream of one user (the list endpoint), and the counts to remember. Read-only. */
+export const LIST_STREAM_UNREAD = `#!lua flags=no-writes
 local stAccess = KEYS[1]       -- badge:st:u:{user}
 local stLast = KEYS[2]         -- badge:st:last
 local itemPrefix = ARGV[1]     -- key prefix of item sets (badgeKeys.streamItems(""))
 local limit = tonumber(ARGV[2])
 local now = ARGV[3]            -- ms, to tell a remembered count's items still alive
+local accFlat = redis.call('HGETALL', stAccess)
 ${STREAMS_UNREAD_SNIPPET}
-return cjson.encode({ missing = streamsMissing, total = streamsTotal, byStream = streamsBy })
+return cjson.encode({ missing = streamsMissing, total = streamsTotal, byStream = streamsBy, remember = streamsRemember })
+`;
+
+/**
+ * Unread per stream of a user whose access cache is missing, from Postgres' rows (ARGV[4..]:
+ * stream, access ms pairs, as WARM_STREAM_ACCESS takes them), which the caller writes as the cache
+ * beside this read. Read-only: nothing is remembered (a count is remembered once the cache exists).
+ */
+export const COUNT_STREAM_UNREAD_OF = `#!lua flags=no-writes
+local stLast = KEYS[1]         -- badge:st:last
+local itemPrefix = ARGV[1]     -- key prefix of item sets (badgeKeys.streamItems(""))
+local limit = tonumber(ARGV[2])
+local now = ARGV[3]            -- ms
+local accFlat = { '_', '1' }
+for i = 4, #ARGV do accFlat[#accFlat + 1] = ARGV[i] end
+${STREAMS_UNREAD_SNIPPET}
+return cjson.encode({ total = streamsTotal, byStream = streamsBy })
+`;
+
+/**
+ * Shared Lua: remembers the counts a read made (\`remember\`, its \`streamsRemember\`: \`#kind/id\` →
+ * \`access@version=count\`) in \`stAccess\`, each only where the stream's access is still the one it
+ * was counted at: a membership ended since (its field gone) gets no orphan count, a lost cache is
+ * not recreated without its sentinel, and an access stamped since makes the count useless anyway.
+ * Derived state: a count lost or skipped here costs the next read a ZCOUNT, never a wrong answer.
+ */
+export const REMEMBER_COUNTS_SNIPPET = `
+if #remember > 0 then
+  local streams = {}
+  for i = 1, #remember, 2 do streams[#streams + 1] = string.sub(remember[i], 2) end
+  local current = redis.call('HMGET', stAccess, unpack(streams))
+  local kept = {}
+  for i = 1, #streams do
+    local value = remember[2 * i]
+    if current[i] and current[i] == string.match(value, '^(.-)@') then
+      kept[#kept + 1] = remember[2 * i - 1]
+      kept[#kept + 1] = value
+    end
+  end
+  if #kept > 0 then redis.call('HSET', stAccess, unpack(kept)) end
+end
+`;
+
+/** Remembers the stream counts a LIST_STREAM_UNREAD made (ARGV: field, value pairs). */
+export const REMEMBER_STREAM_COUNTS = `
+local stAccess = KEYS[1]       -- badge:st:u:{user}
+local remember = ARGV
+${REMEMBER_COUNTS_SNIPPET}
+return 1
 `;

@@ -5,8 +5,8 @@ import { afterCommit } from "../lib/redis-failures";
 import { badgeKeys, streamName, USER_TTL_SECONDS } from "./keys";
 import { streamMembers, userAccessLog } from "./schema";
 import { runEverywhereOwed } from "./replay";
-import { luaMap, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
-import { LEAVE_STREAM, LIST_STREAM_UNREAD, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
+import { inBackground, luaMap, runReadScript, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
+import { COUNT_STREAM_UNREAD_OF, LEAVE_STREAM, LIST_STREAM_UNREAD, REMEMBER_STREAM_COUNTS, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
 import { errorText, log } from "../lib/log";
 
 /** Items kept per stream by default: a badge never shows more than 99+. */
@@ -85,6 +85,11 @@ export async function readStream(services: Services, userId: string, kind: strin
  * `repair`, overwrites an existing cache's membership, keeping the later access of the two.
  */
 export async function warmStreamAccess(services: Pick<Services, "db"> & { redisFor(ownerId: string): ScriptRedis }, userId: string, repair = false) {
+  return writeStreamAccess(services, userId, await streamAccessFromPostgres(services, userId), repair);
+}
+
+/** What the stream cache holds, from Postgres: stream, last access ms pairs, flat (WARM_STREAM_ACCESS' ARGV). */
+export async function streamAccessFromPostgres(services: Pick<Services, "db">, userId: string): Promise<string[]> {
   const rows = await services.db.execute<{ view_code: string; view_id: string; at_ms: string }>(sql`
     select m.view_code, m.view_id::text as view_id,
            (extract(epoch from coalesce(a.last_access_at, m.joined_at)) * 1000)::bigint::text as at_ms
@@ -93,26 +98,58 @@ export async function warmStreamAccess(services: Pick<Services, "db"> & { redisF
     where m.user_id = ${userId}
     order by coalesce(a.last_access_at, m.joined_at) desc
     limit ${MAX_STREAMS_PER_USER}`);
-  const args = rows.rows.flatMap((r) => [streamName(r.view_code, r.view_id), r.at_ms]);
-  return runScript<number>(services.redisFor(userId), WARM_STREAM_ACCESS, [badgeKeys.streamAccess(userId)], [USER_TTL_SECONDS, repair ? "1" : "0", ...args]);
+  return rows.rows.flatMap((r) => [streamName(r.view_code, r.view_id), r.at_ms]);
 }
 
-type StreamUnread = { missing: boolean; total: number; byStream: Record<string, number> | unknown[] };
+/** Writes the stream cache from `access` (`streamAccessFromPostgres`): only when missing, or with `repair` over the existing one. */
+export function writeStreamAccess(services: { redisFor(ownerId: string): ScriptRedis }, userId: string, access: string[], repair = false) {
+  return runScript<number>(services.redisFor(userId), WARM_STREAM_ACCESS, [badgeKeys.streamAccess(userId)], [USER_TTL_SECONDS, repair ? "1" : "0", ...access]);
+}
 
-/** Unread per stream (only streams with unread items) and the total, counting stops past `cap`. */
-export async function listStreamUnread(services: Services, userId: string, cap: number) {
-  const run = () =>
-    runScript<StreamUnread>(services.redisFor(userId), LIST_STREAM_UNREAD, [badgeKeys.streamAccess(userId), badgeKeys.streamLastItem()], [
-      badgeKeys.streamItems(""),
-      cap,
-      Date.now(),
-    ]);
-  let r = await run();
-  if (r.missing) {
-    await warmStreamAccess(services, userId);
-    r = await run();
-  }
+type StreamCounts = { total: number; byStream: Record<string, number> | unknown[] };
+
+/**
+ * Unread per stream of a user whose cache is missing, from `access` (`streamAccessFromPostgres`):
+ * one read-only call (the items are in Redis only), nothing written.
+ */
+export async function streamUnreadOf(redis: ScriptRedis, access: string[], cap: number): Promise<{ total: number; byStream: Record<string, number> }> {
+  const r = await runReadScript<StreamCounts>(redis, COUNT_STREAM_UNREAD_OF, [badgeKeys.streamLastItem()], [badgeKeys.streamItems(""), cap, Date.now(), ...access]);
   return { total: r.total, byStream: luaMap(r.byStream) };
+}
+
+/** Remembers the stream counts a read made (its `remember` pairs), where the accesses are still those counted at. */
+export function rememberStreamCounts(redis: ScriptRedis, userId: string, remember: string[]) {
+  return runScript<number>(redis, REMEMBER_STREAM_COUNTS, [badgeKeys.streamAccess(userId)], remember);
+}
+
+type StreamUnread = StreamCounts & { missing: boolean; remember: string[] | Record<string, never> };
+
+/**
+ * Unread per stream (only streams with unread items) and the total, counting stops past `cap`: one
+ * read-only call. The counts it made are remembered afterwards (`waitUntil`); a missing cache is
+ * answered from Postgres' rows and built from them beside the answer.
+ */
+export async function listStreamUnread(services: Services, userId: string, cap: number) {
+  const redis = services.redisFor(userId);
+  const r = await runReadScript<StreamUnread>(redis, LIST_STREAM_UNREAD, [badgeKeys.streamAccess(userId), badgeKeys.streamLastItem()], [
+    badgeKeys.streamItems(""),
+    cap,
+    Date.now(),
+  ]);
+  if (r.missing) return streamUnreadFromPostgres(services, userId, cap);
+  if (Array.isArray(r.remember) && r.remember.length > 0) services.waitUntil(inBackground("remember stream counts", userId, rememberStreamCounts(redis, userId, r.remember)));
+  return { total: r.total, byStream: luaMap(r.byStream) };
+}
+
+/**
+ * A missing stream cache: unread from Postgres' rows (membership, access) against the items in
+ * Redis, one read-only call; the cache is built from the same rows beside it (`waitUntil`, only
+ * if still missing then), started as soon as the rows are read, as a rebuild before the read was.
+ */
+export async function streamUnreadFromPostgres(services: Services, userId: string, cap: number) {
+  const access = await streamAccessFromPostgres(services, userId);
+  services.waitUntil(inBackground("stream cache build", userId, writeStreamAccess(services, userId, access)));
+  return streamUnreadOf(services.redisFor(userId), access, cap);
 }
 
 /**

@@ -43,8 +43,8 @@ redis.call('DEL', hash)
 return cjson.encode({ cleared = cleared, total = 0 })
 `;
 
-/** Every key's count and the total. */
-export const READ_TALLY = `
+/** Every key's count and the total. Read-only: a read region answers it. */
+export const READ_TALLY = `#!lua flags=no-writes
 local hash = KEYS[1]  -- the tally hash
 local flat = redis.call('HGETALL', hash)
 local byKey, total = {}, 0

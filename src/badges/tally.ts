@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_TTL_SECONDS } from "../lib/idempotency";
 import { USER_TTL_SECONDS } from "./keys";
-import { luaMap, runScript, type ScriptRedis } from "./shared";
+import { luaMap, runReadScript, runScript, type ScriptRedis } from "./shared";
 import { ADD_TO_TALLY, CLEAR_TALLY, CLEAR_TALLY_KEY, READ_TALLY } from "./tally.lua";
 
 /** Adds `count` under `key` (and to the total) of the tally at `hash`, at most once per `idempotencyKey`. */
@@ -25,6 +25,6 @@ export function clearTally(redis: ScriptRedis, hash: string) {
 
 /** Every key's count and the total (cjson encodes an empty table as an array: read it as `{}`). */
 export async function readTally(redis: ScriptRedis, hash: string): Promise<{ byKey: Record<string, number>; total: number }> {
-  const r = await runScript<{ byKey: Record<string, number> | unknown[]; total: number }>(redis, READ_TALLY, [hash], []);
+  const r = await runReadScript<{ byKey: Record<string, number> | unknown[]; total: number }>(redis, READ_TALLY, [hash], []);
   return { byKey: luaMap(r.byKey), total: r.total };
 }

@@ -620,7 +620,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a post by the caller */
+        /**
+         * Create a post by the caller
+         * @description The users who chose the caller in `/v1/me/notification-authors` get a push (kind `author`) after the response, showing `alert` or, without it, "New post" and the start of the text.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -632,7 +635,12 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "text": "Live at 8 tonight"
+                     *       "text": "Live at 8 tonight",
+                     *       "alert": {
+                     *         "title": "Ada posted",
+                     *         "body": "Live at 8 tonight",
+                     *         "url": "/posts/9"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["NewPost"];
@@ -7404,6 +7412,331 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/notification-authors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The followed authors whose posts notify the caller */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The chosen authors */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "authorId": "42",
+                         *           "chosenAt": "2026-05-01T20:00:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["NotificationAuthorList"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/notification-authors/{authorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Be notified of a followed author's posts (idempotent)
+         * @description Each post of the author then pushes to the caller's devices (kind `author`), as preferences, quiet hours and open apps allow. Only an author the caller follows (409 naming `authorId` otherwise), at most 100 (409 past it: remove one first). Unfollowing the author removes the choice.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    authorId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The choice after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "authorId": "42",
+                         *       "chosen": false,
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["NotificationAuthorChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Stop being notified of an author's posts (idempotent)
+         * @description `changed: false` when the author was not chosen.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    authorId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The choice after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "authorId": "42",
+                         *       "chosen": false,
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["NotificationAuthorChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/status": {
         parameters: {
             query?: never;
@@ -8272,6 +8605,33 @@ export interface components {
         NewPost: {
             /** @example Live at 8 tonight */
             text: string;
+            alert?: components["schemas"]["PostPushAlert"];
+        };
+        /**
+         * @description What the push to the users who chose this author shows (title ≤ 100, body ≤ 500, url a path of the app ≤ 1000, thread ≤ 200 characters). Without it: "New post" and the start of the text. The thread is always the author's: `author:{authorId}`, or `author:{authorId}:{thread}`.
+         * @example {
+         *       "title": "Ada posted",
+         *       "body": "Live at 8 tonight",
+         *       "url": "/posts/9"
+         *     }
+         */
+        PostPushAlert: components["schemas"]["PushAlert"] & {
+            url?: string;
+        };
+        /**
+         * @description What a push for this write shows on a closed app (title ≤ 100, body ≤ 500, url ≤ 1000, thread ≤ 200 characters, not starting with "~"). Without it, or for the fields it leaves out, a plain default per kind is used ("New message"; an inbox message's or a broadcast's own title and body); `thread` groups and collapses pushes (default per kind and target).
+         * @example {
+         *       "title": "Ada",
+         *       "body": "lunch?",
+         *       "url": "/dms/7",
+         *       "thread": "dm:7"
+         *     }
+         */
+        PushAlert: {
+            title?: string;
+            body?: string;
+            url?: string;
+            thread?: string;
         };
         PostsPage: {
             items: components["schemas"]["Post"][];
@@ -8288,21 +8648,6 @@ export interface components {
              * @example 42
              */
             from?: string;
-        };
-        /**
-         * @description What a push for this write shows on a closed app (title ≤ 100, body ≤ 500, url ≤ 1000, thread ≤ 200 characters). Without it a plain default per kind is used ("New message"); `thread` groups and collapses pushes (default per kind and target).
-         * @example {
-         *       "title": "Ada",
-         *       "body": "lunch?",
-         *       "url": "/dms/7",
-         *       "thread": "dm:7"
-         *     }
-         */
-        PushAlert: {
-            title?: string;
-            body?: string;
-            url?: string;
-            thread?: string;
         };
         Broadcast: {
             /** @example 42 */
@@ -8751,7 +9096,7 @@ export interface components {
         };
         NotificationPreferences: {
             /**
-             * @description Pushes of each kind on or off (absent: on, except `author`: off until chosen)
+             * @description Pushes of each kind on or off (absent: on). `author` pushes only ever come from the authors the user chose (`/v1/me/notification-authors`); `author: false` silences them all and keeps the choices
              * @default {}
              * @example {
              *       "dm": true,
@@ -8820,6 +9165,27 @@ export interface components {
                 /** @default [] */
                 urgent?: ("notification" | "dm" | "inbox" | "stream" | "author" | "broadcast")[];
             } | null;
+        };
+        NotificationAuthorList: {
+            /** @description Newest choice first, at most 100; only authors the caller still follows */
+            items: components["schemas"]["NotificationAuthor"][];
+        };
+        NotificationAuthor: {
+            /** @example 42 */
+            authorId: string;
+            /**
+             * Format: date-time
+             * @example 2026-05-01T20:00:00.000Z
+             */
+            chosenAt: string;
+        };
+        NotificationAuthorChange: {
+            /** @example 42 */
+            authorId: string;
+            /** @description Whether the author's posts notify the caller after this call */
+            chosen: boolean;
+            /** @description Whether this call changed it */
+            changed: boolean;
         };
         OperationsStatus: {
             /**

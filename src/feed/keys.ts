@@ -17,6 +17,13 @@
 export const DEFAULT_TIMELINE_CAP = 1000;
 /** A timeline nobody read for a week expires, and nothing is pushed to it any more. */
 export const TIMELINE_TTL_SECONDS = 7 * 24 * 3600;
+/**
+ * A read renews a timeline's TTL (and its pulled set's, flags') once this much of it has passed: a
+ * page is read-only (a read region answers it), so the renewal is a write of its own, sent at most
+ * once a day per reader rather than on every page. A timeline thus lives 6 to 7 days after its
+ * last read.
+ */
+export const TIMELINE_RENEW_AFTER_SECONDS = 24 * 3600;
 /** An empty timeline (nobody followed, nothing posted) is remembered this long, then re-read. */
 export const EMPTY_TIMELINE_TTL_SECONDS = 5 * 60;
 /** Cached posts live three days; a miss reads Postgres (one statement per page). */
@@ -69,7 +76,7 @@ export const feedKeys = {
    * CACHE sorted set: score = post id, member = `postId:authorId`, newest `cap` posts of the user's
    * followees and the user. Sentinel `0` (score 0) = built from Postgres (alone = empty timeline,
    * TTL 5 min); sentinel `b` = a build is in flight (pushes land, reads still rebuild; TTL 5 min).
-   * TTL 7 days, renewed by reads.
+   * TTL 7 days, renewed by a read once a day has passed (TIMELINE_RENEW_AFTER_SECONDS).
    */
   timeline: (userId: string) => `feed:tl:${userId}`,
   /**

@@ -1,4 +1,15 @@
-import { COUNTER_CACHE_READER, COUNTER_PACKING } from "../counters/read.lua";
+import { COUNTER_CACHE_READER } from "../counters/read.lua";
+import { TIMELINE_RENEW_AFTER_SECONDS } from "./keys";
+import { MERGED_TOP_FUNCTION } from "./unseen.lua";
+
+/**
+ * Every page script is read-only (\`#!lua flags=no-writes\`, called with EVALSHA_RO: a read region of
+ * a Global database answers it, docs/scale.md#apps-worldwide). What a page used to write in passing
+ * — dropping tombstoned members, renewing TTLs, marking a timeline as building, storing a ranked
+ * snapshot — it now reports, and the Worker sends it as a write of its own (\`UPKEEP_TIMELINE\`,
+ * \`MARK_BUILDING\`, \`STORE_RANKING\`), only when there is something to write.
+ */
+const NO_WRITES = "#!lua flags=no-writes\n";
 
 /**
  * Lua functions of a page, shared by the chronological read, the build and the ranked read. `cfg`
@@ -12,26 +23,35 @@ import { COUNTER_CACHE_READER, COUNTER_PACKING } from "../counters/read.lua";
  * ends the merge. Members are unique (a post pushed before its author became big is in both).
  * Billed: ZREVRANGEBYSCORE + SMEMBERS (+ ZMSCORE + one ZREVRANGEBYSCORE per outbox read).
  *
- * hydrate(cfg, members): each member's post cache entry, its cached counters (the counters
- * capability's reader: one cache, one never-double-count rule) and the reader's flag fields;
- * tombstoned posts leave the timeline here, so later pages skip them.
- * Billed: MGET + counters' reader + HMGET (+ ZREM).
+ * With \`given\` ({rows, bigs}: a build's newest rows below \`max\`, newest first, as member, score
+ * pairs, and its big followees), the timeline and the pulled set are taken from it instead of
+ * Redis: a cold page answered from what its build read, while the build is written beside it.
  *
- * renew(cfg): a read keeps an active user's timeline, big-account set and flags alive.
- * Billed: ZCARD + EXPIRE + EXPIRE (+ EXPIRE).
+ * hydrate(cfg, members): each member's post cache entry, its cached counters (the counters
+ * capability's reader: one cache, one never-double-count rule) and the reader's flag fields. A
+ * tombstoned post (\`d\`) comes back as such: the Worker leaves it out and drops it from the timeline
+ * (\`UPKEEP_TIMELINE\`). Billed: MGET + counters' reader + HMGET.
+ *
+ * renewal_due(cfg): whether a read should renew the TTLs that keep an active reader's timeline and
+ * big-account set alive (7 days): when less than TIMELINE_TTL - TIMELINE_RENEW_AFTER (6 days) is
+ * left on a timeline that holds posts, or the set has none. The renewal is a write of its own, so
+ * a reader reading every day costs one write a day, not one per page. Billed: ZCARD + TTL + TTL.
  */
 export const PAGE_FUNCTIONS = `${COUNTER_CACHE_READER}
 local function by_score_desc(a, b) return a[2] > b[2] end
 
-local function merged_members(cfg, max, want)
-  local bigs = redis.call('SMEMBERS', cfg.bigset)
+local function merged_members(cfg, max, want, given)
+  local bigs = given and given.bigs or redis.call('SMEMBERS', cfg.bigset)
   if #bigs == 0 then
     -- The timeline alone: already newest first, nothing to merge or sort.
-    return redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'LIMIT', 0, want)
+    if not given then return redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'LIMIT', 0, want) end
+    local members = {}
+    for i = 1, math.min(#given.rows, 2 * want), 2 do members[#members + 1] = given.rows[i] end
+    return members
   end
   local cands, seen = {}, {}
-  local rows = redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'WITHSCORES', 'LIMIT', 0, want)
-  for i = 1, #rows, 2 do
+  local rows = given and given.rows or redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'WITHSCORES', 'LIMIT', 0, want)
+  for i = 1, math.min(#rows, 2 * want), 2 do
     seen[rows[i]] = true
     cands[#cands + 1] = {rows[i], tonumber(rows[i + 1])}
   end
@@ -71,36 +91,39 @@ local function hydrate(cfg, members)
     flagFields[#flagFields + 1] = 'v' .. id
   end
   local posts = redis.call('MGET', unpack(postKeys))
-  local gone = {}
-  for i = 1, #members do
-    if posts[i] == 'd' then gone[#gone + 1] = members[i] end
-  end
-  if #gone > 0 then redis.call('ZREM', cfg.tl, unpack(gone)) end
   local counts = read_counter_caches(counterKeys, cfg.fields)
   local fl = redis.call('HMGET', cfg.flags, unpack(flagFields))
   return {members = members, posts = posts, counts = counts, flags = fl}
 end
 
-local function renew(cfg, flagsUsable)
-  if redis.call('ZCARD', cfg.tl) > 1 then redis.call('EXPIRE', cfg.tl, cfg.ttl) end
-  redis.call('EXPIRE', cfg.bigset, cfg.ttl)
-  if flagsUsable then redis.call('EXPIRE', cfg.flags, cfg.ttl) end
+-- A TTL that asks for a renewal: none (-1), or below the mark (-2: no key, nothing to renew).
+local function ttl_due(ttl, below) return ttl == -1 or (ttl >= 0 and ttl < below) end
+
+local function renewal_due(cfg)
+  local below = tonumber(cfg.ttl) - ${TIMELINE_RENEW_AFTER_SECONDS}
+  if redis.call('ZCARD', cfg.tl) > 1 and ttl_due(redis.call('TTL', cfg.tl), below) then return true end
+  return ttl_due(redis.call('TTL', cfg.bigset), below)
 end
 
--- One page below max: the members, hydrated, and whether more follow.
-local function serve_page(cfg, max, limit)
-  local members = merged_members(cfg, max, limit + 1)
+-- One page below max: the members, hydrated, whether more follow and whether the TTLs are due
+-- (not for a build's rows: its own write sets them).
+local function serve_page(cfg, max, limit, given)
+  local members = merged_members(cfg, max, limit + 1, given)
   local more = #members > limit
   if more then members[#members] = nil end
   local page = hydrate(cfg, members)
-  renew(cfg, page.flags and page.flags[1] and not page.flags[2])
   page.more = more
+  if not given then page.renew = renewal_due(cfg) end
   return page
 end
 `;
 
-/** The `cfg` table of PAGE_FUNCTIONS from KEYS[1..5] and ARGV[a..]: ttl, postPrefix, counterPrefix, outboxPrefix, maxPulled, nfields, fields. Sets `nextArg`. */
-export const READ_CONFIG = `
+/**
+ * The `cfg` table of PAGE_FUNCTIONS from KEYS[1..5] and ARGV[a..]: ttl, postPrefix, counterPrefix,
+ * outboxPrefix, maxPulled, nfields, fields. Sets `nextArg`. With cold_unless_built and marker_view
+ * (merged_top's, defined first).
+ */
+export const READ_CONFIG = `${MERGED_TOP_FUNCTION}
 local function read_config(a)
   local cfg = {tl = KEYS[1], flags = KEYS[2], epoch = KEYS[3], bigset = KEYS[4], activity = KEYS[5]}
   cfg.ttl = ARGV[a]
@@ -115,50 +138,65 @@ local function read_config(a)
   return cfg
 end
 
--- A timeline not built yet is marked as building (sentinel b, short TTL) BEFORE the caller reads
--- Postgres, so a post fanned out while the build runs lands in it; the answer carries the unfollow
--- epoch the build must still see when it writes.
-local function cold_unless_built(cfg, buildTtl)
+-- A timeline not built yet answers {cold}: the Worker marks it as building (MARK_BUILDING, a
+-- write), reads Postgres and writes the build (INIT_TIMELINE).
+local function cold_unless_built(cfg)
   if redis.call('ZSCORE', cfg.tl, '0') then return nil end
-  redis.call('ZADD', cfg.tl, 0, 'b')
-  redis.call('EXPIRE', cfg.tl, buildTtl)
-  return cjson.encode({cold = true, epoch = redis.call('GET', cfg.epoch) or '0'})
+  return cjson.encode({cold = true})
+end
+
+-- A first page's view of the \`feed\` badge's marker (KEYS[6], feed:seen:{user}): the merged page's
+-- newest post id the page saw and the marker, so the Worker moves the marker (RESET_UNSEEN) only
+-- when they differ. Billed: ZRANGE + SMEMBERS (+ ZMSCORE) + GET.
+local function marker_view(cfg, page)
+  page.top = merged_top(cfg.tl, cfg.bigset, cfg.activity) or false
+  page.marker = redis.call('GET', KEYS[6]) or false
+  return page
 end
 `;
-
-/** KEYS of every page script: timeline, flags, unfollow epoch, big-account set, activity. */
-export const PAGE_KEY_COUNT = 5;
+/** KEYS of every page script: timeline, flags, unfollow epoch, big-account set, activity, the \`feed\` badge's marker. */
+export const PAGE_KEY_COUNT = 6;
 
 /**
- * The chronological home page: one call serves a warm page (timeline merged with pulled outboxes).
- * ARGV: max ('+inf' | '(' .. cursor id), limit, buildTtl, then the config (see READ_CONFIG).
+ * The chronological home page: one read-only call serves a warm page (timeline merged with pulled
+ * outboxes). ARGV: max ('+inf' | '(' .. cursor id), limit, first ('1': answer the marker view, see
+ * marker_view; '' otherwise), then the config (see READ_CONFIG), then — a cold page answered from
+ * its build — nbig, the build's big followees, and its rows below max (member, score), newest first.
  */
-export const READ_PAGE = `${PAGE_FUNCTIONS}${READ_CONFIG}
+export const READ_PAGE = `${NO_WRITES}${PAGE_FUNCTIONS}${READ_CONFIG}
 local max = ARGV[1]
 local limit = tonumber(ARGV[2])
+local first = ARGV[3] == '1'
 local cfg = read_config(4)
-local cold = cold_unless_built(cfg, ARGV[3])
-if cold then return cold end
-return cjson.encode(serve_page(cfg, max, limit))
+local given
+if #ARGV >= cfg.nextArg then
+  local a = cfg.nextArg
+  local nbig = tonumber(ARGV[a])
+  given = {bigs = {unpack(ARGV, a + 1, a + nbig)}, rows = {unpack(ARGV, a + 1 + nbig)}}
+else
+  local cold = cold_unless_built(cfg)
+  if cold then return cold end
+end
+local page = serve_page(cfg, max, limit, given)
+if first and not given then marker_view(cfg, page) end
+return cjson.encode(page)
 `;
 
 /**
  * rank_candidates(cfg, members, now, at): what a ranked first page computes, over the candidates
  * one database holds — all of them at N = 1 (READ_RANKED), a database's share at N > 1
- * (SCORE_CANDIDATES). Needs cfg.postPrefix, cfg.counterPrefix, cfg.fields (only their number) and,
- * to drop tombstoned candidates from the timeline, cfg.tl.
+ * (SCORE_CANDIDATES). Needs cfg.postPrefix, cfg.counterPrefix, cfg.fields (only their number).
  */
 export const RANKING_FUNCTIONS = `
 -- rank_candidates(cfg, members, now, at): the candidates (members, newest first) in ranked order
 -- as indices into members, those whose post or counters are not cached, what was read for them
 -- (post entries, packed counters), each ranked candidate's score (scoreOf[k] is order[k]'s) and the
--- tombstoned candidates. It reads what a score needs and nothing more: the posts
+-- tombstoned candidates (the Worker drops them from the timeline). It reads what a score needs and nothing more: the posts
 -- (creation time, tombstones) and three counter fields (at: positions of likes, comments,
 -- forwards) — no flags. Ties keep the newer post first, so the order is total and repeatable: the
 -- distinct scores are sorted as plain numbers (no Lua comparator) and each score's candidates
--- follow in the order they came, newest first. Tombstoned candidates leave the timeline (cfg.tl;
--- at N > 1 the caller drops them, the timeline being on the reader's database).
--- Billed: MGET + counters' MGET (+ ZREM).
+-- follow in the order they came, newest first. Read-only: the caller drops the tombstoned ones.
+-- Billed: MGET + counters' MGET.
 local function rank_candidates(cfg, members, now, at)
   local match, tonum, max = string.match, tonumber, math.max
   local postKeys, counterKeys = {}, {}
@@ -197,7 +235,6 @@ local function rank_candidates(cfg, members, now, at)
       missing[#missing + 1] = members[i]
     end
   end
-  if #gone > 0 and cfg.tl then redis.call('ZREM', cfg.tl, unpack(gone)) end
   table.sort(scores)
   local order, scoreOf, n = {}, {}, 0
   for k = nscores, 1, -1 do
@@ -213,23 +250,40 @@ local function rank_candidates(cfg, members, now, at)
   return order, missing, posts, packed, scoreOf, gone
 end
 
+-- One database's ranking as the Worker merges it (N > 1): out.order (indices into the members
+-- ranked), out.scores (each one's score as '%.17g' text: the exact double), and for the first
+-- \`limit\` of them out.posts and out.counts (post entries, packed counters).
+local function ranking_answer(out, order, scoreOf, posts, packed, limit)
+  out.order, out.scores, out.posts, out.counts = order, {}, {}, {}
+  for k = 1, #order do out.scores[k] = string.format('%.17g', scoreOf[k]) end
+  for k = 1, math.min(limit, #order) do
+    out.posts[k] = posts[order[k]]
+    out.counts[k] = packed[order[k]]
+  end
+  return out
+end
+
 `;
 
 /**
- * The ranked home page. A first page (no cursor) scores the RANKED_CANDIDATES newest items of the
- * merged timeline — `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5` from the cached
- * counters and the post's creation time — stores the ranking as a snapshot (a list, short TTL) and
- * serves its first page; later pages read the same snapshot from `offset`, so items never move
- * between pages while the user scrolls. Candidates whose post or counters are not cached come back
- * as `missing` (the caller fills them and asks again).
- * Mode 'members' (N > 1): the candidates (newest first) and the reader's flags for them (`flags`:
- * the hash's f and x; `on`: 2p + 1 for a liked candidate at 0-based place p, 2p + 2 for a
- * favourited one), nothing ranked: each post's database scores its own (SCORE_CANDIDATES), the
- * caller merges them and stores the snapshot.
- * ARGV: mode ('new'|'page'|'members'), offset, limit, buildTtl, now (ms), candidates, snapshotTtl,
- * likes/comments/forwards positions in the fields, then the config. KEYS[6]: the snapshot list.
+ * The ranked home page, read-only. A first page (no cursor) scores the RANKED_CANDIDATES newest
+ * items of the merged timeline — `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5`
+ * from the cached counters and the post's creation time — and answers its first page with the
+ * whole ranking (\`ranked\`) and the tombstoned candidates (\`gone\`): the Worker stores the ranking as
+ * a snapshot (STORE_RANKING, a list with a short TTL) just after the answer; later pages read that
+ * snapshot from \`offset\`, so items never move between pages while the user scrolls. Candidates
+ * whose post or counters are not cached come back as \`missing\` (the caller fills them and asks
+ * again).
+ * Mode 'members' (N > 1): the candidates (newest first) and the reader's flags for them (\`flags\`:
+ * the hash's f and x; \`on\`: 2p + 1 for a liked candidate at 0-based place p, 2p + 2 for a
+ * favourited one), and this database's own share of the ranking (\`order\`, \`scores\`, \`posts\`,
+ * \`counts\`, \`gone\`: see ranking_answer); every other database scores its own
+ * (SCORE_CANDIDATES), the caller merges them and stores the snapshot.
+ * ARGV: mode ('new'|'page'|'members'), offset, limit, first ('1': answer the marker view), now (ms),
+ * candidates, likes/comments/forwards positions in the fields, then the config. KEYS[7]: the
+ * snapshot list.
  */
-export const READ_RANKED = `${PAGE_FUNCTIONS}${READ_CONFIG}${RANKING_FUNCTIONS}
+export const READ_RANKED = `${NO_WRITES}${PAGE_FUNCTIONS}${READ_CONFIG}${RANKING_FUNCTIONS}
 -- The first ranked page, hydrated from what the ranking read (the same call, so the same values
 -- hydrate() would read again) and the reader's flags. Billed: HMGET.
 local function ranked_page(cfg, members, order, posts, packed, limit)
@@ -252,29 +306,36 @@ end
 local mode = ARGV[1]
 local offset = tonumber(ARGV[2])
 local limit = tonumber(ARGV[3])
+local first = ARGV[4] == '1'
 local now = tonumber(ARGV[5])
 local candidates = tonumber(ARGV[6])
-local snapshotTtl = ARGV[7]
-local iLikes, iComments, iForwards = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
-local cfg = read_config(11)
-local snapshot = KEYS[6]
+local iLikes, iComments, iForwards = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+local cfg = read_config(10)
+local snapshot = KEYS[7]
 
 if mode == 'page' then
   local members = redis.call('LRANGE', snapshot, offset, offset + limit - 1)
   if #members == 0 and redis.call('EXISTS', snapshot) == 0 then return cjson.encode({expired = true}) end
   local page = hydrate(cfg, members)
   page.more = redis.call('LLEN', snapshot) > offset + limit
-  renew(cfg, false)
+  page.renew = renewal_due(cfg)
   return cjson.encode(page)
 end
 
-local cold = cold_unless_built(cfg, ARGV[4])
+local cold = cold_unless_built(cfg)
 if cold then return cold end
 local members = merged_members(cfg, '+inf', candidates)
-if #members == 0 then return cjson.encode({members = {}, more = false}) end
+if #members == 0 then
+  local page = {members = {}, more = false, renew = renewal_due(cfg)}
+  if first then marker_view(cfg, page) end
+  return cjson.encode(page)
+end
 if mode == 'members' then
-  -- N > 1: only what lives here — the candidates and the reader's flags for them. Their posts and
-  -- counters are read and scored on each post's database (SCORE_CANDIDATES), not sent here and back.
+  -- N > 1: the candidates and the reader's flags for them, and this database's own share of the
+  -- ranking: the candidates whose post and counters are cached here (the posts that live here: a
+  -- live post's cache entry and counters are on its own database only) scored as SCORE_CANDIDATES
+  -- scores them (ranking_answer), tombstoned ones in \`gone\`. The others are scored on their own
+  -- databases: the Worker knows which those are; one request less than asking this one again.
   local flagFields = {'f', 'x'}
   for i, m in ipairs(members) do
     local id = string.match(m, '^(%d+):')
@@ -297,22 +358,22 @@ if mode == 'members' then
   for i = 3, #values do
     if values[i] == '1' then on[#on + 1] = i - 2 end
   end
-  renew(cfg, false)
-  return cjson.encode({members = members, flags = {values[1], values[2]}, on = on})
+  local answer = {members = members, flags = {values[1], values[2]}, on = on, renew = renewal_due(cfg)}
+  local order, _, posts, packed, scoreOf, gone = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
+  ranking_answer(answer, order, scoreOf, posts, packed, limit)
+  answer.gone = gone
+  if first then marker_view(cfg, answer) end
+  return cjson.encode(answer)
 end
-local order, missing, posts, packed = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
+local order, missing, posts, packed, _, gone = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
 if #missing > 0 then return cjson.encode({missing = missing}) end
--- DEL first: a call the client retries (the answer was lost) writes the same snapshot, not twice.
-redis.call('DEL', snapshot)
-if #order > 0 then
-  local ranked = {}
-  for k, i in ipairs(order) do ranked[k] = members[i] end
-  redis.call('RPUSH', snapshot, unpack(ranked))
-  redis.call('EXPIRE', snapshot, snapshotTtl)
-end
 local page = ranked_page(cfg, members, order, posts, packed, limit)
 page.more = #order > limit
-renew(cfg, false)
+page.ranked = {}
+for k, i in ipairs(order) do page.ranked[k] = members[i] end
+page.gone = gone
+page.renew = renewal_due(cfg)
+if first then marker_view(cfg, page) end
 return cjson.encode(page)
 `;
 
@@ -328,7 +389,7 @@ return cjson.encode(page)
  * ARGV: now (ms), limit, likes/comments/forwards positions, postPrefix, counterPrefix, number of
  * counter fields, then the members. Billed: EVALSHA + MGET + MGET.
  */
-export const SCORE_CANDIDATES = `${COUNTER_CACHE_READER}${RANKING_FUNCTIONS}
+export const SCORE_CANDIDATES = `${NO_WRITES}${COUNTER_CACHE_READER}${RANKING_FUNCTIONS}
 local now, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
 local at = {tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])}
 local cfg = {postPrefix = ARGV[6], counterPrefix = ARGV[7], fields = {}}
@@ -337,21 +398,16 @@ local members = {}
 for i = 9, #ARGV do members[i - 8] = ARGV[i] end
 local order, missing, posts, packed, scoreOf, gone = rank_candidates(cfg, members, now, at)
 if #missing > 0 then return cjson.encode({missing = missing}) end
-local out = {order = order, scores = {}, posts = {}, counts = {}, gone = gone}
-for k = 1, #order do out.scores[k] = string.format('%.17g', scoreOf[k]) end
-for k = 1, math.min(limit, #order) do
-  out.posts[k] = posts[order[k]]
-  out.counts[k] = packed[order[k]]
-end
-return cjson.encode(out)
+return cjson.encode(ranking_answer({gone = gone}, order, scoreOf, posts, packed, limit))
 `;
 
 /**
- * At N > 1, a ranked first page's snapshot, ranked by the caller (it needed every database's
- * posts): stored on the reader's database after the answer (DEL first: the same snapshot is never
- * written twice), and the tombstoned candidates the posts' databases found leave the timeline.
- * KEYS: feed:rk:{user}:{snapshot}, feed:tl:{user}. ARGV: TTL, the number of tombstoned members,
- * them, then the members in ranked order. Billed: EVALSHA + DEL + RPUSH + EXPIRE (+ ZREM).
+ * A ranked first page's snapshot, ranked by the page's read (READ_RANKED at N = 1; the caller's
+ * merge of every database's SCORE_CANDIDATES at N > 1): stored on the reader's database just after
+ * the answer (DEL first: the same snapshot is never written twice), and the tombstoned candidates
+ * the ranking met leave the timeline. KEYS: feed:rk:{user}:{snapshot}, feed:tl:{user}. ARGV: TTL,
+ * the number of tombstoned members, them, then the members in ranked order.
+ * Billed: EVALSHA + DEL + RPUSH + EXPIRE (+ ZREM).
  */
 export const STORE_RANKING = `
 local gone = tonumber(ARGV[2])
@@ -360,6 +416,40 @@ if #ARGV > 2 + gone then
   redis.call('DEL', KEYS[1])
   redis.call('RPUSH', KEYS[1], unpack(ARGV, 3 + gone))
   redis.call('EXPIRE', KEYS[1], ARGV[1])
+end
+return 1
+`;
+
+/**
+ * Marks a timeline that is not built as building (sentinel \`b\`, short TTL) BEFORE the caller reads
+ * Postgres, so a post fanned out while the build runs lands in it, and answers the unfollow epoch
+ * the build must still see when it writes — read here, on the primary, not on a replica that may
+ * lag. Answers \`ready\` when a build finished since the page's read (the caller reads again).
+ * KEYS: feed:tl:{user}, feed:ep:{user}. ARGV: the building TTL. Billed: EVALSHA + ZSCORE + ZADD +
+ * EXPIRE + GET.
+ */
+export const MARK_BUILDING = `
+if redis.call('ZSCORE', KEYS[1], '0') then return cjson.encode({ready = true}) end
+redis.call('ZADD', KEYS[1], 0, 'b')
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return cjson.encode({epoch = redis.call('GET', KEYS[2]) or '0'})
+`;
+
+/**
+ * What a page read reported to write, sent as its own call and only when there is something:
+ * tombstoned members it met leave the timeline (later pages skip them), and — when the read said
+ * the TTLs are due (\`renewal_due\`) — the timeline (when it holds posts), the pulled set and a
+ * usable flags hash (a floor and not overflowed) get their 7 days again.
+ * KEYS: feed:tl:{user}, feed:bf:{user}, feed:rx:{user}. ARGV: TTL, renew ('1' | ''), then the members
+ * to drop. Billed: EVALSHA (+ ZREM) (+ ZCARD + EXPIRE + EXPIRE + HMGET (+ EXPIRE)).
+ */
+export const UPKEEP_TIMELINE = `
+if #ARGV > 2 then redis.call('ZREM', KEYS[1], unpack(ARGV, 3)) end
+if ARGV[2] == '1' then
+  if redis.call('ZCARD', KEYS[1]) > 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+  redis.call('EXPIRE', KEYS[2], ARGV[1])
+  local fx = redis.call('HMGET', KEYS[3], 'f', 'x')
+  if fx[1] and not fx[2] then redis.call('EXPIRE', KEYS[3], ARGV[1]) end
 end
 return 1
 `;

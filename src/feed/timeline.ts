@@ -6,6 +6,7 @@ import { isoTimestamp } from "../db/columns";
 import { ApiError, isDependencyFailure, isRedisCommandError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, encodeCursor } from "../lib/pagination";
+import { errorText, log } from "../lib/log";
 import { rawCommand } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
@@ -27,7 +28,8 @@ import {
   TOMBSTONE,
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
-import { READ_PAGE, READ_RANKED, SCORE_CANDIDATES, STORE_RANKING } from "./page.lua";
+import { MARK_BUILDING, READ_PAGE, READ_RANKED, SCORE_CANDIDATES, STORE_RANKING, UPKEEP_TIMELINE } from "./page.lua";
+import { firstPageWatch, type FirstPageWatch } from "./unseen";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
 
 export type Post = { id: string; authorId: string; text: string; createdAt: string };
@@ -51,18 +53,27 @@ export const encodeCachedPost = (p: { authorId: string; text: string; createdAt:
 
 export { maxPulledAccounts };
 
-/** What a page script answered, before hydration fills its misses. */
+/**
+ * What a page script answered, before hydration fills its misses: the members and what was cached
+ * for them, whether more follow, whether the TTLs are due for a renewal (`renewal_due`), and on a
+ * first page with read regions the merged top it saw and the `feed` badge's marker.
+ */
 type RawPage = {
   members: string[];
   posts: (string | false)[];
   counts: unknown[];
   flags: (string | false)[];
   more: boolean;
+  renew?: boolean;
+  top?: string | false;
+  marker?: string | false;
 };
-type ScriptAnswer = ({ cold: true; epoch: string } | { retry: true } | { expired: true } | { missing: string[] } | RawPage) & {
+type ScriptAnswer = ({ cold: true } | { retry: true } | { expired: true } | { missing: string[] } | { ready: true } | { epoch: string } | RawPage) & {
   cold?: boolean;
   retry?: boolean;
   expired?: boolean;
+  ready?: boolean;
+  epoch?: string;
   missing?: string[];
 };
 
@@ -72,10 +83,14 @@ function decodeFeedCursor(cursor: string): string {
   return id;
 }
 
-async function run(redis: ScriptRunner, source: string, keys: string[], args: (string | number)[]): Promise<ScriptAnswer> {
+/**
+ * Runs one of the feed's scripts. `readonly`: the page reads (`#!lua flags=no-writes`), sent as
+ * EVALSHA_RO so a read region can answer them; every other script is a write, for the primary.
+ */
+async function run(redis: ScriptRunner, source: string, keys: string[], args: (string | number)[], options: { readonly?: boolean } = {}): Promise<ScriptAnswer> {
   let raw: unknown;
   try {
-    raw = await redis.createScript(source).exec(keys, args.map(String));
+    raw = await (options.readonly ? redis.createScript(source, { readonly: true }) : redis.createScript(source)).exec(keys, args.map(String));
   } catch (err) {
     if (isRedisCommandError(err)) throw commandFailure("Feed script", err);
     throw err;
@@ -91,9 +106,12 @@ async function run(redis: ScriptRunner, source: string, keys: string[], args: (s
  *
  * Warm: ONE Redis round trip and no Postgres (N > 1: TWO — the reader's database for the ids,
  * flags, outboxes and the posts that live there, then one call per other database holding posts of
- * the page, in parallel, for their posts and counters: `completeRemote`). Cold (no timeline): the read marks the timeline as
- * building, one statement reads it from Postgres, one script writes it and serves the page.
- * Misses (post, counters or flags not cached) cost one statement per kind and one script.
+ * the page, in parallel, for their posts and counters: `completeRemote`), every call read-only.
+ * What the read found to write (tombstoned members to drop, TTLs due) goes out after the answer
+ * (`afterAnswer`). Cold (no timeline): a write marks the timeline as building, one statement reads
+ * it from Postgres, then one script writes it while a read-only call serves the page from the rows
+ * read. Misses (post, counters or flags not cached) cost one statement per kind; the caches are
+ * filled after the answer.
  * Redis down: one Postgres statement, `degraded: true`. Postgres down: what Redis holds, items it
  * cannot hydrate left out, `degraded: true`.
  */
@@ -105,19 +123,26 @@ export async function readHomeFeed(
   if (page.order === "ranked") return readRankedFeed(services, userId, page);
   const before = page.cursor ? decodeFeedCursor(page.cursor) : null;
   try {
-    const raw = await readPage(services, userId, before, page.limit);
+    const raw = await readPage(services, userId, before, page.limit, before === null ? firstPageWatch(services) : undefined);
     if (raw === "postgres") return await pageFromPostgres(services, userId, before, page.limit, false);
     const last = raw.members[raw.members.length - 1];
     const nextCursor = raw.more && last ? encodeCursor([last.split(":")[0]!]) : null;
-    return { ...(await hydrate(services, userId, raw)), nextCursor };
+    return { ...(await hydrate(services, userId, raw, "after answer")), nextCursor };
   } catch (err) {
     if (err instanceof ApiError || !isRedisOutage(err)) throw err;
     return pageFromPostgres(services, userId, before, page.limit, true);
   }
 }
 
-/** KEYS of the page scripts (PAGE_KEY_COUNT): timeline, flags, unfollow epoch, pulled set, activity. */
-const pageKeys = (userId: string) => [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId), feedKeys.bigFollows(userId), feedKeys.activity()];
+/** KEYS of the page scripts (PAGE_KEY_COUNT): timeline, flags, unfollow epoch, pulled set, activity, the `feed` badge's marker. */
+const pageKeys = (userId: string) => [
+  feedKeys.timeline(userId),
+  feedKeys.flags(userId),
+  feedKeys.unfollowEpoch(userId),
+  feedKeys.bigFollows(userId),
+  feedKeys.activity(),
+  feedKeys.seen(userId),
+];
 
 /** The config arguments every page script reads (READ_CONFIG in page.lua.ts). */
 const configArgs = (env: Services["env"]) => [
@@ -130,71 +155,123 @@ const configArgs = (env: Services["env"]) => [
   ...POST_FIELDS,
 ];
 
-/** The raw page from Redis, building the timeline first when it is not built; "postgres" when builds keep racing unfollows. */
-async function readPage(services: Services, userId: string, before: string | null, limit: number): Promise<RawPage | "postgres"> {
+/**
+ * The raw page from Redis (a read-only call), building the timeline first when it is not built;
+ * "postgres" when builds keep racing unfollows. `watch`: a first page's, told what the read saw of
+ * the `feed` badge's marker (read regions on) and whether the read built the timeline.
+ */
+async function readPage(services: Services, userId: string, before: string | null, limit: number, watch?: FirstPageWatch): Promise<RawPage | "postgres"> {
   const max = before ? `(${before}` : "+inf";
-  const read = () => run(services.redisFor(userId), READ_PAGE, pageKeys(userId), [max, limit, EMPTY_TIMELINE_TTL_SECONDS, ...configArgs(services.env)]);
+  const read = () => run(services.redisFor(userId), READ_PAGE, pageKeys(userId), [max, limit, watch ? "1" : "", ...configArgs(services.env)], { readonly: true });
   let answer = await read();
-  for (let attempt = 1; "cold" in answer && answer.cold; attempt++) {
+  for (let attempt = 1; answer.cold; attempt++) {
     if (attempt > BUILD_ATTEMPTS) return "postgres";
-    const built = await buildTimeline(services, userId, (answer as { epoch: string }).epoch, max, limit);
-    // An unfollow moved the epoch during the build: read the new epoch (the timeline is still cold) and build again.
-    answer = "retry" in built && built.retry ? await read() : built;
+    const built = await buildTimeline(services, userId, max, limit, watch);
+    // Built by another read meanwhile, or an unfollow moved the epoch during the build (the
+    // timeline is still cold): read again, and build again if need be.
+    if ("again" in built) answer = await read();
+    else return built;
   }
-  return answer as RawPage;
+  const page = answer as RawPage;
+  if (watch && page.top !== undefined) watch.saw(page.top, page.marker ?? false);
+  return page;
 }
 
 /**
- * One statement reads the timeline (and the first page's posts and the reader's flags), one
- * script writes it if no unfollow happened since `epoch` and serves the page.
+ * Marks the timeline as building (a write, on the reader's database's primary: MARK_BUILDING), then
+ * one statement reads it from Postgres, then — side by side — one script writes it (if no unfollow
+ * happened since the mark's epoch) and a read-only call serves the page below `max` from the rows
+ * read (READ_PAGE with them: the outboxes, post caches, counters and flags as a warm page reads
+ * them). `again` when there is nothing to serve from this build: another read built the timeline
+ * first, or an unfollow moved the epoch (the rows may hold that account).
  */
-async function buildTimeline(services: Services, userId: string, epoch: string, max: string, limit: number) {
+async function buildTimeline(services: Services, userId: string, max: string, limit: number, watch?: FirstPageWatch) {
+  const redis = services.redisFor(userId);
+  const mark = await run(redis, MARK_BUILDING, [feedKeys.timeline(userId), feedKeys.unfollowEpoch(userId)], [EMPTY_TIMELINE_TTL_SECONDS]);
+  if (mark.ready) return { again: true } as const;
   const cap = timelineCap(services.env);
   const build = await readTimelineBuild(services.db, userId, cap, limit, FLAGS_CAP, services.databases);
+  const posts = [...build.posts].sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0));
   const pairs: string[] = [];
-  for (const p of build.posts) pairs.push(timelineMember(p.id, p.author_id), p.id);
-  const answer = await run(services.redisFor(userId), INIT_TIMELINE, [...pageKeys(userId), feedKeys.seen(userId)], [
-    epoch,
-    cap,
-    EMPTY_TIMELINE_TTL_SECONDS,
-    max,
-    limit,
-    ...configArgs(services.env),
-    build.bigFollowees.length,
-    ...build.bigFollowees,
-    ...pairs,
+  for (const p of posts) pairs.push(timelineMember(p.id, p.author_id), p.id);
+  // The page's rows: the build's newest below the cursor, as many as a page reads from a timeline.
+  const below = max === "+inf" ? null : BigInt(max.slice(1));
+  const rows: string[] = [];
+  for (const p of posts) {
+    if (rows.length >= 2 * (limit + 1)) break;
+    if (below === null || BigInt(p.id) < below) rows.push(timelineMember(p.id, p.author_id), p.id);
+  }
+  const config = configArgs(services.env);
+  const bigs = [build.bigFollowees.length, ...build.bigFollowees];
+  const [written, page] = await Promise.all([
+    run(redis, INIT_TIMELINE, pageKeys(userId), [mark.epoch!, cap, EMPTY_TIMELINE_TTL_SECONDS, watch ? "1" : "", ...config, ...bigs, ...pairs]),
+    run(redis, READ_PAGE, pageKeys(userId), [max, limit, "", ...config, ...bigs, ...rows], { readonly: true }),
   ]);
-  if ("retry" in answer && answer.retry) return answer;
+  if (written.retry) return { again: true } as const;
+  watch?.built();
   // Cache what the build read and the page lacks, in the page's own miss handling.
   const known = new Map<string, string>();
-  for (const p of build.posts) {
+  for (const p of posts) {
     if (p.text !== null && p.created_at !== null) known.set(p.id, encodeCachedPost({ authorId: p.author_id, text: p.text, createdAt: isoTimestamp(p.created_at) }));
   }
-  const floor = build.posts.length > 0 ? build.posts[build.posts.length - 1]!.id : null;
+  const floor = posts.length > 0 ? posts[posts.length - 1]!.id : null;
   const flagsComplete = build.flags.filter((f) => f.kind === "l").length < FLAGS_CAP && build.flags.filter((f) => f.kind === "v").length < FLAGS_CAP;
   return {
-    ...(answer as RawPage),
+    ...(page as RawPage),
     known,
     // Only the first page's posts had their counters read: the snapshot says nothing of others.
-    counterSnapshot: { snapshot: build.counters, ids: new Set(build.posts.slice(0, limit).map((p) => p.id)) },
+    counterSnapshot: { snapshot: build.counters, ids: new Set(posts.slice(0, limit).map((p) => p.id)) },
     built: floor && flagsComplete ? { floor, flags: build.flags } : undefined,
-  } as ScriptAnswer;
+  };
+}
+
+/**
+ * Sends a write a page found to do — fills, the timeline's upkeep, a ranked snapshot — once the
+ * answer is on its way (`waitUntil`): the answer never waits on the primary for it. Its failure
+ * only loses a cache write (an outage, expected, is not even logged).
+ */
+function afterAnswer(services: Services, what: string, write: Promise<unknown>): void {
+  services.waitUntil(
+    write.catch((err: unknown) => {
+      if (!isRedisOutage(err)) log.error({ message: `feed: ${what} failed`, error: errorText(err) });
+    }),
+  );
+}
+
+/** The timeline's upkeep a read reported: tombstoned members to drop, TTLs to renew (`UPKEEP_TIMELINE`). Nothing is sent when there is neither. */
+function upkeep(services: Services, userId: string, gone: readonly string[], renew: boolean): void {
+  if (gone.length === 0 && !renew) return;
+  const write = services
+    .redisFor(userId)
+    .createScript(UPKEEP_TIMELINE)
+    .exec([feedKeys.timeline(userId), feedKeys.bigFollows(userId), feedKeys.flags(userId)], [String(TIMELINE_TTL_SECONDS), renew ? "1" : "", ...gone]);
+  afterAnswer(services, "timeline upkeep", write);
 }
 
 type Parsed = { id: string; authorId: string; member: string };
 type Flags = { liked: boolean; favorited: boolean };
 
-/** Fills the page's misses (one statement per kind, one script) and shapes the items. */
+/**
+ * Fills the page's misses (one statement per kind) and shapes the items. The caches the misses
+ * were read for are written by one script per database: after the answer for a page
+ * (`fill: "after answer"`), before returning when the caller reads Redis again right after and
+ * needs them there (`"await"`: a ranked page's candidates). Tombstoned members the page met and
+ * TTLs the read found due go out after the answer (`upkeep`).
+ */
 async function hydrate(
   services: Services,
   userId: string,
   raw: RawPage & { known?: Map<string, string>; counterSnapshot?: { snapshot: CounterSnapshot; ids: Set<string> }; built?: { floor: string; flags: FlagRow[] }; complete?: true },
+  fill: "after answer" | "await",
 ): Promise<{ items: FeedItem[]; degraded: boolean }> {
   const members: Parsed[] = raw.members.map((m) => {
     const [id, authorId] = m.split(":") as [string, string];
     return { id, authorId, member: m };
   });
-  if (members.length === 0) return { items: [], degraded: false };
+  if (members.length === 0) {
+    upkeep(services, userId, [], raw.renew === true);
+    return { items: [], degraded: false };
+  }
   // N > 1: posts of other databases than the reader's, from their own databases (round 2), unless
   // they were read there already (`complete`: a ranked first page's).
   const unreachable = services.databases > 1 && !raw.complete ? await completeRemote(services, userId, members, raw) : new Set<string>();
@@ -226,13 +303,13 @@ async function hydrate(
   const countMisses = allCountMisses.filter((id) => !unreachable.has(id));
   const countsUnreachable = allCountMisses.filter((id) => unreachable.has(id));
   if (unreachable.size > 0) degraded = true;
-  const fill: { posts: [string, string][]; flags?: { floor: string; seen: string; rows: FlagRow[] } } = { posts: [] };
+  const caches: { posts: [string, string][]; flags?: { floor: string; seen: string; rows: FlagRow[] } } = { posts: [] };
   if (raw.built && flag.size < members.length) {
     // The build read the flags from its oldest post up with the timeline: no statement needed.
-    fill.flags = { floor: raw.built.floor, seen: typeof floor === "string" ? floor : "", rows: raw.built.flags };
+    caches.flags = { floor: raw.built.floor, seen: typeof floor === "string" ? floor : "", rows: raw.built.flags };
     applyFlags(flag, members.filter((m) => !flag.has(m.id) && BigInt(m.id) >= BigInt(raw.built!.floor)), raw.built.flags);
   }
-  for (const [id, value] of raw.known ?? []) if (raw.posts[members.findIndex((m) => m.id === id)] === false) fill.posts.push([id, value]);
+  for (const [id, value] of raw.known ?? []) if (raw.posts[members.findIndex((m) => m.id === id)] === false) caches.posts.push([id, value]);
 
   // A build read the first page's counters with the watermark: complete and cache them from that
   // snapshot (the counters' own warm script), with no statement of their own.
@@ -249,7 +326,7 @@ async function hydrate(
     const results = await Promise.allSettled([
       postMisses.length > 0 ? readPosts(services.db, postMisses) : Promise.resolve([]),
       countMisses.length > 0 ? completeFromSnapshot(services, "post", countMisses, "warm") : Promise.resolve(new Map<string, number[]>()),
-      uncovered.length > 0 ? readFlags(services, userId, uncovered, hashFloor, Boolean(overflowed) || fill.flags !== undefined) : Promise.resolve(null),
+      uncovered.length > 0 ? readFlags(services, userId, uncovered, hashFloor, Boolean(overflowed) || caches.flags !== undefined) : Promise.resolve(null),
       countsUnreachable.length > 0 ? readCounters(services, "post", countsUnreachable) : Promise.resolve(null),
     ]);
     const [postRows, warmed, flagRead, stale] = results;
@@ -259,17 +336,27 @@ async function hydrate(
       for (const r of postRows.value) {
         const value = r.deleted ? TOMBSTONE : encodeCachedPost({ authorId: r.author_id, text: r.text, createdAt: isoTimestamp(r.created_at) });
         posts.set(r.id, value);
-        fill.posts.push([r.id, value]);
+        caches.posts.push([r.id, value]);
       }
     } else degraded = noteFailure(postRows.reason);
     if (warmed.status === "fulfilled") for (const [id, row] of warmed.value) counts.set(id, row);
     else degraded = noteFailure(warmed.reason);
     if (flagRead.status === "fulfilled" && flagRead.value) {
       applyFlags(flag, uncovered, flagRead.value.rows);
-      if (flagRead.value.build) fill.flags = { ...flagRead.value.build, seen: typeof floor === "string" ? floor : "", rows: flagRead.value.rows };
+      if (flagRead.value.build) caches.flags = { ...flagRead.value.build, seen: typeof floor === "string" ? floor : "", rows: flagRead.value.rows };
     } else if (flagRead.status === "rejected") degraded = noteFailure(flagRead.reason);
   }
-  if (fill.posts.length > 0 || fill.flags) await writeFill(services, userId, { ...fill, posts: fill.posts.filter(([id]) => !unreachable.has(id)) });
+  if (caches.posts.length > 0 || caches.flags) {
+    const written = writeFill(services, userId, { ...caches, posts: caches.posts.filter(([id]) => !unreachable.has(id)) });
+    if (fill === "await") await written;
+    else afterAnswer(services, "cache fill", written);
+  }
+  upkeep(
+    services,
+    userId,
+    members.filter((m) => posts.get(m.id) === TOMBSTONE).map((m) => m.member),
+    raw.renew === true,
+  );
 
   const items: FeedItem[] = [];
   for (const m of members) {
@@ -428,17 +515,22 @@ function decodeRankedCursor(cursor: string): { snapshot: string; offset: number 
 /** Builds, fills and retries before a ranked page gives up on Redis and ranks from Postgres. */
 const RANKED_ATTEMPTS = 4;
 
+/** How long a next ranked page waits before asking again for a snapshot its first page is still storing: 25, 50, 100 ms. */
+const SNAPSHOT_WAIT_MS = 25;
+
 /**
  * The ranked home page: the newest RANKED_CANDIDATES items of the merged timeline scored in the
- * page script and kept as a snapshot (15 minutes); the cursor names the snapshot and the offset,
- * so paging walks one ranking and items never jump between pages. Dropping the cursor starts a new
- * snapshot. Warm: one round trip. Redis down: the candidates are ranked from one Postgres statement
- * (`degraded: true`; without a snapshot, later pages are ranked again).
+ * page script (read-only) and kept as a snapshot (15 minutes), stored just after the first page's
+ * answer; the cursor names the snapshot and the offset, so paging walks one ranking and items
+ * never jump between pages. Dropping the cursor starts a new snapshot. Warm: one round trip.
+ * Redis down: the candidates are ranked from one Postgres statement (`degraded: true`; without a
+ * snapshot, later pages are ranked again).
  */
 async function readRankedFeed(services: Services, userId: string, page: { limit: number; cursor?: string }): Promise<FeedPage> {
   const at = page.cursor ? decodeRankedCursor(page.cursor) : { snapshot: crypto.randomUUID(), offset: 0 };
   if (at.snapshot === "pg") return rankedFromPostgres(services, userId, at.offset, page.limit);
   const fields = POST_FIELDS as readonly string[];
+  const watch = page.cursor ? undefined : firstPageWatch(services);
   // N > 1: a first page's candidates live on several databases: the reader's answers them and the
   // reader's flags, each post's database scores its own, and this Worker merges the rankings.
   const mode = page.cursor ? "page" : services.databases > 1 ? "members" : "new";
@@ -447,10 +539,9 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
     mode,
     at.offset,
     page.limit,
-    EMPTY_TIMELINE_TTL_SECONDS,
+    watch ? "1" : "",
     now,
     RANKED_CANDIDATES,
-    RANKED_SNAPSHOT_TTL_SECONDS,
     fields.indexOf("likes") + 1,
     fields.indexOf("comments") + 1,
     fields.indexOf("forwards") + 1,
@@ -459,34 +550,41 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
   const keys = [...pageKeys(userId), feedKeys.rankedSnapshot(userId, at.snapshot)];
   try {
     for (let attempt = 0; attempt < RANKED_ATTEMPTS; attempt++) {
-      const answer = await run(services.redisFor(userId), READ_RANKED, keys, args());
-      // N > 1: a first page stores its ranking just after answering (its request left before the
-      // answer did); a next page that still came first reads again, a round each.
-      if (answer.expired && services.databases > 1 && attempt < RANKED_ATTEMPTS - 1) continue;
+      // A next page whose snapshot was not found asks again on the primary (the same read-only
+      // script, sent as EVALSHA): a read region may not have the snapshot its first page stored.
+      const answer = await run(services.redisFor(userId), READ_RANKED, keys, args(), { readonly: attempt === 0 || mode !== "page" });
+      // A first page stores its ranking just after answering (its request left before the
+      // answer did); a next page that still came first waits a little and reads again.
+      if (answer.expired && attempt < RANKED_ATTEMPTS - 1) {
+        await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_WAIT_MS * 2 ** attempt));
+        continue;
+      }
       if (answer.expired) {
         throw new ApiError("bad_request", "This ranking has expired", [{ field: "cursor", message: "names a ranking that expired: start again without a cursor" }]);
       }
       if (answer.cold) {
-        // Build the timeline (its chronological first page is thrown away), then rank.
-        const built = await buildTimeline(services, userId, (answer as { epoch: string }).epoch, "+inf", page.limit);
-        if (!built.retry) await hydrate(services, userId, built as RawPage);
+        // Build the timeline (its chronological first page only fills caches), then rank.
+        const built = await buildTimeline(services, userId, "+inf", page.limit, watch);
+        if (!("again" in built)) await hydrate(services, userId, built, "await");
         continue;
       }
       if (answer.missing) {
         // Cache the candidates' posts and counters the ranking needs, then rank again.
-        await hydrate(services, userId, { members: answer.missing, posts: answer.missing.map(() => false), counts: [], flags: [], more: false });
+        await hydrate(services, userId, { members: answer.missing, posts: answer.missing.map(() => false), counts: [], flags: [], more: false }, "await");
         continue;
       }
+      const raw = answer as RawPage & { ranked?: string[]; gone?: string[] };
+      if (watch && raw.top !== undefined) watch.saw(raw.top, raw.marker ?? false);
       if (mode === "members") {
-        const ranked = await rankAcrossDatabases(services, answer as unknown as Candidates, now, page.limit);
+        const ranked = await rankAcrossDatabases(services, userId, answer as unknown as Candidates, now, page.limit);
         if ("missing" in ranked) {
-          await hydrate(services, userId, { members: ranked.missing, posts: ranked.missing.map(() => false), counts: [], flags: [], more: false });
+          await hydrate(services, userId, { members: ranked.missing, posts: ranked.missing.map(() => false), counts: [], flags: [], more: false }, "await");
           continue;
         }
         return await serveRanking(services, userId, at.snapshot, ranked, page.limit);
       }
-      const raw = answer as RawPage;
-      const { items, degraded } = await hydrate(services, userId, raw);
+      if (mode === "new") storeRanking(services, userId, at.snapshot, Array.isArray(raw.ranked) ? raw.ranked : [], Array.isArray(raw.gone) ? raw.gone : []);
+      const { items, degraded } = await hydrate(services, userId, raw, "after answer");
       return { items, nextCursor: raw.more ? encodeCursor([at.snapshot, at.offset + page.limit]) : null, degraded };
     }
     return await rankedFromPostgres(services, userId, at.offset, page.limit);
@@ -494,6 +592,20 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
     if (err instanceof ApiError || !isRedisOutage(err)) throw err;
     return rankedFromPostgres(services, userId, at.offset, page.limit);
   }
+}
+
+/**
+ * Stores a ranked first page's snapshot on the reader's database once its answer is on its way
+ * (STORE_RANKING), and drops the tombstoned candidates the ranking met from the timeline. Nothing is
+ * sent when there is neither.
+ */
+function storeRanking(services: Services, userId: string, snapshot: string, ranked: readonly string[], gone: readonly string[]): void {
+  if (ranked.length === 0 && gone.length === 0) return;
+  const write = services
+    .redisFor(userId)
+    .createScript(STORE_RANKING)
+    .exec([feedKeys.rankedSnapshot(userId, snapshot), feedKeys.timeline(userId)], [String(RANKED_SNAPSHOT_TTL_SECONDS), String(gone.length), ...gone, ...ranked]);
+  afterAnswer(services, "ranked snapshot store", write);
 }
 
 /** READ_RANKED's order: score descending, ties newest first. */
@@ -506,10 +618,12 @@ function rank(items: FeedItem[], now: number): FeedItem[] {
 
 /**
  * READ_RANKED's answer in mode "members": the candidates, newest first, the reader's flags hash's
- * floor and overflow mark (`flags`: f, x) and which candidates it marks (`on`: 2p + 1 for a like of
- * the candidate at 0-based place p, 2p + 2 for a favourite).
+ * floor and overflow mark (`flags`: f, x), which candidates it marks (`on`: 2p + 1 for a like of
+ * the candidate at 0-based place p, 2p + 2 for a favourite), and the reader's database's own share
+ * of the ranking (`order` indexes the candidates, 1-based; `scores`, `posts`, `counts`, `gone` as
+ * SCORE_CANDIDATES answers them).
  */
-type Candidates = { members: string[]; flags: (string | false)[]; on: number[] };
+type Candidates = { members: string[]; flags: (string | false)[]; on: number[]; renew?: boolean } & Partial<Omit<DatabaseRanking, "missing">>;
 
 /** SCORE_CANDIDATES' answer from one database (see page.lua.ts). */
 type DatabaseRanking = { order: number[]; scores: string[]; posts: string[]; counts: (string | false)[]; gone: string[]; missing?: string[] };
@@ -518,31 +632,47 @@ type DatabaseRanking = { order: number[]; scores: string[]; posts: string[]; cou
 type Ranking = { ranked: string[]; page: RawPage; gone: string[] };
 
 /**
- * N > 1, round 2 of a ranked first page: each database holding candidates scores its own
- * (SCORE_CANDIDATES, in parallel) and answers its ranking and its first `limit` items hydrated;
+ * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share; each
+ * other database holding candidates scores its own (SCORE_CANDIDATES, in parallel) and answers its
+ * ranking and its first `limit` items hydrated;
  * the lists are merged here by those scores (ties: the newer post first, as READ_RANKED), so the
  * order is N = 1's. The page's items are among their databases' first `limit`, so the page needs
  * no further read; the reader's flags came with the candidates. Answers the candidates to fill
  * when some database lacks posts or counters (the caller fills them and asks again).
  */
-async function rankAcrossDatabases(services: Services, candidates: Candidates, now: number, limit: number): Promise<Ranking | { missing: string[] }> {
+async function rankAcrossDatabases(services: Services, userId: string, candidates: Candidates, now: number, limit: number): Promise<Ranking | { missing: string[] }> {
   const members = Array.isArray(candidates.members) ? candidates.members : []; // cjson: {} for an empty table
-  const byDatabase = groupByDatabase(
-    members.map((member, position) => ({ member, position })),
-    (c) => c.member.slice(0, c.member.indexOf(":")),
-    services.databases,
-  );
-  const fields = POST_FIELDS as readonly string[];
-  const settled = await settleEach(byDatabase, async (index, list) => {
-    const args = [now, limit, fields.indexOf("likes") + 1, fields.indexOf("comments") + 1, fields.indexOf("forwards") + 1, feedKeys.postPrefix(), counterKeys.cache("post", ""), fields.length, ...list.map((c) => c.member)];
-    const raw = await services.redisAt(index).createScript(SCORE_CANDIDATES).exec([], args.map(String));
-    return (typeof raw === "string" ? JSON.parse(raw) : raw) as DatabaseRanking;
-  });
-  const missing: string[] = [];
-  const gone: string[] = [];
+  const n = services.databases;
+  const own = databaseOf(userId, n);
+  const idOf = (member: string) => member.slice(0, member.indexOf(":"));
   // Every ranked candidate: its score, its place among the candidates (newest first: the tie-break)
   // and, for its database's first `limit`, what hydrates it.
   const scored: { member: string; position: number; score: number; post?: string; counts?: string | false }[] = [];
+  const gone = Array.isArray(candidates.gone) ? [...candidates.gone] : [];
+  const skip = new Set<string>(gone);
+  // Round 1's own share: what the reader's database scored of the posts that live there (a copy of
+  // another database's post found there, which no path writes, is asked of its own database).
+  const order = Array.isArray(candidates.order) ? candidates.order : [];
+  order.forEach((i, k) => {
+    const member = members[i - 1];
+    if (member === undefined || databaseOf(idOf(member), n) !== own) return;
+    skip.add(member);
+    scored.push({ member, position: i - 1, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
+  });
+  const byDatabase = groupByDatabase(
+    members.flatMap((member, position) => (skip.has(member) ? [] : [{ member, position }])),
+    (c) => idOf(c.member),
+    n,
+  );
+  // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
+  const missing = (byDatabase.get(own) ?? []).map((c) => c.member);
+  byDatabase.delete(own);
+  const fields = POST_FIELDS as readonly string[];
+  const settled = await settleEach(byDatabase, async (index, list) => {
+    const args = [now, limit, fields.indexOf("likes") + 1, fields.indexOf("comments") + 1, fields.indexOf("forwards") + 1, feedKeys.postPrefix(), counterKeys.cache("post", ""), fields.length, ...list.map((c) => c.member)];
+    const raw = await services.redisAt(index).createScript(SCORE_CANDIDATES, { readonly: true }).exec([], args.map(String));
+    return (typeof raw === "string" ? JSON.parse(raw) : raw) as DatabaseRanking;
+  });
   for (const [index, list] of byDatabase) {
     const outcome = settled.get(index)!;
     // A database that fails answers the whole ranking from Postgres (the caller's outage path).
@@ -555,8 +685,8 @@ async function rankAcrossDatabases(services: Services, candidates: Candidates, n
       missing.push(...(Array.isArray(answer.missing) ? answer.missing : []));
       continue;
     }
-    const order = Array.isArray(answer.order) ? answer.order : [];
-    order.forEach((i, k) => {
+    const ranked = Array.isArray(answer.order) ? answer.order : [];
+    ranked.forEach((i, k) => {
       const c = list[i - 1]!;
       scored.push({ member: c.member, position: c.position, score: Number(answer.scores[k]), post: answer.posts[k], counts: answer.counts[k] });
     });
@@ -573,6 +703,7 @@ async function rankAcrossDatabases(services: Services, candidates: Candidates, n
     counts: top.map((c) => (typeof c.counts === "string" ? (unpackCounters(c.counts, POST_FIELDS.length) ?? false) : false)),
     flags: [flags[0] ?? false, flags[1] ?? false, ...top.flatMap((c) => [on.has(2 * c.position + 1) && "1", on.has(2 * c.position + 2) && "1"])],
     more: scored.length > limit,
+    renew: candidates.renew === true,
     complete: true,
   };
   return { ranked: scored.map((c) => c.member), page, gone };
@@ -584,17 +715,8 @@ async function rankAcrossDatabases(services: Services, candidates: Candidates, n
  * first reads once more), with the tombstoned candidates leaving the timeline in the same call.
  */
 async function serveRanking(services: Services, userId: string, snapshot: string, ranking: Ranking, limit: number): Promise<FeedPage> {
-  const { items, degraded } = await hydrate(services, userId, ranking.page);
-  if (ranking.ranked.length > 0 || ranking.gone.length > 0) {
-    const store = services
-      .redisFor(userId)
-      .createScript(STORE_RANKING)
-      .exec([feedKeys.rankedSnapshot(userId, snapshot), feedKeys.timeline(userId)], [String(RANKED_SNAPSHOT_TTL_SECONDS), String(ranking.gone.length), ...ranking.gone, ...ranking.ranked])
-      .catch((err: unknown) => {
-        if (!isRedisOutage(err)) throw err;
-      });
-    services.waitUntil(store);
-  }
+  const { items, degraded } = await hydrate(services, userId, ranking.page, "after answer");
+  storeRanking(services, userId, snapshot, ranking.ranked, ranking.gone);
   return { items, nextCursor: ranking.ranked.length > limit ? encodeCursor([snapshot, limit]) : null, degraded };
 }
 

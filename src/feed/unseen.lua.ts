@@ -84,9 +84,10 @@ end
  * The `feed` badge alone, for a live push, with the reader's big accounts (the hub keeps them to
  * move the badge in place when one of them posts). KEYS: feed:seen:{user}, feed:tl:{user},
  * feed:bf:{user}, feed:act. ARGV: outbox key prefix, maxPulled, limit. Returns {count, bigs}.
- * Billed: EVALSHA + feed_unseen's.
+ * Read-only (`no-writes`): a read region can answer it (sent as EVALSHA_RO). Billed: EVALSHA + feed_unseen's.
  */
-export const GET_FEED_UNSEEN = `${FEED_UNSEEN_FUNCTION}
+export const GET_FEED_UNSEEN = `#!lua flags=no-writes
+${FEED_UNSEEN_FUNCTION}
 local count, bigs = feed_unseen({seen = KEYS[1], tl = KEYS[2], bigset = KEYS[3], activity = KEYS[4], outboxPrefix = ARGV[1], maxPulled = tonumber(ARGV[2])}, tonumber(ARGV[3]))
 return {count, bigs}
 `;
@@ -95,9 +96,11 @@ return {count, bigs}
  * The `feed` badge of many users in one request: a fan-out page reaches many online followers of
  * one hub, and a request each would queue behind the Workers' few simultaneous connections.
  * KEYS: feed:act, then per user feed:seen:{user}, feed:tl:{user}, feed:bf:{user}. ARGV as
- * GET_FEED_UNSEEN. Returns the counts in user order. Billed: EVALSHA + feed_unseen's per user.
+ * GET_FEED_UNSEEN. Returns the counts in user order. Read-only, sent as EVALSHA_RO
+ * (`readFeedUnseenMany`). Billed: EVALSHA + feed_unseen's per user.
  */
-export const GET_FEED_UNSEEN_MANY = `${FEED_UNSEEN_FUNCTION}
+export const GET_FEED_UNSEEN_MANY = `#!lua flags=no-writes
+${FEED_UNSEEN_FUNCTION}
 local counts = {}
 for i = 2, #KEYS, 3 do
   counts[#counts + 1] = feed_unseen({seen = KEYS[i], tl = KEYS[i + 1], bigset = KEYS[i + 2], activity = KEYS[1], outboxPrefix = ARGV[1], maxPulled = tonumber(ARGV[2])}, tonumber(ARGV[3]))

@@ -1,3 +1,4 @@
+import { readRegionsOn } from "../lib/consistency";
 import { isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
@@ -13,8 +14,10 @@ import { GET_FEED_UNSEEN_MANY, MERGED_TOP_FUNCTION } from "./unseen.lua";
  * next) drops the marker: the build sets it to what it built. Answers 1 when the marker moved (the
  * badge may have been above zero; an equal marker proves it was zero), -1 when the timeline was
  * missing (the build that follows writes the pulled set a live hub learns), 0 otherwise.
+ * With ARGV[2] (read regions: the top the page's read-only call saw, sent after it), the marker
+ * moves to that top instead, never down: a post that arrived since the page was read stays new.
  * Billed: EVALSHA + ZRANGE + SMEMBERS (+ ZMSCORE when big accounts are followed) + SET (GET in the
- * same command) | EVALSHA + ZRANGE + DEL.
+ * same command) | EVALSHA + ZRANGE + DEL | with ARGV[2]: EVALSHA + GET (+ SET).
  */
 const RESET_UNSEEN = `${MERGED_TOP_FUNCTION}
 local tl = KEYS[1]      -- feed:tl:{user}
@@ -22,6 +25,12 @@ local seen = KEYS[2]    -- feed:seen:{user}
 local bigset = KEYS[3]  -- feed:bf:{user}
 local activity = KEYS[4] -- feed:act
 local ttl = ARGV[1]
+if ARGV[2] then
+  local marker = tonumber(redis.call('GET', seen))
+  if marker and marker >= tonumber(ARGV[2]) then return 0 end
+  redis.call('SET', seen, ARGV[2], 'EX', ttl)
+  return 1
+end
 local top = merged_top(tl, bigset, activity)
 if not top then
   redis.call('DEL', seen)
@@ -32,22 +41,81 @@ return 1
 `;
 
 /**
+ * What a first page's read tells `readingFirstPage` when reads are read-only (read regions on): the
+ * merged top its read-only call saw beside the marker (`saw`; false: none), and that it built the
+ * timeline (`built`: the build set the marker). Found on the services `readingFirstPage` scopes.
+ */
+export interface FirstPageWatch {
+  saw(top: string | false, marker: string | false): void;
+  built(): void;
+}
+
+const WATCH = Symbol("feed first-page watch");
+
+/** The first-page watch of `services` (scoped by `readingFirstPage` with read regions on), if any. */
+export function firstPageWatch(services: Services): FirstPageWatch | undefined {
+  return (services as Services & { [WATCH]?: FirstPageWatch })[WATCH];
+}
+
+const keysOfReset = (userId: string) => [feedKeys.timeline(userId), feedKeys.seen(userId), feedKeys.bigFollows(userId), feedKeys.activity()];
+
+/**
  * A read of the home timeline's first page sees everything new: the `feed` badge starts again
- * from zero. The reset rides the page's own round trip: `read` gets services whose scripts,
- * started in the same turn as the reset, go out in one pipeline with it (the reset first, so it
- * marks the timeline the page serves). The read is announced (`feed.first-page-read`) when the
- * marker moved or the timeline was built: live sockets then read `feed` alone. Redis down: the page degrades on its own and the badge is left as it was.
- * The marker and the timeline are the reader's: at N > 1 the batch is the reader's database's, and
- * `read` reaches every other database as usual.
+ * from zero. The read is announced (`feed.first-page-read`) when the marker moved or the timeline
+ * was built: live sockets then read `feed` alone. Redis down: the page degrades on its own and the
+ * badge is left as it was. The marker and the timeline are the reader's: at N > 1 the reset goes to
+ * the reader's database, and `read` reaches every other database as usual.
+ *
+ * With read regions (docs/scale.md#apps-worldwide) the page's calls are read-only, for the region
+ * nearest the reader: the page script also answers the merged top it saw and the marker
+ * (`FirstPageWatch`), and the marker is moved by a write of its own only when they differ — a
+ * first page with nothing new sends no write at all. That write goes out as soon as the page's
+ * first round answered, beside the rest of the page, and the answer waits for it (its consistency
+ * token then covers it: the next badges read of this user sees zero).
+ *
+ * Without read regions the reset rides the page's own round trip, as one pipeline with the page's
+ * first script (the reset first, so it marks the timeline the page serves).
  */
 export async function readingFirstPage<T>(services: Services, userId: string, read: (services: Services) => Promise<T>): Promise<T> {
+  if (!readRegionsOn(services.env)) return readingFirstPageInOneRound(services, userId, read);
+  const own = databaseOf(userId, services.databases);
+  // Settled as a value, never rejected: it is awaited only once the page is read.
+  let reset: Promise<{ moved: number } | { error: unknown }> | undefined;
+  let built = false;
+  const watch: FirstPageWatch = {
+    saw(top, marker) {
+      if (top === false || top === marker || reset) return;
+      reset = services
+        .redisAt(own)
+        .createScript<number>(RESET_UNSEEN)
+        .exec(keysOfReset(userId), [String(TIMELINE_TTL_SECONDS), top])
+        .then(
+          (moved) => ({ moved: Number(moved) }),
+          (error: unknown) => (isRedisOutage(error) ? { moved: 0 } : { error }),
+        );
+    },
+    built() {
+      built = true;
+    },
+  };
+  const scoped = Object.create(services, { [WATCH]: { value: watch } }) as Services;
+  const page = await read(scoped);
+  const outcome = reset ? await reset : { moved: 0 };
+  if ("error" in outcome) throw outcome.error;
+  const moved = outcome.moved || (built ? -1 : 0);
+  if (moved !== 0) services.waitUntil(services.events.emit({ type: "feed.first-page-read", userId, at: Date.now() }, services));
+  return page;
+}
+
+/** Without read regions: the reset and the page's first script in one pipeline (one round trip). */
+async function readingFirstPageInOneRound<T>(services: Services, userId: string, read: (services: Services) => Promise<T>): Promise<T> {
   const own = databaseOf(userId, services.databases);
   const batch = createScriptBatch(() => services.redisAt(own));
   const redis = Object.create(services.redisAt(own), { createScript: { value: batch.createScript.bind(batch) } }) as Services["redis"];
   const redisAt = (index: number) => (index === own ? redis : services.redisAt(index));
   const reset = batch
     .createScript<number>(RESET_UNSEEN)
-    .exec([feedKeys.timeline(userId), feedKeys.seen(userId), feedKeys.bigFollows(userId), feedKeys.activity()], [String(TIMELINE_TTL_SECONDS)])
+    .exec(keysOfReset(userId), [String(TIMELINE_TTL_SECONDS)])
     .then(
       (moved) => Number(moved),
       (err: unknown) => {
@@ -70,7 +138,7 @@ export async function readingFirstPage<T>(services: Services, userId: string, re
  * The `feed` badge of each of `userIds` (uncapped, at most FEED_UNSEEN_CAP: each socket's cap
  * applies), for the badge hubs: one request per database holding some of the users, in parallel
  * (≤ 6 at once; one request at N = 1), each reading its users' markers and timelines and its own
- * copies of the outboxes. In `userIds` order; `null` for the users of a database that failed (an
+ * copies of the outboxes, read-only (EVALSHA_RO: a read region can answer it). In `userIds` order; `null` for the users of a database that failed (an
  * outage or a rate limit: the caller reads them on their own, which degrades), the others exact.
  * A command error (a bug) throws.
  */
@@ -80,7 +148,7 @@ export async function readFeedUnseenMany(services: Pick<Services, "redisAt" | "d
   const settled = await settleEach(byDatabase, (index, list) =>
     services
       .redisAt(index)
-      .createScript<unknown[]>(GET_FEED_UNSEEN_MANY)
+      .createScript<unknown[], true>(GET_FEED_UNSEEN_MANY, { readonly: true })
       .exec(
         [feedKeys.activity(), ...list.flatMap((p) => [feedKeys.seen(p.userId), feedKeys.timeline(p.userId), feedKeys.bigFollows(p.userId)])],
         [feedKeys.outboxPrefix(), String(maxPulled), String(FEED_UNSEEN_CAP)],

@@ -1,3 +1,5 @@
+import type { Alert } from "../notify/alerts";
+
 /**
  * Domain events: every relation change emits one after its Postgres commit. Capabilities
  * (counters, badges, feeds) subscribe here instead of being called from the routes, so the
@@ -37,7 +39,18 @@ export type FeedEvent =
 export type RelationEvent =
   | { type: "follow.created"; id: string; followerId: string; followeeId: string; at: number }
   | { type: "follow.deleted"; id: string; followerId: string; followeeId: string; at: number }
-  | { type: "post.created"; postId: string; authorId: string; text: string; createdAt: string; at: number }
+  | {
+      type: "post.created";
+      postId: string;
+      authorId: string;
+      text: string;
+      createdAt: string;
+      at: number;
+      /** What a push to the users who chose this author shows (`POST /v1/posts`' optional `alert`). */
+      alert?: Alert;
+      /** Someone chose to be told of this author's posts (`notify_author_choices`), as the post's INSERT saw it. */
+      chosen?: boolean;
+    }
   | { type: "post.deleted"; postId: string; authorId: string; at: number }
   | { type: "like.created"; id: string; userId: string; postId: string; authorId: string; at: number }
   | { type: "like.deleted"; id: string; userId: string; postId: string; authorId: string; at: number }

@@ -60,6 +60,19 @@ export function createServices(
   return { services, close: async () => opened?.close() };
 }
 
+/**
+ * Runs `work` after the response with services of its own, closed when it is done: the request's
+ * Postgres pool is closed as the response leaves, and one opened after that would never be.
+ */
+export async function afterResponse<T>(request: Pick<Services, "env" | "events" | "waitUntil">, work: (services: Services) => Promise<T>): Promise<T> {
+  const { services, close } = createServices(request.env, request, request.events);
+  try {
+    return await work(services);
+  } finally {
+    await close();
+  }
+}
+
 /** Each subscriber's report for one event, by subscriber name; absent when it failed or has no handler. */
 export type EventReports = ReadonlyMap<string, unknown>;
 

@@ -1,5 +1,5 @@
-import type { Services } from "../lib/services";
-import { afterResponse, type RequestServices as EventServices } from "./after-response";
+import { afterResponse, type Services } from "../lib/services";
+import { notifyNow } from "./clock";
 import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
 import { prefetchRows } from "./cached-row";
 import { notifyKeys } from "./keys";
@@ -34,6 +34,8 @@ export type PushEvent = {
 /** What `enqueueFor` queued: users, and their devices (of the event's kinds) then. */
 export type Enqueued = { users: number; devices: number };
 
+type EventServices = Pick<Services, "env" | "events" | "waitUntil">;
+
 /**
  * Enqueues `event` for each of `userIds` not online who has a device, as their preferences allow:
  * one MGET each of the cached device list and preferences, plus one SET NX (and an EVALSHA) when a batch window applies (and a Postgres lookup
@@ -57,7 +59,7 @@ export async function enqueueFor(services: Services, offline: readonly string[],
     ...(event.broadcastId ? { broadcastId: event.broadcastId } : {}),
   } satisfies Omit<NotifySendMessage, "userId">;
   const window = windowSeconds(event.kind, event.type);
-  const now = Date.now();
+  const now = notifyNow(services.env);
   const kinds = event.deviceKinds ? new Set<string>(event.deviceKinds) : undefined;
   let devices = 0;
   const queued = await Promise.all(
@@ -84,7 +86,7 @@ export async function enqueueFor(services: Services, offline: readonly string[],
 
 /** Coalescing badge-only updates after reads: one per user per this many seconds. */
 export const READ_UPDATE_SECONDS = 5;
-/** The window key of a user's badge-only update (not a thread: threads come from alerts and default keys with a colon). */
+/** The window key of a user's badge-only update: never a thread (default threads have a colon and start with a letter; an alert's may not start with "~"). */
 export const READ_WINDOW = "~read";
 
 /**

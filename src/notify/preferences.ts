@@ -30,7 +30,7 @@ const TimeZone = z.string().max(64).refine((zone) => {
 export const PreferencesSchema = z
   .object({
     kinds: z.object(Object.fromEntries(NOTIFY_KINDS.map((k) => [k, z.boolean()])) as Record<NotifyKind, z.ZodBoolean>).partial().strict().default({})
-      .openapi({ description: "Pushes of each kind on or off (absent: on, except `author`: off until chosen)", example: { dm: true, broadcast: false } }),
+      .openapi({ description: "Pushes of each kind on or off (absent: on). `author` pushes only ever come from the authors the user chose (`/v1/me/notification-authors`); `author: false` silences them all and keeps the choices", example: { dm: true, broadcast: false } }),
     types: z.object(Object.fromEntries(NOTIFICATION_TYPES.map((t) => [t, z.boolean()])) as Record<(typeof NOTIFICATION_TYPES)[number], z.ZodBoolean>).partial().strict().default({})
       .openapi({ description: "Notification types on or off (absent: on)", example: { like: false } }),
     policy: z.object({ dm: z.enum(POLICIES).default("everyone"), mention: z.enum(POLICIES).default("everyone") }).strict().default({ dm: "everyone", mention: "everyone" })
@@ -74,7 +74,8 @@ export async function decide(
   relation: (question: "followed" | "followers") => Promise<boolean>,
   now: number = Date.now(),
 ): Promise<Decision> {
-  const kindOn = prefs.kinds[event.kind] ?? event.kind !== "author";
+  // `author` is on by default too: choosing an author is the opt-in, this only a switch for all of them.
+  const kindOn = prefs.kinds[event.kind] ?? true;
   if (!kindOn) return { send: false, why: `${event.kind} off` };
   if (event.kind === "notification" && event.type && prefs.types[event.type as keyof Preferences["types"]] === false) return { send: false, why: `${event.type} off` };
   const policy = event.kind === "dm" ? prefs.policy.dm : event.kind === "notification" && event.type === "mention" ? prefs.policy.mention : "everyone";

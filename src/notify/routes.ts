@@ -5,6 +5,8 @@ import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "..
 import { rateLimit } from "../lib/rate-limit";
 import { pushConfig } from "./config";
 import { DeviceIdParam, DeviceRegistrationSchema, DeviceSchema, MAX_DEVICES_PER_USER } from "./devices";
+import { IdSchema, idParam } from "../lib/ids";
+import { chooseAuthor, listChosenAuthors, MAX_NOTIFY_AUTHORS, unchooseAuthor } from "./authors";
 import { PreferencesSchema, savePreferences, userPreferences } from "./preferences";
 import { syncBroadcastTopicLater } from "./topic";
 import { registerUserDevice, removeUserDevice, userDevices } from "./user-devices";
@@ -18,6 +20,41 @@ const RegisteredSchema = z
   })
   .openapi("DeviceRegistered");
 const DeviceParams = z.object({ deviceId: DeviceIdParam });
+
+const AuthorChoiceSchema = z
+  .object({ authorId: IdSchema, chosenAt: z.string().datetime().openapi({ example: "2026-05-01T20:00:00.000Z" }) })
+  .openapi("NotificationAuthor");
+const AuthorChoiceListSchema = z
+  .object({ items: z.array(AuthorChoiceSchema).openapi({ description: `Newest choice first, at most ${MAX_NOTIFY_AUTHORS}; only authors the caller still follows` }) })
+  .openapi("NotificationAuthorList");
+const AuthorChoiceChangeSchema = z
+  .object({
+    authorId: IdSchema,
+    chosen: z.boolean().openapi({ description: "Whether the author's posts notify the caller after this call" }),
+    changed: z.boolean().openapi({ description: "Whether this call changed it" }),
+  })
+  .openapi("NotificationAuthorChange");
+const AuthorParams = z.object({ authorId: idParam("authorId") });
+
+/** PUT (choose) or DELETE (unchoose) one author; both idempotent. */
+const authorChoiceRoute = (method: "put" | "delete") =>
+  createRoute({
+    method,
+    path: "/v1/me/notification-authors/{authorId}",
+    tags: ["Notifications"],
+    summary: method === "put" ? "Be notified of a followed author's posts (idempotent)" : "Stop being notified of an author's posts (idempotent)",
+    description:
+      method === "put"
+        ? `Each post of the author then pushes to the caller's devices (kind \`author\`), as preferences, quiet hours and open apps allow. Only an author the caller follows (409 naming \`authorId\` otherwise), at most ${MAX_NOTIFY_AUTHORS} (409 past it: remove one first). Unfollowing the author removes the choice.`
+        : "`changed: false` when the author was not chosen.",
+    security: bearerAuth,
+    middleware: [authenticate(), rateLimit()] as const,
+    request: { params: AuthorParams },
+    responses: {
+      200: jsonContent(AuthorChoiceChangeSchema, "The choice after the call"),
+      ...(method === "put" ? errorResponses("bad_request", "unauthorized", "conflict", "rate_limited", "unavailable") : errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable")),
+    },
+  });
 
 export const notifyRoutes = newRouter()
   .openapi(
@@ -125,4 +162,18 @@ export const notifyRoutes = newRouter()
       syncBroadcastTopicLater(services, caller.userId, async (later) => (await userDevices(later, caller.userId)).flatMap((d) => (d.kind === "fcm" ? [d.token] : [])));
       return c.json(saved, 200);
     },
-  );
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/me/notification-authors",
+      tags: ["Notifications"],
+      summary: "The followed authors whose posts notify the caller",
+      security: bearerAuth,
+      middleware: [authenticate()] as const,
+      responses: { 200: jsonContent(AuthorChoiceListSchema, "The chosen authors"), ...errorResponses("unauthorized", "unavailable") },
+    }),
+    async (c) => c.json({ items: await listChosenAuthors(c.var.services.db, c.var.caller.userId) }, 200),
+  )
+  .openapi(authorChoiceRoute("put"), async (c) => c.json(await chooseAuthor(c.var.services.db, c.var.caller.userId, c.req.valid("param").authorId), 200))
+  .openapi(authorChoiceRoute("delete"), async (c) => c.json(await unchooseAuthor(c.var.services.db, c.var.caller.userId, c.req.valid("param").authorId), 200));

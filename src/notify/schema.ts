@@ -1,4 +1,4 @@
-import { pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { index, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { idColumn } from "../db/columns";
 
 /**
@@ -34,3 +34,25 @@ export const notifyPreferences = pgTable("notify_preferences", {
   preferences: text("preferences").notNull(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
 });
+
+/**
+ * Followed authors whose posts a user chose to be told of (`/v1/me/notification-authors`): one row
+ * per (user, author), at most MAX_NOTIFY_AUTHORS per user, only authors the user follows (an
+ * unfollow deletes the row). Read both ways: a user's choices (the primary key), and an author's
+ * choosers when they post (the reverse index), so a post never walks its author's followers.
+ */
+export const notifyAuthorChoices = pgTable(
+  "notify_author_choices",
+  {
+    userId: idColumn("user_id").notNull(),
+    authorId: idColumn("author_id").notNull(),
+    chosenAt: timestamp("chosen_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+  },
+  (t) => [
+    // A user's choices: the list, the cap, a change.
+    primaryKey({ columns: [t.userId, t.authorId] }),
+    // An author's choosers, paged by user id when they post; also answers "has anyone chosen this
+    // author?" inside the post's own INSERT (an index probe).
+    index("notify_author_choices_author_user_idx").on(t.authorId, t.userId),
+  ],
+);

@@ -48,5 +48,12 @@ export type BroadcastPageMessage = {
 /** A broadcast's one send to the FCM broadcast topic (every subscribed FCM device), retried on its own. */
 export type BroadcastTopicMessage = { kind: "broadcast-topic"; broadcastId: string; alert: ResolvedAlert; topic: string; attempt?: number };
 
+/**
+ * A post of an author some users chose (`authors.ts`), one page of those choosers at a time
+ * (keyset on user id, `after`: the last of the previous page): the consumer enqueues a push for
+ * each of the page's users (offline, preferences allowing) and then the next page.
+ */
+export type AuthorPageMessage = { kind: "author-page"; postId: string; authorId: string; alert: ResolvedAlert; after: string | null };
+
 /** What the `notify-send` queue carries. */
-export type NotifyQueueMessage = NotifySendMessage | BroadcastPageMessage | BroadcastTopicMessage;
+export type NotifyQueueMessage = NotifySendMessage | BroadcastPageMessage | BroadcastTopicMessage | AuthorPageMessage;

@@ -9,10 +9,12 @@ import type { EventBus } from "../lib/events";
 import { errorText, log } from "../lib/log";
 import { createServices, type Services } from "../lib/services";
 import { retryDelaySeconds, type Verdict } from "./answers";
+import { notifyNow } from "./clock";
 import { pushConfig, type PushConfig } from "./config";
 import type { Device } from "./devices";
 import type { PushMessage } from "./message";
 import { sendPush } from "./providers";
+import { expandAuthorPage } from "./authors";
 import { expandBroadcastPage } from "./broadcast";
 import type { BroadcastTopicMessage } from "./send-message";
 import { enqueuePushes, MAX_DELAY_SECONDS, NOTIFY_DEAD_LETTER_QUEUES, NOTIFY_QUEUES, type NotifyQueueMessage, type NotifySendMessage } from "./sends";
@@ -80,9 +82,10 @@ async function devicesToSend(services: Services, userId: string): Promise<Device
 /** Sends one message to its user's devices and carries out every verdict. */
 export async function sendToUser(services: Services, config: PushConfig, message: NotifySendMessage, fetcher: typeof fetch = fetch): Promise<SendOutcome> {
   const outcome: SendOutcome = { delivered: [], deleted: [], retried: [], dead: [] };
-  if (message.heldUntil !== undefined && message.heldUntil > Date.now()) {
+  const now = notifyNow(services.env);
+  if (message.heldUntil !== undefined && message.heldUntil > now) {
     // Quiet hours longer than one queue delay: wait again, nothing read.
-    await enqueuePushes(services.env, [{ body: message, delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.ceil((message.heldUntil - Date.now()) / 1000)) }]);
+    await enqueuePushes(services.env, [{ body: message, delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.ceil((message.heldUntil - now) / 1000)) }]);
     return outcome;
   }
   const targets = targetsOf(message, await devicesToSend(services, message.userId));
@@ -209,6 +212,12 @@ export function createNotifyQueueHandler(events: EventBus, fetcher: typeof fetch
             progressOf(progress, await sendBroadcastTopic(services, config, body, fetcher));
             message.ack();
             log.info({ queue: batch.queue, broadcastId: body.broadcastId, topic: body.topic });
+            continue;
+          }
+          if (body.kind === "author-page") {
+            const page = await expandAuthorPage(services, body);
+            message.ack();
+            log.info({ queue: batch.queue, postId: body.postId, authorId: body.authorId, after: body.after, ...page });
             continue;
           }
           const outcome = await sendToUser(services, config, body, fetcher);

@@ -13,7 +13,7 @@ import type { NotifyQueueMessage, NotifySendMessage } from "./send-message";
 export const NOTIFY_QUEUES = { send: "notify-send" } as const;
 export const NOTIFY_DEAD_LETTER_QUEUES = { send: "notify-send-dlq" } as const;
 
-export type { BroadcastPageMessage, NotifyQueueMessage, NotifySendMessage } from "./send-message";
+export type { AuthorPageMessage, BroadcastPageMessage, NotifyQueueMessage, NotifySendMessage } from "./send-message";
 
 /** The longest delay a queue message may have (Cloudflare Queues: 12 hours). */
 export const MAX_DELAY_SECONDS = 12 * 60 * 60;

@@ -127,7 +127,8 @@ export async function deleteGoneDevice(db: Database, kind: DeviceKind, address: 
   }
 }
 
-async function inTransaction<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
+/** `work` inside one transaction on a connection of its own (ROLLBACK on any error, which is rethrown). */
+export async function inTransaction<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
   let client: PoolClient;
   try {
     client = await poolOf(db).connect();

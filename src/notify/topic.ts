@@ -1,6 +1,5 @@
 import { errorText, log } from "../lib/log";
-import type { Services } from "../lib/services";
-import { afterResponse, type RequestServices } from "./after-response";
+import { afterResponse, type Services } from "../lib/services";
 import type { ResolvedAlert } from "./alerts";
 import { classifyTopicAnswer, type Verdict } from "./answers";
 import { pushConfig, type FcmConfig } from "./config";
@@ -78,7 +77,7 @@ export async function syncBroadcastTopic(services: TopicServices, userId: string
  * `syncBroadcastTopic` after the response, on services of its own (`tokens` may be read then from
  * them): a failure is logged, the change it follows stands.
  */
-export function syncBroadcastTopicLater(request: RequestServices, userId: string, tokens: readonly string[] | ((services: Services) => Promise<readonly string[]>)): void {
+export function syncBroadcastTopicLater(request: Pick<Services, "env" | "events" | "waitUntil">, userId: string, tokens: readonly string[] | ((services: Services) => Promise<readonly string[]>)): void {
   if (!pushConfig(request.env).fcm?.broadcastTopic) return;
   const sync = afterResponse(request, async (services) => syncBroadcastTopic(services, userId, typeof tokens === "function" ? await tokens(services) : tokens));
   request.waitUntil(sync.catch((err: unknown) => log.warn({ message: "FCM topic sync failed", userId, error: errorText(err) })));

@@ -8,14 +8,15 @@ import { COUNT_IN_WINDOW } from "./windows.lua";
  * Bursts collapse: a batch window per user and thread. The first event of a window enqueues one
  * push delayed by the window and marks the window in Redis (the user's database, with a TTL);
  * later events in it only count. When the push is sent it reads and clears the count (GETDEL) and
- * says "… and N others". 50 likes on one post in a minute are one or two pushes, not 50. Direct
- * messages, mentions and replies have no window: each is sent at once (the platforms' collapse key,
- * the thread, still replaces an undelivered one).
+ * says "… and N others". 50 likes on one post in a minute are one or two pushes, not 50; so are
+ * a chosen author's posts in a row. Direct messages, mentions and replies have no window: each is
+ * sent at once (the platforms' collapse key, the thread, still replaces an undelivered one).
  */
 
-/** Seconds of a kind's (and notification type's) batch window; 0: none. */
+/** Seconds of a kind's (and notification type's) batch window; 0: none. An author posting a thread of posts is one push too. */
 export function windowSeconds(kind: NotifyKind, type?: string): number {
   if (kind === "notification" && (type === "like" || type === "follow" || type === "repost")) return 30;
+  if (kind === "author") return 30;
   return 0;
 }
 

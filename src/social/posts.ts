@@ -5,6 +5,8 @@ import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
+import type { Alert } from "../notify/alerts";
+import { notifyAuthorChoices } from "../notify/schema";
 import { posts } from "./schema";
 
 export type Post = { id: string; authorId: string; text: string; createdAt: string };
@@ -15,10 +17,18 @@ function toPost(row: { id: bigint; authorId: string; text: string; createdAt: st
   return { id: row.id.toString(), authorId: row.authorId, text: row.text, createdAt: isoTimestamp(row.createdAt) };
 }
 
-export async function createPost(services: Services, authorId: string, text: string): Promise<Post> {
-  const [row] = await services.db.insert(posts).values({ authorId, text }).returning(postColumns);
+/**
+ * Creates a post. `alert` is what a push to the users who chose this author shows. The INSERT also
+ * answers whether anyone chose the author (an index probe in the same statement), so a post of an
+ * author nobody chose costs the push source nothing.
+ */
+export async function createPost(services: Services, authorId: string, text: string, alert?: Alert): Promise<Post> {
+  const [row] = await services.db
+    .insert(posts)
+    .values({ authorId, text })
+    .returning({ ...postColumns, chosen: sql<boolean>`exists (select 1 from ${notifyAuthorChoices} where ${notifyAuthorChoices.authorId} = ${authorId})` });
   const post = toPost(row!);
-  await services.events.emit({ type: "post.created", postId: post.id, authorId, text: post.text, createdAt: post.createdAt, at: Date.now() }, services);
+  await services.events.emit({ type: "post.created", postId: post.id, authorId, text: post.text, createdAt: post.createdAt, at: Date.now(), ...(alert ? { alert } : {}), chosen: row!.chosen }, services);
   return post;
 }
 

@@ -4,6 +4,7 @@ import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
 import { PaginationQuery, pageSchema } from "../lib/pagination";
 import { rateLimit } from "../lib/rate-limit";
+import { PostAlertSchema } from "../notify/alerts";
 import { follow, listFollowEdges, unfollow } from "./follows";
 import { createPost, deletePost, getPost, listPostsByAuthor } from "./posts";
 import { MAX_POST_LENGTH } from "./schema";
@@ -15,7 +16,9 @@ const FollowEdgeSchema = z.object({ userId: IdSchema, followedAt: z.string().dat
 const PostSchema = z
   .object({ id: IdSchema, authorId: IdSchema, text: z.string().openapi({ example: "Live at 8 tonight" }), createdAt: z.string().datetime() })
   .openapi("Post");
-const NewPostSchema = z.object({ text: z.string().trim().min(1).max(MAX_POST_LENGTH).openapi({ example: "Live at 8 tonight" }) }).openapi("NewPost");
+const NewPostSchema = z
+  .object({ text: z.string().trim().min(1).max(MAX_POST_LENGTH).openapi({ example: "Live at 8 tonight" }), alert: PostAlertSchema.optional() })
+  .openapi("NewPost");
 
 const followRoute = (method: "put" | "delete") =>
   createRoute({
@@ -68,6 +71,8 @@ export const socialRoutes = newRouter()
       path: "/v1/posts",
       tags: ["Posts"],
       summary: "Create a post by the caller",
+      description:
+        "The users who chose the caller in `/v1/me/notification-authors` get a push (kind `author`) after the response, showing `alert` or, without it, \"New post\" and the start of the text.",
       security: bearerAuth,
       middleware: [authenticate(), rateLimit()] as const,
       request: jsonBody(NewPostSchema),
@@ -77,8 +82,8 @@ export const socialRoutes = newRouter()
       },
     }),
     async (c) => {
-      const { text } = c.req.valid("json");
-      return c.json(await createPost(c.var.services, c.var.caller.userId, text), 201);
+      const { text, alert } = c.req.valid("json");
+      return c.json(await createPost(c.var.services, c.var.caller.userId, text, alert), 201);
     },
   )
   .openapi(

@@ -11,6 +11,7 @@ import { redisAt } from "../../src/lib/redis";
 import { databaseOf } from "../../src/lib/redis-topology";
 import { api, show } from "../support/api";
 import { workerDatabases } from "../support/databases";
+import { eventually } from "../support/eventually";
 import { busyUser, service } from "./support";
 
 const badges = async (userId: string, q = "") => api("GET", `/v1/me/badges${q}`, { as: { userId } });
@@ -58,13 +59,17 @@ export function badgesAnswers(userOn: (i: number) => string) {
     expect((await badges(me, "?cap=200")).body.notifications.total).toEqual({ count: 150, capped: false });
   });
 
-  it("rebuilds lost caches from Postgres", async () => {
+  it("answers lost caches from Postgres and rebuilds them beside the answer", async () => {
     const { me } = await busyUser(undefined, userOn(n - 1));
     const before = (await badges(me)).body;
-    await redisOf(me).del(badgeKeys.authorSeen(me), badgeKeys.streamAccess(me), badgeKeys.inbox(me));
+    const lost = [badgeKeys.authorSeen(me), badgeKeys.streamAccess(me), badgeKeys.inbox(me)];
+    await redisOf(me).del(...lost);
     const after = (await badges(me)).body;
     expect(after.inbox).toEqual(before.inbox);
     expect(after.streams).toEqual(before.streams);
     expect(after.authors.count, "a rebuilt follow cache starts at the current counts").toBe(0);
+    // The read wrote nothing itself; the rebuilds followed it (`waitUntil`).
+    expect(await eventually(() => redisOf(me).exists(...lost), (k) => k === lost.length, 5_000)).toBe(lost.length);
+    expect((await badges(me)).body).toEqual(after);
   });
 }

@@ -16,7 +16,8 @@ import type { ScriptRunner } from "../../src/lib/script-batch";
 import { createChaos, type Chaos } from "../support/stack";
 
 const redis = redisFor(env as unknown as Env);
-const badges = async (userId: string, q = "", overrides?: Partial<Env>) => api("GET", `/v1/me/badges${q}`, { as: { userId }, env: overrides });
+/** In process (`env` given), so the call's background writes (what its read found due) are done when it returns. */
+const badges = async (userId: string, q = "", overrides: Partial<Env> = {}) => api("GET", `/v1/me/badges${q}`, { as: { userId }, env: overrides });
 
 /** `services` with every database's client replaced by `redis` (a counting one): getBadges runs on the user's, `redisFor`. */
 function onRedis(services: Services, redis: ScriptRunner): Services {
@@ -150,32 +151,66 @@ describe("per-user cache lifetimes", () => {
 describe("what one GET /v1/me/badges bills", () => {
   const { services, close } = servicesFor();
   afterAll(() => close());
-  /** The badges the route answers, and the billed commands of each script call that made them. */
+  /**
+   * The badges the route answers, the billed commands of each script call that made them (`billed`),
+   * and of each call written after the answer (`after`: what the read found due, `waitUntil`).
+   */
   const billedBadges = async (userId: string) => {
     const { redis: counted, billed } = countBilledCommands(services.redis);
-    // getBadges only runs scripts on its Redis client (one EVALSHA), which is all `counted` offers.
-    const body = await getBadges(onRedis(services, counted), userId, 99);
-    return { body, billed };
+    const background: Promise<unknown>[] = [];
+    // getBadges only runs scripts on its Redis client (one EVALSHA_RO), which is all `counted` offers.
+    const body = await getBadges({ ...onRedis(services, counted), waitUntil: (p) => void background.push(p) }, userId, 99);
+    const read = [...billed];
+    await Promise.all(background);
+    return { body, billed: read, after: billed.slice(read.length) };
   };
 
-  it("bills 16 for a known user with stream news: EVALSHA, one read per hash, ZCOUNT of the broadcast ids, HMGET of the versions, GET + SMEMBERS + ZCOUNT of the feed", async () => {
+  it("bills 16 for a known user with stream news: EVALSHA_RO, one read per hash, ZCOUNT of the broadcast ids, HMGET of the versions, GET + SMEMBERS + ZCOUNT of the feed; nothing after", async () => {
     const { me } = await busyUser();
     const first = (await badges(me)).body; // builds the caches, records the user, renews the TTLs, counts the stream
-    const { body, billed } = await billedBadges(me);
+    const { body, billed, after } = await billedBadges(me);
     expect(billed).toEqual([16]);
+    expect(after, "a warm call writes nothing").toEqual([]);
     expect(body).toEqual(first);
   });
 
-  it("recounts a stream once after a new item (+ ZCOUNT + HSET of the count), then reuses the count", async () => {
+  it("recounts a stream once after a new item (+ ZCOUNT), remembers the count after the answer (EVALSHA + HMGET of the markers, HMGET + HSET of the count), then reuses it", async () => {
     const { me, chat } = await busyUser();
     await badges(me);
     await api("POST", `/v1/streams/chat/${chat}/items`, { as: service, body: { at: Date.now() + 120_000 } });
     const changed = await billedBadges(me);
-    expect(changed.billed).toEqual([18]);
+    expect(changed.billed).toEqual([17]);
+    expect(changed.after).toEqual([4]);
     expect(changed.body.streams.byStream[`chat/${chat}`]).toEqual({ count: 5, capped: false });
     const again = await billedBadges(me);
     expect(again.billed).toEqual([16]);
+    expect(again.after).toEqual([]);
     expect(again.body).toEqual(changed.body);
+  });
+
+  it("remembers a count only where the membership and the cache are still there when it is written", async () => {
+    const read = async (me: string) => {
+      const background: Promise<unknown>[] = [];
+      await getBadges({ ...onRedis(services, countBilledCommands(services.redis).redis), waitUntil: (p) => void background.push(p) }, me, 99);
+      return () => Promise.all(background);
+    };
+    // The user leaves the stream between the read and the write: no count of a stream they left.
+    const left = await busyUser();
+    await badges(left.me);
+    await api("POST", `/v1/streams/chat/${left.chat}/items`, { as: service, body: { at: Date.now() + 120_000 } });
+    let written = await read(left.me);
+    expect((await api("DELETE", `/v1/streams/chat/${left.chat}/members/${left.me}`, { as: service })).status).toBe(200);
+    await written();
+    expect(await redis.hexists(badgeKeys.streamAccess(left.me), `${STREAM_META}chat/${left.chat}`)).toBe(0);
+    // The cache is lost between the read and the write: not recreated without its sentinel.
+    const lost = await busyUser();
+    await badges(lost.me);
+    await api("POST", `/v1/streams/chat/${lost.chat}/items`, { as: service, body: { at: Date.now() + 120_000 } });
+    written = await read(lost.me);
+    await redis.del(badgeKeys.streamAccess(lost.me));
+    await written();
+    expect(await redis.exists(badgeKeys.streamAccess(lost.me))).toBe(0);
+    expect((await badges(lost.me)).body.streams.byStream[`chat/${lost.chat}`]).toEqual({ count: 5, capped: false });
   });
 
   it("counts a stream without a version (items added before versions existed) on every call", async () => {
@@ -183,21 +218,22 @@ describe("what one GET /v1/me/badges bills", () => {
     await redis.hdel(badgeKeys.streamLastItem(), `${STREAM_META}chat/${chat}`);
     await badges(me);
     for (let i = 0; i < 2; i++) {
-      const { body, billed } = await billedBadges(me);
+      const { body, billed, after } = await billedBadges(me);
       expect(billed).toEqual([17]);
+      expect(after).toEqual([]);
       expect(body.streams.byStream[`chat/${chat}`]).toEqual({ count: 4, capped: false });
     }
   });
 
-  it("records the user in the active set on their first call of a minute only (+ ZADD + HSET)", async () => {
+  it("records the user in the active set on their first call of a minute only, after the answer (EVALSHA + HMGET + ZADD + HSET)", async () => {
     const { me } = await busyUser();
     await badges(me);
     const recorded = await redis.zscore(badgeKeys.activeUsers(), me);
     expect(recorded).not.toBeNull();
-    expect((await billedBadges(me)).billed).toEqual([16]);
+    expect(await billedBadges(me)).toMatchObject({ billed: [16], after: [] });
     expect(await redis.zscore(badgeKeys.activeUsers(), me), "a call within the minute records nothing").toBe(recorded);
     await redis.hset(badgeKeys.markers(me), { act: Number(recorded) - ACTIVE_RECORD_EVERY_MS });
-    expect((await billedBadges(me)).billed).toEqual([18]);
+    expect(await billedBadges(me)).toMatchObject({ billed: [16], after: [4] });
     expect(Number(await redis.zscore(badgeKeys.activeUsers(), me))).toBeGreaterThan(Number(recorded));
   });
 });

@@ -57,12 +57,14 @@ async function billedBadges(userId: string, overrides: Partial<Env>): Promise<nu
 describe.skipIf(!enough)("badges at N = 3: round trips and billed commands", () => {
   it("GET /v1/me/badges of a known user is one request, to the user's database, billed as at N = 1", async () => {
     const atOne = await busyUser();
-    await badges(atOne.me, {}); // builds the caches, counts the stream
+    // Builds the caches and counts the stream; a database whose broadcast window was missing has it
+    // synced after the first call, and the user's first-seen marker recorded after the second.
+    for (let i = 0; i < 2; i++) await badges(atOne.me, {});
     const billedAtOne = await billedBadges(atOne.me, {});
     expect(billedAtOne).toEqual([16]);
     for (const index of [0, 1, 2]) {
       const { me } = await busyUser(databases.env, newIdOn(index, 3));
-      await badges(me);
+      for (let i = 0; i < 2; i++) await badges(me);
       const counts = await requestsPerDatabase(async () => {
         const res = await badges(me);
         expect(res.status, show(res)).toBe(200);

@@ -231,7 +231,8 @@ describe("GET /v1/me/feed?order=ranked", () => {
     await post({ userId: reader });
     await post({ userId: reader });
     const first = await api("GET", "/v1/me/feed?order=ranked&limit=1", { as: { userId: reader } });
-    const keys = await redis.keys(`feed:rk:${reader}:*`);
+    // The snapshot is stored just after the first page's answer.
+    const keys = await eventually(() => redis.keys(`feed:rk:${reader}:*`), (k) => k.length > 0);
     await redis.del(...keys);
     for (const cursor of [first.body.nextCursor, "WyJ4IiwiOTk5OTkiXQ", "garbage"]) {
       const res = await api("GET", `/v1/me/feed?order=ranked&cursor=${cursor}`, { as: { userId: reader } });

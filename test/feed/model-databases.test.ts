@@ -10,3 +10,11 @@ describe.skipIf(stackDatabases().length < 3)("home timeline model over three Red
     }, 60_000);
   }
 });
+
+describe.skipIf(stackDatabases().length < 3)("home timeline model over three Redis databases, read regions on", () => {
+  for (const seed of [5, 6]) {
+    it(`seed ${seed}: the same checks with every page read-only`, async () => {
+      await runSeed(seed, 150, { ...databasesEnv(stackDatabases().slice(0, 3)), REDIS_READ_REGIONS: "on" });
+    }, 60_000);
+  }
+});

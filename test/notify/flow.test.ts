@@ -1,13 +1,9 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { events } from "../../src/app";
+import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { MAX_PUSH_ATTEMPTS } from "../../src/notify/answers";
-import { createNotifyQueueHandler } from "../../src/notify/sender";
 import type { NotifySendMessage } from "../../src/notify/sends";
-import { iconTotal } from "../../src/notify/unread-total";
 import { api, newId, show } from "../support/api";
-import { decryptPush, newSubscriptionKeys, pushTestKeys } from "../support/push";
+import { badgeTotal, notifyFlow, recordingQueue } from "../support/notify-flow";
 import { closeLive, openLive } from "../badges/live-helpers";
 import { withServices } from "../counters/support";
 import { countBilledCommands } from "../support/billed";
@@ -18,64 +14,10 @@ import { countBilledCommands } from "../support/billed";
  * standing in for the real ones — with the icon set to the total `GET /v1/me/badges` shows.
  */
 
-type Queued = { body: NotifySendMessage; delaySeconds?: number };
-// (a broadcast page is queued too; the tests read it through the same shape)
-/** The `notify-send` producer, recording what a write enqueued. */
-function recordingQueue() {
-  const queued: Queued[] = [];
-  const queue = {
-    async send(body: NotifySendMessage, options?: { delaySeconds?: number }) {
-      queued.push({ body, ...(options?.delaySeconds ? { delaySeconds: options.delaySeconds } : {}) });
-    },
-    async sendBatch(messages: Iterable<{ body: NotifySendMessage; delaySeconds?: number }>) {
-      for (const m of messages) queued.push({ body: m.body, ...(m.delaySeconds ? { delaySeconds: m.delaySeconds } : {}) });
-    },
-  };
-  return { queue: queue as unknown as Queue<NotifySendMessage>, queued };
-}
-
-/** A push service: answers each request with the next answer for its URL (201 when none), and records it. */
-function recordingPushService() {
-  const received: { url: string; headers: Record<string, string>; body: Uint8Array }[] = [];
-  const answers = new Map<string, Response[]>();
-  const fetcher = (async (input: string, init: RequestInit) => {
-    const url = String(input);
-    if (url.endsWith("/token")) return new Response(JSON.stringify({ access_token: "at", expires_in: 3600 }));
-    received.push({ url, headers: init.headers as Record<string, string>, body: typeof init.body === "string" ? new TextEncoder().encode(init.body) : new Uint8Array(init.body as Uint8Array) });
-    return answers.get(url)?.shift() ?? new Response("", { status: 201 });
-  }) as unknown as typeof fetch;
-  return { fetcher, received, answer: (url: string, ...responses: Response[]) => answers.set(url, responses) };
-}
-
-let keys: Partial<Env>;
-beforeAll(async () => {
-  keys = (await pushTestKeys()).env;
-});
+const setup = notifyFlow;
 afterEach(closeLive);
 
-async function setup() {
-  const q = recordingQueue();
-  const push = recordingPushService();
-  const env: Partial<Env> = { ...keys, NOTIFY_QUEUE: q.queue };
-  const me = newId();
-  const receiver = await newSubscriptionKeys();
-  const endpoint = `https://push.test/wpush/${crypto.randomUUID()}`;
-  const res = await api("PUT", `/v1/me/devices/browser`, { as: { userId: me }, env, body: { kind: "webpush", endpoint, keys: { p256dh: receiver.p256dh, auth: receiver.auth } } });
-  expect(res.status, show(res)).toBe(200);
-  /** Runs the consumer over what was queued (as the queue would deliver it), leaving the queue empty. */
-  async function deliver() {
-    const pending = q.queued.splice(0);
-    const batch = createMessageBatch<NotifySendMessage>("notify-send", pending.map((m, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body: m.body })));
-    const ctx = createExecutionContext();
-    await createNotifyQueueHandler(events, push.fetcher)(batch, { ...(await import("cloudflare:test")).env as unknown as Env, ...env } as Env, ctx);
-    return { pending, result: await getQueueResult(batch, ctx) };
-  }
-  const decrypted = async (i: number) => JSON.parse(await decryptPush(push.received[i]!.body, receiver)) as Record<string, unknown>;
-  return { me, env, endpoint, queued: q.queued, push, deliver, decrypted };
-}
-
 const notify = (userId: string, env: Partial<Env>, body: Record<string, unknown>) => api("POST", `/v1/users/${userId}/notifications`, { as: { userId: "1", role: "service" }, env, body });
-const badgeTotal = async (userId: string) => iconTotal((await api("GET", "/v1/me/badges", { as: { userId } })).body);
 
 describe("notify-send: from a write to a device", () => {
   it("a notification enqueues one push; the consumer sends its alert with the icon at GET /v1/me/badges' total", async () => {
@@ -110,6 +52,10 @@ describe("notify-send: from a write to a device", () => {
     const res = await notify(s.me, s.env, { type: "reply", alert: { title: "x".repeat(101) } });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body)).toContain("alert.title");
+    // "~read" would share the read window's key: a like on it would swallow the badge-only update after a read.
+    const reserved = await notify(s.me, s.env, { type: "like", alert: { thread: "~read" } });
+    expect(reserved.status).toBe(400);
+    expect(JSON.stringify(reserved.body)).toContain("alert.thread");
     expect(s.queued).toEqual([]);
     expect((await api("GET", "/v1/me/notifications", { as: { userId: s.me } })).body.total).toBe(0);
   });

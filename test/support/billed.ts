@@ -17,8 +17,11 @@ export function countBilledCommands(redis: ScriptRunner): { redis: ScriptRunner;
   const billed: number[] = [];
   const byCommand: Record<string, number> = {};
   const runner = {
-    createScript(source: string) {
-      const counted = redis.createScript<[number, unknown, string | Record<string, number>]>(`
+    createScript(source: string, options?: { readonly?: boolean }) {
+      // A read-only script's first line (`#!lua flags=no-writes`) stays the first line, and it is
+      // still sent as one (EVALSHA_RO), so a write in it fails here as it would in production.
+      const shebang = source.startsWith("#!") ? source.slice(0, source.indexOf("\n") + 1) : "";
+      const counted = redis.createScript<[number, unknown, string | Record<string, number>], boolean>(`${shebang}
 local __billed, __byCommand, __redis = 0, {}, redis
 local function __count(f)
   return function(command, ...)
@@ -30,14 +33,14 @@ local function __count(f)
 end
 local redis = setmetatable({call = __count(__redis.call), pcall = __count(__redis.pcall)}, {__index = __redis})
 local __result = (function()
-${source}
+${source.slice(shebang.length)}
 end)()
 return {__billed, __result, cjson.encode(__byCommand)}
-`);
+`, options);
       return {
         async exec(keys: string[], args: string[]) {
           const [ran, result, ranByCommand] = await counted.exec(keys, args);
-          billed.push(1 + ran); // + the EVALSHA itself
+          billed.push(1 + ran); // + the EVALSHA (or EVALSHA_RO) itself
           const names = typeof ranByCommand === "string" ? (JSON.parse(ranByCommand) as Record<string, number>) : ranByCommand;
           for (const [name, n] of Object.entries(names ?? {})) byCommand[name] = (byCommand[name] ?? 0) + n;
           return result;

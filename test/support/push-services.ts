@@ -46,5 +46,10 @@ export async function receivedBy(service: PushServiceName, device: string): Prom
 
 export const pushServiceStats = () => call<{ fcmTokenExchanges: number; apnsTokenUpdates: number }>("GET", "/stats");
 
+/** Every push the services answered after record `after` (their `seq`), oldest first. */
+export async function receivedAfter(after: number): Promise<ReceivedPush[]> {
+  return (await call<{ items: ReceivedPush[] }>("GET", `/received?after=${after}&limit=10000`)).items;
+}
+
 /** The FCM tokens the stand-in has subscribed to `topic`. */
 export const fcmTopicSubscribers = async (topic: string) => (await call<{ tokens: string[] }>("GET", `/fcm/topics/${encodeURIComponent(topic)}`)).tokens;

@@ -5,7 +5,7 @@ import { GET_FEED_UNSEEN, GET_FEED_UNSEEN_MANY } from "../../feed/unseen.lua";
 import { getNotifications } from "../notifications";
 import { groupByDatabase, settleEach } from "../../lib/redis-topology";
 import type { Services } from "../../lib/services";
-import { capAll, capped, runScript, type Capped, type ScriptRedis } from "../shared";
+import { capAll, capped, runReadScript, type Capped, type ScriptRedis } from "../shared";
 
 /**
  * What a live socket tracks: every badge kind of `GET /v1/me/badges`, in the same shapes, without
@@ -73,7 +73,7 @@ export async function readCheapKinds(
       } else if (kind === "dms") {
         values.dms = capped((await getDirectMessages(redis, userId)).total, cap);
       } else {
-        const [count, bigs] = await runScript<[number, string[]]>(redis, GET_FEED_UNSEEN, feedUnseenKeys(userId), feedUnseenArgs(maxPulled));
+        const [count, bigs] = await runReadScript<[number, string[]]>(redis, GET_FEED_UNSEEN, feedUnseenKeys(userId), feedUnseenArgs(maxPulled));
         values.feed = capped(Number(count), cap);
         bigFollows = (bigs ?? []).map(String);
       }
