@@ -25,7 +25,8 @@ type OptionalBindings =
   | "VAPID_SUBJECT"
   | "APNS_KEY_ID"
   | "APNS_TEAM_ID"
-  | "APNS_TOPIC";
+  | "APNS_TOPIC"
+  | "FCM_BROADCAST_TOPIC";
 
 /**
  * Bindings of the Worker. Everything wrangler.toml declares comes from `Cloudflare.Env` in

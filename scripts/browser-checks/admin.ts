@@ -15,7 +15,7 @@ export const name = "admin console: token, cards, charts from the history, repla
 /** Minutes of history staged before the page opens. */
 const STAGED_MINUTES = 6 * 60;
 
-const CARDS = ["card-dependencies", "card-counters", "card-feed", "card-badges", "card-live", "card-cron"];
+const CARDS = ["card-dependencies", "card-counters", "card-feed", "card-badges", "card-broadcasts", "card-live", "card-cron"];
 
 async function redisCommand(ctx: BrowserCheckContext, command: (string | number)[]) {
   const res = await fetch(ctx.redis.restUrl, { method: "POST", headers: { Authorization: `Bearer ${ctx.redis.restToken}` }, body: JSON.stringify(command) });

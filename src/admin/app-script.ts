@@ -141,6 +141,23 @@ export const ADMIN_APP_JS = String.raw`(function () {
       charts: ["sockets"]
     });
 
+    var nb = (s.notify && s.notify.broadcasts) || [];
+    var nr = [];
+    nb.forEach(function (x) {
+      if (x.topic && x.topic.error) nr.push({ level: "amber", text: "broadcast " + x.id + ": FCM topic " + x.topic.error });
+      if (x.devices.failed > 0) nr.push({ level: "amber", text: "broadcast " + x.id + ": " + x.devices.failed + " device(s) failed" });
+    });
+    cards.push({
+      id: "broadcasts", title: "Push broadcasts", reasons: nr,
+      rows: nb.length ? nb.map(function (x) {
+        var topic = x.topic ? "; FCM topic " + x.topic.name + " " + (x.topic.sentAt ? "sent" : x.topic.error ? "failing" : "waiting") : "";
+        return ["#" + x.id + " " + x.state + ", started " + ago(x.startedAt, now),
+          show(x.devices.sent) + " sent, " + show(x.devices.failed) + " failed, " + show(x.devices.dropped) + " dropped, " + show(x.devices.pending) + " pending of " + show(x.devices.queued) +
+          "; pages " + show(x.pages.done) + "/" + show(x.pages.total) + "; " + show(x.devicesPerSecond, " devices/s") + topic];
+      }) : [["Recent", "none"]],
+      charts: []
+    });
+
     var l = s.liveRooms;
     cards.push({
       id: "live", title: "Live rooms", reasons: [],

@@ -108,6 +108,34 @@ export const StatusSchema = z
         usersOnline: z.number().int().openapi({ description: "Distinct users with a socket, summed over hubs" }),
       })
       .openapi({ description: "The live badge hubs, each asked for its own figures" }),
+    notify: z.object({
+      broadcasts: z
+        .array(
+          z.object({
+            id: IdSchema,
+            state: z.enum(["running", "done"]).openapi({ description: "`done` once the last page ran and every queued device had its last verdict" }),
+            devices: z
+              .object({
+                queued: z.number().int().openapi({ description: "Web Push and APNs devices (FCM too when there is no broadcast topic) of the users whose push a page queued" }),
+                sent: z.number().int().openapi({ description: "Delivered" }),
+                failed: z.number().int().openapi({ description: "Dead letters (refused, or out of attempts)" }),
+                dropped: z.number().int().openapi({ description: "Gone (404/410, UNREGISTERED, Unregistered): deleted" }),
+                pending: z.number().int().openapi({ description: "Queued and not settled yet (waiting, retrying, held by quiet hours)" }),
+                retries: z.number().int(),
+              })
+              .openapi({ description: "Counted by the consumer as it carries each device's verdict out" }),
+            users: z.object({ paged: z.number().int(), queued: z.number().int().openapi({ description: "Offline, preferences allowing, with a device of the paged kinds" }), total: z.number().int().nullable().openapi({ description: "Users with a device when the first page ran" }) }),
+            pages: z.object({ done: z.number().int(), total: z.number().int().nullable().openapi({ description: "Roughly: from the users with a device when it started" }), cursor: z.string().nullable().openapi({ description: "The last user id paged" }) }),
+            topic: z.object({ name: z.string(), sentAt: z.string().nullable(), error: z.string().nullable() }).nullable().openapi({ description: "The one FCM topic send, when FCM has a broadcast topic" }),
+            startedAt: z.string().nullable(),
+            pagedAt: z.string().nullable().openapi({ description: "When the last page ran (every push queued)" }),
+            finishedAt: z.string().nullable(),
+            lastAt: z.string().nullable(),
+            devicesPerSecond: z.number().nullable().openapi({ description: "Devices settled per second, from the start to the last update" }),
+          }),
+        )
+        .openapi({ description: "The newest push broadcasts (at most 5), newest first: Redis `ops:broadcasts` and each one's `ops:broadcast:{id}` (7 days), written by the notify-send consumer once per page and per queue batch" }),
+    }),
     liveRooms: z.object({
       startedLast6h: count("Rooms whose last session started in the last 6 hours: Postgres `live_session_starts`, written at session start"),
       largest: z
@@ -184,9 +212,9 @@ export const adminRoutes = newRouter()
       method: "get",
       path: "/v1/admin/status",
       tags: ["Operations"],
-      summary: "What the service is doing: dependencies, flush, fan-out, dead letters, sockets, live rooms, cron (role admin)",
+      summary: "What the service is doing: dependencies, flush, fan-out, dead letters, sockets, push broadcasts, live rooms, cron (role admin)",
       description:
-        "One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands on database 0 (one script + PING) and 6 on each other database (its counter figures), 2 Postgres statements and one call per badge hub shard.",
+        "One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands on database 0 (one script + PING), plus 1 + one per push broadcast shown (≤ 5), and 6 on each other database (its counter figures), 2 Postgres statements and one call per badge hub shard.",
       security: bearerAuth,
       middleware: [authenticate({ roles: ["admin"] })] as const,
       responses: {

@@ -9,9 +9,13 @@
  * and on database 0 also `{…, reconcile cursor JSON or false, ops:runs as [field, value, …],
  * last fan-outs [[id, [k, v, …]], …]}`.
  *
- * KEYS: ctr:pending, ctr:batches[, ctr:reconcile:cursor, ops:runs, ops:fanouts].
+ * On database 0 also the newest push broadcasts' progress: `[[id, [field, value, …]], …]`, newest
+ * first (their hashes are named from the ids the sorted set holds: `ops:broadcast:{id}`).
+ *
+ * KEYS: ctr:pending, ctr:batches[, ctr:reconcile:cursor, ops:runs, ops:fanouts, ops:broadcasts].
  * Billed: EVALSHA + HLEN + ZCARD + ZRANGE + (HGET when a batch waits) = at most 5, plus
- * GET + HGETALL + XREVRANGE on database 0 = at most 8 there.
+ * GET + HGETALL + XREVRANGE + ZREVRANGE + one HGETALL per broadcast shown (≤ BROADCAST_PROGRESS_SHOWN)
+ * on database 0 = at most 9 + 5 there.
  */
 export const READ_STATUS = `
 local pending = KEYS[1]            -- ctr:pending (hash of deltas since the last cut)
@@ -30,6 +34,14 @@ if #KEYS >= 5 then
   out[5] = redis.call('GET', cursor)
   out[6] = redis.call('HGETALL', runs)
   out[7] = redis.call('XREVRANGE', fanouts, '+', '-', 'COUNT', samples)
+  local broadcasts = KEYS[6]       -- ops:broadcasts (zset: push broadcasts by start time)
+  local broadcastPrefix = ARGV[4]  -- ops:broadcast: (a broadcast's progress hash is prefix .. id)
+  local shown = tonumber(ARGV[5])  -- broadcasts to read, newest first
+  local progress = {}
+  for _, id in ipairs(redis.call('ZREVRANGE', broadcasts, 0, shown - 1)) do
+    progress[#progress + 1] = { id, redis.call('HGETALL', broadcastPrefix .. id) }
+  end
+  out[8] = progress
 end
 return out
 `;

@@ -7,8 +7,9 @@ import { settleEveryDatabase } from "../lib/redis-topology";
 import { queryRows } from "../lib/db";
 import type { Services } from "../lib/services";
 import { RECENT_ROOM_HOURS } from "../live/audiences";
+import { BROADCAST_PAGE_SIZE } from "../notify/broadcast";
 import { DEAD_LETTER_SOURCES } from "./dead-letters";
-import { FANOUT_SAMPLES, opsKeys, RUN_FIELDS } from "../lib/ops/keys";
+import { BROADCAST_FIELDS, BROADCAST_PROGRESS_SHOWN, FANOUT_SAMPLES, opsKeys, RUN_FIELDS } from "../lib/ops/keys";
 import type { CronRunRecord } from "../lib/ops/record";
 import { READ_STATUS } from "./status.lua";
 
@@ -56,7 +57,7 @@ function percentile(sorted: number[], p: number): number | null {
 }
 
 /** What READ_STATUS answers: the counter figures of one database, and on database 0 the operations keys too. */
-type RedisFigures = [number, number, string | number | false | null, string | number | false | null, unknown?, unknown[]?, [string, unknown[]][]?];
+type RedisFigures = [number, number, string | number | false | null, string | number | false | null, unknown?, unknown[]?, [string, unknown[]][]?, [string, unknown[]][]?];
 type PgFigures = { dead_letters: Record<string, number> | null; oldest_dead_letter: string | null; big_accounts: Record<string, number> | null; rooms_recent: number };
 
 /** Fields of a Redis hash answered as [field, value, …] (or an object, as the client may decode it). */
@@ -90,9 +91,12 @@ async function readDatabase(services: Pick<Services, "redisAt">, index: number, 
   const ping = await timed(name, () => services.redisAt(index).ping());
   if (!ping.dependency.ok) return { dependency: { ...ping.dependency, index } };
   const keys = [counterKeys.pending(), counterKeys.unappliedBatches()];
-  if (index === 0) keys.push(counterKeys.reconcileCursor(), opsKeys.runs(), opsKeys.fanouts());
+  if (index === 0) keys.push(counterKeys.reconcileCursor(), opsKeys.runs(), opsKeys.fanouts(), opsKeys.broadcasts());
   const read = await timed(name, () =>
-    services.redisAt(index).createScript<RedisFigures>(READ_STATUS).exec(keys, [counterKeys.batchPrefix(), CUT_AT_FIELD, String(FANOUT_SAMPLES)]),
+    services
+      .redisAt(index)
+      .createScript<RedisFigures>(READ_STATUS)
+      .exec(keys, [counterKeys.batchPrefix(), CUT_AT_FIELD, String(FANOUT_SAMPLES), opsKeys.broadcast(""), String(BROADCAST_PROGRESS_SHOWN)]),
   );
   return { dependency: { ...ping.dependency, index, ...(read.dependency.ok ? {} : { ok: false, error: read.dependency.error }) }, figures: read.value };
 }
@@ -144,6 +148,40 @@ function fanoutFigures(r: RedisFigures | undefined) {
     maxMs: sorted.length ? sorted[sorted.length - 1]! : null,
     lastAt: samples[0] ? new Date(samples[0].at).toISOString() : null,
   };
+}
+
+/**
+ * The newest push broadcasts' progress (database 0's `ops:broadcasts` and each one's hash), newest
+ * first: devices queued, sent, failed (dead letters), dropped (gone, deleted) and still to settle;
+ * pages done and the rough total, the cursor; the FCM topic send; when it started, when the last
+ * page ran, when it settled (every queued device has its last verdict), and the devices settled per
+ * second from start to the last write.
+ */
+function broadcastProgress(r: RedisFigures | undefined) {
+  return (r?.[7] ?? []).map(([id, raw]) => {
+    const f = pairs(raw);
+    const n = (field: keyof typeof BROADCAST_FIELDS) => Number(f[BROADCAST_FIELDS[field]] ?? 0) || 0;
+    const at = (field: keyof typeof BROADCAST_FIELDS) => (f[BROADCAST_FIELDS[field]] === undefined ? null : new Date(n(field)).toISOString());
+    const text = (field: keyof typeof BROADCAST_FIELDS) => (f[BROADCAST_FIELDS[field]] === undefined ? null : String(f[BROADCAST_FIELDS[field]]));
+    const settled = n("sent") + n("failed") + n("dropped");
+    const pending = Math.max(0, n("queued") - settled);
+    const paged = f[BROADCAST_FIELDS.pagedAt] !== undefined;
+    const seconds = (n("lastAt") - n("startedAt")) / 1000;
+    const usersTotal = f[BROADCAST_FIELDS.usersTotal] === undefined ? null : n("usersTotal");
+    return {
+      id: String(id),
+      state: paged && pending === 0 ? ("done" as const) : ("running" as const),
+      devices: { queued: n("queued"), sent: n("sent"), failed: n("failed"), dropped: n("dropped"), pending, retries: n("retried") },
+      users: { paged: n("usersPaged"), queued: n("usersQueued"), total: usersTotal },
+      pages: { done: n("pages"), total: usersTotal === null ? null : Math.max(1, Math.ceil(usersTotal / BROADCAST_PAGE_SIZE)), cursor: text("cursor") },
+      topic: f[BROADCAST_FIELDS.topic] === undefined ? null : { name: text("topic")!, sentAt: at("topicSentAt"), error: text("topicError") },
+      startedAt: at("startedAt"),
+      pagedAt: at("pagedAt"),
+      finishedAt: paged && pending === 0 ? at("lastAt") : null,
+      lastAt: at("lastAt"),
+      devicesPerSecond: seconds > 0 ? Math.round((settled / seconds) * 10) / 10 : null,
+    };
+  });
 }
 
 /**
@@ -236,6 +274,7 @@ export async function readStatus(services: Pick<Services, "redisAt" | "databases
       fanouts,
     },
     badgesPush: hubs,
+    notify: { broadcasts: broadcastProgress(r) },
     liveRooms: {
       startedLast6h: pg ? pg.rooms_recent : null,
       largest: live?.largest ?? [],

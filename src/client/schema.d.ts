@@ -7745,8 +7745,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What the service is doing: dependencies, flush, fan-out, dead letters, sockets, live rooms, cron (role admin)
-         * @description One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands on database 0 (one script + PING) and 6 on each other database (its counter figures), 2 Postgres statements and one call per badge hub shard.
+         * What the service is doing: dependencies, flush, fan-out, dead letters, sockets, push broadcasts, live rooms, cron (role admin)
+         * @description One answer from state that exists or that background jobs record once per run; reads no per-user key. Costs at most 9 billed Redis commands on database 0 (one script + PING), plus 1 + one per push broadcast shown (≤ 5), and 6 on each other database (its counter figures), 2 Postgres statements and one call per badge hub shard.
          */
         get: {
             parameters: {
@@ -7857,6 +7857,42 @@ export interface paths {
                          *         "hubsFailed": 1,
                          *         "socketsOpen": 1,
                          *         "usersOnline": 1
+                         *       },
+                         *       "notify": {
+                         *         "broadcasts": [
+                         *           {
+                         *             "id": "42",
+                         *             "state": "running",
+                         *             "devices": {
+                         *               "queued": 1,
+                         *               "sent": 1,
+                         *               "failed": 1,
+                         *               "dropped": 1,
+                         *               "pending": 1,
+                         *               "retries": 1
+                         *             },
+                         *             "users": {
+                         *               "paged": 1,
+                         *               "queued": 1,
+                         *               "total": 1
+                         *             },
+                         *             "pages": {
+                         *               "done": 1,
+                         *               "total": 1,
+                         *               "cursor": "string"
+                         *             },
+                         *             "topic": {
+                         *               "name": "string",
+                         *               "sentAt": "string",
+                         *               "error": "string"
+                         *             },
+                         *             "startedAt": "string",
+                         *             "pagedAt": "string",
+                         *             "finishedAt": "string",
+                         *             "lastAt": "string",
+                         *             "devicesPerSecond": 1
+                         *           }
+                         *         ]
                          *       },
                          *       "liveRooms": {
                          *         "startedLast6h": 1,
@@ -9301,6 +9337,59 @@ export interface components {
                 socketsOpen: number;
                 /** @description Distinct users with a socket, summed over hubs */
                 usersOnline: number;
+            };
+            notify: {
+                /** @description The newest push broadcasts (at most 5), newest first: Redis `ops:broadcasts` and each one's `ops:broadcast:{id}` (7 days), written by the notify-send consumer once per page and per queue batch */
+                broadcasts: {
+                    /** @example 42 */
+                    id: string;
+                    /**
+                     * @description `done` once the last page ran and every queued device had its last verdict
+                     * @enum {string}
+                     */
+                    state: "running" | "done";
+                    /** @description Counted by the consumer as it carries each device's verdict out */
+                    devices: {
+                        /** @description Web Push and APNs devices (FCM too when there is no broadcast topic) of the users whose push a page queued */
+                        queued: number;
+                        /** @description Delivered */
+                        sent: number;
+                        /** @description Dead letters (refused, or out of attempts) */
+                        failed: number;
+                        /** @description Gone (404/410, UNREGISTERED, Unregistered): deleted */
+                        dropped: number;
+                        /** @description Queued and not settled yet (waiting, retrying, held by quiet hours) */
+                        pending: number;
+                        retries: number;
+                    };
+                    users: {
+                        paged: number;
+                        /** @description Offline, preferences allowing, with a device of the paged kinds */
+                        queued: number;
+                        /** @description Users with a device when the first page ran */
+                        total: number | null;
+                    };
+                    pages: {
+                        done: number;
+                        /** @description Roughly: from the users with a device when it started */
+                        total: number | null;
+                        /** @description The last user id paged */
+                        cursor: string | null;
+                    };
+                    /** @description The one FCM topic send, when FCM has a broadcast topic */
+                    topic: {
+                        name: string;
+                        sentAt: string | null;
+                        error: string | null;
+                    } | null;
+                    startedAt: string | null;
+                    /** @description When the last page ran (every push queued) */
+                    pagedAt: string | null;
+                    finishedAt: string | null;
+                    lastAt: string | null;
+                    /** @description Devices settled per second, from the start to the last update */
+                    devicesPerSecond: number | null;
+                }[];
             };
             liveRooms: {
                 /** @description Rooms whose last session started in the last 6 hours: Postgres `live_session_starts`, written at session start */

@@ -1,3 +1,5 @@
+import type { Deferrable } from "../lib/deferral";
+
 /**
  * Messages of the feed's two queues (wrangler.toml): `feed-fanout` carries what readers wait for —
  * post fan-outs (publish and delete), big accounts' posts to announce and big-account transitions; `feed-follow-sync` carries follow
@@ -41,6 +43,9 @@ export type FeedMessage =
    * transition, the last one ends it.
    */
   | { kind: "transition"; authorId: string; to: "big" | "normal"; after: FollowerKeyset | null };
+
+/** A feed message as the queues carry it: the message, and its budget deferrals if any (`src/lib/deferral.ts`). */
+export type QueuedFeedMessage = Deferrable<FeedMessage>;
 
 /** A follow's sync, the only message of the `feed-follow-sync` queue. */
 export type FollowSyncMessage = { kind: "sync"; followerId: string; followeeId: string };

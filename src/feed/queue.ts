@@ -3,9 +3,9 @@ import type { EventBus } from "../lib/events";
 import { type NewDeadLetter, recordDeadLetters } from "../lib/ops/dead-letters";
 import { createServices, type Services } from "../lib/services";
 import { isBudgetRefusal } from "../lib/redis-failures";
-import { nextDeferral, type QueuedFeedMessage, withoutDeferral } from "./deferral";
+import { deferForBudget, withoutDeferral } from "../lib/deferral";
 import { deliver } from "./fanout";
-import { FEED_DEAD_LETTER_QUEUES, FEED_QUEUES, sourceQueueOf } from "./messages";
+import { FEED_DEAD_LETTER_QUEUES, FEED_QUEUES, sourceQueueOf, type FeedMessage, type QueuedFeedMessage } from "./messages";
 import { errorText, log } from "../lib/log";
 
 const DEAD_LETTER_QUEUES: ReadonlySet<string> = new Set(Object.values(FEED_DEAD_LETTER_QUEUES));
@@ -19,7 +19,8 @@ const DEAD_LETTER_QUEUES: ReadonlySet<string> = new Set(Object.values(FEED_DEAD_
  * their tombstone; the dead letter lets an operator send the message again sooner.
  *
  * A delivery refused for a database's command budget is not a failure of the message: it is
- * deferred (`deferForBudget`), so a long overrun never uses up its retries.
+ * deferred (`deferForBudget`, src/lib/deferral.ts: sent again with a growing delay, 2, 4, 8 … s
+ * up to 5 minutes, for up to a day), so a long overrun never uses up its retries.
  */
 export function createQueueHandler(events: EventBus) {
   return async function queue(batch: MessageBatch<QueuedFeedMessage>, env: Env, ctx: ExecutionContext) {
@@ -45,47 +46,15 @@ export function createQueueHandler(events: EventBus) {
           log.error({ queue: batch.queue, message: "feed delivery failed; retrying", body: message.body, attempts: message.attempts, error: errorText(err) });
         }
       }
-      if (overBudget.length > 0) await deferForBudget(services, batch.queue, overBudget);
+      if (overBudget.length > 0) {
+        // Sent again to their own queue, not `retry({ delaySeconds })`: see src/lib/deferral.ts.
+        const target = batch.queue === FEED_QUEUES.followSync ? services.env.FEED_SYNC_QUEUE : services.env.FEED_QUEUE;
+        await deferForBudget<FeedMessage>(target as Queue<QueuedFeedMessage>, batch.queue, overBudget, "feed deliveries");
+      }
     } finally {
       ctx.waitUntil(close());
     }
   };
-}
-
-/**
- * Messages refused for a database's command budget (`ERR max requests limit exceeded`): sent
- * again to their queue with a growing delay (2, 4, 8 … s, at most 5 minutes: `nextDeferral`) and
- * the deferral in their body, and acked. Sent again, not `retry({ delaySeconds })`: a retry counts
- * towards `max_retries` (the queue's `attempts` cannot be told a budget from an outage), and a
- * budget overrun lasting longer than the retries would move every waiting message to the
- * dead-letter queue; a new message starts at attempt 1, so only real failures use up retries.
- * Past the deferral window (a day) a message is retried as any failure is. One `sendBatch` for the
- * batch (≤ 100 messages, the limit of both); if it fails, the messages are retried by the queue.
- */
-async function deferForBudget(services: Services, queue: string, messages: Message<QueuedFeedMessage>[]): Promise<void> {
-  const now = Date.now();
-  const deferred: { message: Message<QueuedFeedMessage>; body: QueuedFeedMessage; delaySeconds: number }[] = [];
-  for (const message of messages) {
-    const next = nextDeferral(message.body.deferred, now);
-    if (next) {
-      deferred.push({ message, body: { ...withoutDeferral(message.body), deferred: next.deferred }, delaySeconds: next.delaySeconds });
-    } else {
-      message.retry();
-      log.error({ queue, message: "feed delivery over its database's command budget for a day; retrying", body: message.body, attempts: message.attempts });
-    }
-  }
-  if (deferred.length === 0) return;
-  const target = queue === FEED_QUEUES.followSync ? services.env.FEED_SYNC_QUEUE : services.env.FEED_QUEUE;
-  try {
-    await target.sendBatch(deferred.map((d) => ({ body: d.body, delaySeconds: d.delaySeconds })));
-  } catch (err) {
-    for (const d of deferred) d.message.retry();
-    log.error({ queue, message: "feed deliveries over budget could not be deferred; retrying", messages: deferred.length, error: errorText(err) });
-    return;
-  }
-  for (const d of deferred) d.message.ack();
-  const delays = deferred.map((d) => d.delaySeconds);
-  log.warn({ queue, message: "feed deliveries over a database's command budget; deferred", messages: deferred.length, delaySeconds: [Math.min(...delays), Math.max(...delays)] });
 }
 
 /**

@@ -56,17 +56,36 @@ export function classifyAnswer(device: Device, answer: PushAnswer): Verdict {
   return { action: "dead", reason: `${answer.status} ${reasonOf(device, answer) ?? "refused"}` };
 }
 
+/**
+ * What FCM's answer to a topic send (a broadcast) means: there is no device to delete, so it is
+ * delivered, retried (429 and 5xx with their `Retry-After`; 401 with a new access token) or dead
+ * with FCM's reason.
+ */
+export function classifyTopicAnswer(answer: PushAnswer): Verdict {
+  if (answer.status >= 200 && answer.status < 300) return { action: "delivered" };
+  const reason = `${answer.status} ${fcmReason(answer.body) ?? "refused"}`;
+  const retryAfterSeconds = parseRetryAfter(answer.headers.get("Retry-After"));
+  if (answer.status === 429 || answer.status >= 500) return { action: "retry", reason, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+  if (answer.status === 401) return { action: "retry", reason, refreshCredentials: true };
+  return { action: "dead", reason };
+}
+
 /** The provider's own word for the failure: APNs `reason`, FCM's `errorCode` (or status), Web Push's text. */
 function reasonOf(device: Device, answer: PushAnswer): string | undefined {
-  const body = parseJson(answer.body);
-  if (device.kind === "apns") return typeof body?.reason === "string" ? body.reason : undefined;
-  if (device.kind === "fcm") {
-    const error = body?.error as { status?: unknown; details?: { errorCode?: unknown }[] } | undefined;
-    const code = error?.details?.find((d) => typeof d?.errorCode === "string")?.errorCode;
-    return typeof code === "string" ? code : typeof error?.status === "string" ? error.status : undefined;
+  if (device.kind === "apns") {
+    const reason = parseJson(answer.body)?.reason;
+    return typeof reason === "string" ? reason : undefined;
   }
+  if (device.kind === "fcm") return fcmReason(answer.body);
   const text = answer.body.trim().slice(0, 200);
   return text || undefined;
+}
+
+/** FCM's `errorCode` (in the error's details), else the error's status. */
+function fcmReason(text: string): string | undefined {
+  const error = parseJson(text)?.error as { status?: unknown; details?: { errorCode?: unknown }[] } | undefined;
+  const code = error?.details?.find((d) => typeof d?.errorCode === "string")?.errorCode;
+  return typeof code === "string" ? code : typeof error?.status === "string" ? error.status : undefined;
 }
 
 function apnsTimestamp(text: string): number | undefined {

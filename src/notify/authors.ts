@@ -1,4 +1,4 @@
-import { pushChangedOnline } from "../badges/live";
+import { onlineAmong } from "../badges/live";
 import { type Database, queryRows } from "../lib/db";
 import { ApiError } from "../lib/errors";
 import type { Services } from "../lib/services";
@@ -128,8 +128,8 @@ async function chooserPage(db: Database, page: AuthorPageMessage, size: number):
 export async function expandAuthorPage(services: Services, page: AuthorPageMessage, size = AUTHOR_PAGE_SIZE): Promise<{ users: number; next: string | null }> {
   const { users, next } = await chooserPage(services.db, page, size);
   if (users.length > 0) {
-    // The hubs have no read-free question: `feed`, what the post moved for these followers anyway.
-    const online = await pushChangedOnline(services.env, users, ["feed"]);
+    // Only the answer is needed (read-free): the post reaches the open apps through its fan-out pages.
+    const online = await onlineAmong(services.env, users);
     await enqueueFor(services, users.filter((u) => !online.has(u)), { kind: "author", alert: page.alert, thread: page.alert.thread });
   }
   if (next !== null) await enqueuePushes(services.env, [{ body: { ...page, after: next } }]);

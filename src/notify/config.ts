@@ -14,6 +14,7 @@ export type NotifyEnv = Pick<
   | "VAPID_SUBJECT"
   | "FCM_SERVICE_ACCOUNT"
   | "FCM_API_URL"
+  | "FCM_BROADCAST_TOPIC"
   | "APNS_KEY_ID"
   | "APNS_TEAM_ID"
   | "APNS_PRIVATE_KEY"
@@ -34,6 +35,11 @@ export type FcmConfig = {
   tokenUri: string;
   /** FCM's API origin; FCM_API_URL overrides it for a local stand-in. */
   apiUrl: string;
+  /**
+   * The topic every FCM device is subscribed to at registration (FCM_BROADCAST_TOPIC): a broadcast
+   * with push is one send to it. Absent: no topic, broadcasts page FCM devices one by one.
+   */
+  broadcastTopic?: string;
 };
 
 export type ApnsConfig = {
@@ -49,6 +55,10 @@ export type ApnsConfig = {
 export type PushConfig = { webpush?: WebPushConfig; fcm?: FcmConfig; apns?: ApnsConfig };
 
 export const FCM_API_URL = "https://fcm.googleapis.com";
+/** The broadcast topic when FCM_BROADCAST_TOPIC is not set at all (wrangler.toml sets it). */
+export const DEFAULT_FCM_BROADCAST_TOPIC = "broadcasts";
+/** FCM's rule for topic names. */
+const FCM_TOPIC_NAME = /^[a-zA-Z0-9\-_.~%]{1,900}$/;
 
 /** A setting that is present but unusable: a deployment mistake, answered 500 and logged, never a silent drop. */
 export class PushConfigError extends Error {
@@ -89,6 +99,11 @@ export function pushConfig(env: NotifyEnv): PushConfig {
       tokenUri: typeof account.token_uri === "string" && account.token_uri ? account.token_uri : "https://oauth2.googleapis.com/token",
       apiUrl: present(env.FCM_API_URL) ? env.FCM_API_URL.replace(/\/+$/, "") : FCM_API_URL,
     };
+    const topic = (env.FCM_BROADCAST_TOPIC ?? DEFAULT_FCM_BROADCAST_TOPIC).trim();
+    if (topic !== "") {
+      if (!FCM_TOPIC_NAME.test(topic)) throw new PushConfigError("FCM_BROADCAST_TOPIC", "must be 1-900 of a-z A-Z 0-9 - _ . ~ % (FCM's topic names), or empty for none");
+      config.fcm.broadcastTopic = topic;
+    }
   }
   if (present(env.APNS_KEY_ID) || present(env.APNS_TEAM_ID) || present(env.APNS_PRIVATE_KEY)) {
     if (!present(env.APNS_KEY_ID) || !present(env.APNS_TEAM_ID) || !present(env.APNS_PRIVATE_KEY)) {

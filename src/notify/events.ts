@@ -4,6 +4,7 @@ import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
 import { prefetchRows } from "./cached-row";
 import { notifyKeys } from "./keys";
 import { decide, related, userPreferences } from "./preferences";
+import type { PushDeviceKind } from "./send-message";
 import { enqueuePushes, MAX_DELAY_SECONDS, type NotifySendMessage } from "./sends";
 import { userDevices } from "./user-devices";
 import { openedWindow, windowSeconds } from "./windows";
@@ -24,7 +25,14 @@ export type PushEvent = {
   thread: string;
   /** Who caused it (a DM's sender, a mention's author), for the DM and mention policies. */
   from?: string;
+  /** Only devices of these kinds: a user with none of them gets nothing (a broadcast's FCM devices hear it through the topic). */
+  deviceKinds?: PushDeviceKind[];
+  /** A push broadcast's id: its pushes count in its progress. */
+  broadcastId?: string;
 };
+
+/** What `enqueueFor` queued: users, and their devices (of the event's kinds) then. */
+export type Enqueued = { users: number; devices: number };
 
 type EventServices = Pick<Services, "env" | "events" | "waitUntil">;
 
@@ -40,27 +48,40 @@ export async function pushToOffline(request: EventServices, userIds: readonly st
 }
 
 /** `pushToOffline`'s work for the offline users, on services the caller owns. */
-export async function enqueueFor(services: Services, offline: readonly string[], event: PushEvent): Promise<void> {
+export async function enqueueFor(services: Services, offline: readonly string[], event: PushEvent): Promise<Enqueued> {
   const alert = resolveAlert(event.kind, event.alert, event.thread);
-  const base = { kind: event.kind, ...(event.type ? { type: event.type } : {}), alert, urgency: urgencyOf(event.kind, event.type) } satisfies Omit<NotifySendMessage, "userId">;
+  const base = {
+    kind: event.kind,
+    ...(event.type ? { type: event.type } : {}),
+    alert,
+    urgency: urgencyOf(event.kind, event.type),
+    ...(event.deviceKinds ? { deviceKinds: event.deviceKinds } : {}),
+    ...(event.broadcastId ? { broadcastId: event.broadcastId } : {}),
+  } satisfies Omit<NotifySendMessage, "userId">;
   const window = windowSeconds(event.kind, event.type);
   const now = notifyNow(services.env);
+  const kinds = event.deviceKinds ? new Set<string>(event.deviceKinds) : undefined;
+  let devices = 0;
   const queued = await Promise.all(
     offline.map(async (userId): Promise<{ body: NotifySendMessage; delaySeconds?: number } | undefined> => {
       // The cached list and preferences in one MGET (one round trip, one command). Most users have no
       // device: their list (`[]` cached too) stops here, before preferences are loaded on a miss.
       const [cachedDevices, cachedPreferences] = await prefetchRows(services, userId, [notifyKeys.devices(userId), notifyKeys.preferences(userId)]);
-      if ((await userDevices(services, userId, cachedDevices)).length === 0) return undefined;
+      const reached = (await userDevices(services, userId, cachedDevices)).filter((d) => !kinds || kinds.has(d.kind)).length;
+      if (reached === 0) return undefined;
       const decision = await decide(await userPreferences(services, userId, cachedPreferences), event, (question) => related(services.db, userId, event.from!, question), now);
       if (!decision.send) return undefined;
       const wait = Math.max(window, decision.holdSeconds);
       // Held past what a queue delay allows: the sender sees `heldUntil` and waits again.
       const held = decision.holdSeconds > MAX_DELAY_SECONDS ? { heldUntil: now + decision.holdSeconds * 1000 } : {};
       if (window > 0 && !(await openedWindow(services, userId, alert.thread, wait))) return undefined;
+      devices += reached;
       return { body: { userId, ...base, ...held, ...(window > 0 ? { window: alert.thread } : {}) }, ...(wait > 0 ? { delaySeconds: Math.min(wait, MAX_DELAY_SECONDS) } : {}) };
     }),
   );
-  await enqueuePushes(services.env, queued.filter((q) => q !== undefined));
+  const messages = queued.filter((q) => q !== undefined);
+  await enqueuePushes(services.env, messages);
+  return { users: messages.length, devices };
 }
 
 /** Coalescing badge-only updates after reads: one per user per this many seconds. */

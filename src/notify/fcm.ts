@@ -44,23 +44,30 @@ async function exchange(config: FcmConfig, now: number, fetcher: typeof fetch): 
   return { token: body.access_token, expiresAt: now + lifetime * 1000 };
 }
 
-/** One access token source per service account and isolate. */
-const accessTokens = new Map<string, ReusedToken<FcmAccessToken>>();
+/**
+ * One access token source per service account and isolate. An exchange goes through the fetcher of
+ * the call that needs it (the latest caller's), not the first caller's: sends and topic
+ * subscriptions share the token but may be handed different fetchers.
+ */
+const accessTokens = new Map<string, { reused: ReusedToken<FcmAccessToken>; fetcher: typeof fetch }>();
 
 /** The service account's current access token: fetched once, then reused until shortly before it expires. */
 export function fcmAccessToken(config: FcmConfig, now: number = Date.now(), fetcher: typeof fetch = fetch): Promise<FcmAccessToken> {
   const cacheKey = `${config.clientEmail} ${config.tokenUri}`;
-  let reused = accessTokens.get(cacheKey);
-  if (!reused) {
-    reused = new ReusedToken((issuedAt) => exchange(config, issuedAt, fetcher), (t, _age, at) => at < t.expiresAt - REFRESH_BEFORE_EXPIRY_MS);
-    accessTokens.set(cacheKey, reused);
+  let source = accessTokens.get(cacheKey);
+  if (!source) {
+    const created: { reused?: ReusedToken<FcmAccessToken>; fetcher: typeof fetch } = { fetcher };
+    created.reused = new ReusedToken((issuedAt) => exchange(config, issuedAt, created.fetcher), (t, _age, at) => at < t.expiresAt - REFRESH_BEFORE_EXPIRY_MS);
+    source = created as { reused: ReusedToken<FcmAccessToken>; fetcher: typeof fetch };
+    accessTokens.set(cacheKey, source);
   }
-  return reused.get(now);
+  source.fetcher = fetcher;
+  return source.reused.get(now);
 }
 
 /** Drops the cached access token of `config` (FCM answered 401: it was revoked or expired early). */
 export function forgetFcmAccessToken(config: FcmConfig): void {
-  accessTokens.get(`${config.clientEmail} ${config.tokenUri}`)?.invalidate();
+  accessTokens.get(`${config.clientEmail} ${config.tokenUri}`)?.reused.invalidate();
 }
 
 /**
@@ -92,17 +99,75 @@ export function fcmMessage(token: string, message: PushMessage): Record<string, 
   };
 }
 
+/**
+ * A broadcast for every device subscribed to `topic`: one send, FCM fans it out. It carries no
+ * count: the icon is set to each user's own unread total, never one number for everyone, so the
+ * topic message leaves it as it is (`notification_count` and `aps.badge` absent) and the next
+ * per-user push, or the app opening, sets it.
+ */
+export function fcmTopicMessage(topic: string, message: Pick<PushMessage, "title" | "body" | "url" | "thread" | "urgency" | "ttlSeconds" | "data">): Record<string, unknown> {
+  const data: Record<string, string> = { ...message.data };
+  if (message.url) data.url = message.url;
+  if (message.thread) data.thread = message.thread;
+  return {
+    message: {
+      topic,
+      notification: { title: message.title ?? "", body: message.body ?? "" },
+      android: {
+        priority: message.urgency === "high" ? "HIGH" : "NORMAL",
+        ttl: `${message.ttlSeconds ?? PUSH_TTL_SECONDS}s`,
+        ...(message.thread ? { collapse_key: message.thread, notification: { tag: message.thread } } : {}),
+      },
+      ...(message.thread ? { apns: { payload: { aps: { "thread-id": message.thread } } } } : {}),
+      data,
+    },
+  };
+}
+
+/** `messages:send` of the project, with the current access token. */
+async function sendRequest(config: FcmConfig, body: Record<string, unknown>, now: number, fetcher: typeof fetch): Promise<PushRequest> {
+  const { token } = await fcmAccessToken(config, now, fetcher);
+  return {
+    url: `${config.apiUrl}/v1/projects/${encodeURIComponent(config.projectId)}/messages:send`,
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  };
+}
+
+/** The request that sends `message` to every device subscribed to `topic`. */
+export function fcmTopicRequest(config: FcmConfig, topic: string, message: Parameters<typeof fcmTopicMessage>[1], now: number = Date.now(), fetcher: typeof fetch = fetch): Promise<PushRequest> {
+  return sendRequest(config, fcmTopicMessage(topic, message), now, fetcher);
+}
+
+/**
+ * Subscribes (`POST`) or unsubscribes (`DELETE`, missing allowed) one registration token to a topic
+ * with FCM's topic subscription API (`projects.registrations.topicSubscriptions`, the same access
+ * token and scope as sends). FCM answers 409 when the subscription exists: as good as 200.
+ */
+export async function fcmTopicSubscriptionRequest(
+  config: FcmConfig,
+  op: "subscribe" | "unsubscribe",
+  token: string,
+  topic: string,
+  now: number = Date.now(),
+  fetcher: typeof fetch = fetch,
+): Promise<PushRequest & { method: "POST" | "DELETE" }> {
+  const { token: accessToken } = await fcmAccessToken(config, now, fetcher);
+  const registration = `${config.apiUrl}/v1/projects/${encodeURIComponent(config.projectId)}/registrations/${encodeURIComponent(token)}/topicSubscriptions`;
+  return {
+    url: op === "subscribe" ? `${registration}?topic_name=${encodeURIComponent(topic)}` : `${registration}/${encodeURIComponent(topic)}?allowMissing=true`,
+    method: op === "subscribe" ? "POST" : "DELETE",
+    headers: { Authorization: `Bearer ${accessToken}`, "Content-Type": "application/json" },
+    body: op === "subscribe" ? "{}" : "",
+  };
+}
+
 export function fcmProvider(config: FcmConfig, fetcher: typeof fetch = fetch): PushProvider<"fcm"> {
   return {
     kind: "fcm",
-    async request(device: FcmDevice, message: PushMessage, now: number = Date.now()): Promise<PushRequest> {
-      const { token } = await fcmAccessToken(config, now, fetcher);
-      return {
-        url: `${config.apiUrl}/v1/projects/${encodeURIComponent(config.projectId)}/messages:send`,
-        method: "POST",
-        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-        body: JSON.stringify(fcmMessage(device.token, message)),
-      };
+    request(device: FcmDevice, message: PushMessage, now: number = Date.now()): Promise<PushRequest> {
+      return sendRequest(config, fcmMessage(device.token, message), now, fetcher);
     },
   };
 }

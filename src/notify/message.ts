@@ -35,7 +35,7 @@ export const PUSH_TTL_SECONDS = 48 * 60 * 60;
 /** One HTTP request to a push service, built but not sent (the sender sends and classifies). */
 export type PushRequest = {
   url: string;
-  method: "POST";
+  method: "POST" | "DELETE";
   headers: Record<string, string>;
   body: Uint8Array | string;
 };

@@ -8,6 +8,7 @@ import { DeviceIdParam, DeviceRegistrationSchema, DeviceSchema, MAX_DEVICES_PER_
 import { IdSchema, idParam } from "../lib/ids";
 import { chooseAuthor, listChosenAuthors, MAX_NOTIFY_AUTHORS, unchooseAuthor } from "./authors";
 import { PreferencesSchema, savePreferences, userPreferences } from "./preferences";
+import { syncBroadcastTopicLater } from "./topic";
 import { registerUserDevice, removeUserDevice, userDevices } from "./user-devices";
 
 const DeviceListSchema = z.object({ items: z.array(DeviceSchema).openapi({ description: `Newest registration first, at most ${MAX_DEVICES_PER_USER}` }) }).openapi("DeviceList");
@@ -154,7 +155,13 @@ export const notifyRoutes = newRouter()
       request: jsonBody(PreferencesSchema),
       responses: { 200: jsonContent(PreferencesSchema, "Stored"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(await savePreferences(c.var.services, c.var.caller.userId, c.req.valid("json")), 200),
+    async (c) => {
+      const { services, caller } = c.var;
+      const saved = await savePreferences(services, caller.userId, c.req.valid("json"));
+      // Broadcasts on or off: the user's FCM devices join or leave the broadcast topic.
+      syncBroadcastTopicLater(services, caller.userId, async (later) => (await userDevices(later, caller.userId)).flatMap((d) => (d.kind === "fcm" ? [d.token] : [])));
+      return c.json(saved, 200);
+    },
   )
   .openapi(
     createRoute({

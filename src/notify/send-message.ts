@@ -21,14 +21,32 @@ export type NotifySendMessage = {
   heldUntil?: number;
   /** A collapsed burst: the window key whose count the sender reads and clears ("… and N others"). */
   window?: string;
+  /** Only the user's devices of these kinds (a broadcast whose FCM devices hear it through the topic). */
+  deviceKinds?: PushDeviceKind[];
+  /** The push broadcast this push is part of: its outcome counts in the broadcast's progress. */
+  broadcastId?: string;
 };
+
+/** A device kind (devices.ts's DeviceKind, named here without importing it). */
+export type PushDeviceKind = "webpush" | "fcm" | "apns";
 
 /**
  * A broadcast sent with `"push": true`, one page of users with devices at a time: the consumer
  * enqueues a push for each of the page's users (offline, preferences allowing) and the next page
  * BROADCAST_PAGE_DELAY_SECONDS later, so a broadcast to every user moves at a bounded rate.
  */
-export type BroadcastPageMessage = { kind: "broadcast-page"; broadcastId: string; alert: ResolvedAlert; after: string | null };
+export type BroadcastPageMessage = {
+  kind: "broadcast-page";
+  broadcastId: string;
+  alert: ResolvedAlert;
+  /** The last user id of the page before (keyset on user id); null: the first page. */
+  after: string | null;
+  /** When the broadcast's push started (ms), for its progress; absent on messages queued before it was kept. */
+  startedAt?: number;
+};
+
+/** A broadcast's one send to the FCM broadcast topic (every subscribed FCM device), retried on its own. */
+export type BroadcastTopicMessage = { kind: "broadcast-topic"; broadcastId: string; alert: ResolvedAlert; topic: string; attempt?: number };
 
 /**
  * A post of an author some users chose (`authors.ts`), one page of those choosers at a time
@@ -38,4 +56,4 @@ export type BroadcastPageMessage = { kind: "broadcast-page"; broadcastId: string
 export type AuthorPageMessage = { kind: "author-page"; postId: string; authorId: string; alert: ResolvedAlert; after: string | null };
 
 /** What the `notify-send` queue carries. */
-export type NotifyQueueMessage = NotifySendMessage | BroadcastPageMessage | AuthorPageMessage;
+export type NotifyQueueMessage = NotifySendMessage | BroadcastPageMessage | BroadcastTopicMessage | AuthorPageMessage;

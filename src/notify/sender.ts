@@ -1,4 +1,9 @@
+import { deferForBudget, withoutDeferral, type Deferrable } from "../lib/deferral";
 import { type NewDeadLetter, recordDeadLetters } from "../lib/ops/dead-letters";
+import { recordBroadcastProgress, type BroadcastProgress } from "../lib/ops/record";
+import { isBudgetRefusal, isRedisOutage } from "../lib/redis-failures";
+import type { Prefetched } from "./cached-row";
+import { notifyKeys } from "./keys";
 import type { Env } from "../env";
 import type { EventBus } from "../lib/events";
 import { errorText, log } from "../lib/log";
@@ -11,7 +16,9 @@ import type { PushMessage } from "./message";
 import { sendPush } from "./providers";
 import { expandAuthorPage } from "./authors";
 import { expandBroadcastPage } from "./broadcast";
+import type { BroadcastTopicMessage } from "./send-message";
 import { enqueuePushes, MAX_DELAY_SECONDS, NOTIFY_DEAD_LETTER_QUEUES, NOTIFY_QUEUES, type NotifyQueueMessage, type NotifySendMessage } from "./sends";
+import { sendToBroadcastTopic } from "./topic";
 import { unreadTotal } from "./unread-total";
 import { removeGoneDevice, userDevices } from "./user-devices";
 import { takeWindowCount } from "./windows";
@@ -45,10 +52,31 @@ export function pushFor(message: NotifySendMessage, badge: number, others = 0): 
   };
 }
 
-/** The devices a message goes to: all the user's, or the retried ones; a badge-only update skips Web Push (no silent pushes). */
+/**
+ * The devices a message goes to: all the user's, or the retried ones, or those of its kinds (a
+ * broadcast's FCM devices heard it through the topic); a badge-only update skips Web Push (no
+ * silent pushes).
+ */
 function targetsOf(message: NotifySendMessage, devices: readonly Device[]): Device[] {
   const wanted = message.deviceIds ? new Set(message.deviceIds) : undefined;
-  return devices.filter((d) => (!wanted || wanted.has(d.deviceId)) && !(message.kind === "read" && d.kind === "webpush"));
+  const kinds = message.deviceKinds ? new Set<string>(message.deviceKinds) : undefined;
+  return devices.filter((d) => (!wanted || wanted.has(d.deviceId)) && (!kinds || kinds.has(d.kind)) && !(message.kind === "read" && d.kind === "webpush"));
+}
+
+/**
+ * The user's devices for a send: the cached list (one GET), Postgres when Redis is down — but a
+ * budget refusal is thrown, so the message is deferred (`deferForBudget`) rather than sent with an
+ * icon number the database could not read.
+ */
+async function devicesToSend(services: Services, userId: string): Promise<Device[]> {
+  let cached: Prefetched;
+  try {
+    cached = { cached: await services.redisFor(userId).get(notifyKeys.devices(userId)) };
+  } catch (err) {
+    if (isBudgetRefusal(err) || !isRedisOutage(err)) throw err;
+    cached = "redis down";
+  }
+  return userDevices(services, userId, cached);
 }
 
 /** Sends one message to its user's devices and carries out every verdict. */
@@ -60,7 +88,7 @@ export async function sendToUser(services: Services, config: PushConfig, message
     await enqueuePushes(services.env, [{ body: message, delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.ceil((message.heldUntil - now) / 1000)) }]);
     return outcome;
   }
-  const targets = targetsOf(message, await userDevices(services, message.userId));
+  const targets = targetsOf(message, await devicesToSend(services, message.userId));
   // The window's count is read and cleared even with no device, so the next window starts at 0.
   const others = message.window ? await takeWindowCount(services, message.userId, message.window) : 0;
   if (targets.length === 0) return outcome;
@@ -119,24 +147,71 @@ export function isNotifyQueue(queue: string): boolean {
 }
 
 /**
+ * A broadcast's one send to the FCM broadcast topic. Its verdict is carried out here: a retry is
+ * queued again with the backoff (and `Retry-After`) until MAX_PUSH_ATTEMPTS, then, as a refusal,
+ * it is a dead letter (replayable in the console). Returns what the broadcast's progress gains.
+ */
+export async function sendBroadcastTopic(services: Services, config: PushConfig, message: BroadcastTopicMessage, fetcher: typeof fetch = fetch): Promise<BroadcastProgress> {
+  const progress = (set: BroadcastProgress["set"], add?: BroadcastProgress["add"]): BroadcastProgress => ({ id: message.broadcastId, set: { topic: message.topic, ...set }, ...(add ? { add } : {}) });
+  const verdict: Verdict = config.fcm
+    ? await sendToBroadcastTopic(config.fcm, message.topic, message.alert, fetcher).catch((err: unknown): Verdict => ({ action: "retry", reason: `send failed: ${errorText(err)}` }))
+    : { action: "dead", reason: "fcm is not configured on this deployment" };
+  if (verdict.action === "delivered") return progress({ topicSentAt: Date.now() });
+  const attempt = message.attempt ?? 1;
+  const delaySeconds = verdict.action === "retry" ? retryDelaySeconds(attempt, verdict.retryAfterSeconds) : undefined;
+  if (delaySeconds !== undefined) {
+    await enqueuePushes(services.env, [{ body: { ...message, attempt: attempt + 1 }, delaySeconds }]);
+    return progress({ topicError: `${verdict.reason} (retrying)` }, { retried: 1 });
+  }
+  const reason = verdict.action === "retry" ? `${verdict.reason} (after ${attempt} attempts)` : verdict.reason;
+  await recordDeadLetters(services.db, [{ queue: NOTIFY_QUEUES.send, body: { ...message, attempt: 1 }, lastError: reason }]);
+  log.error({ message: "broadcast topic send dead-lettered", broadcastId: message.broadcastId, topic: message.topic, reason });
+  return progress({ topicError: reason });
+}
+
+/** A broadcast's progress from this batch's pushes, summed per broadcast: one write for the batch. */
+function progressOf(tally: Map<string, BroadcastProgress>, update: BroadcastProgress): void {
+  const known = tally.get(update.id);
+  if (!known) {
+    tally.set(update.id, { ...update, add: { ...update.add }, set: { ...update.set } });
+    return;
+  }
+  for (const [field, n] of Object.entries(update.add ?? {}) as [keyof NonNullable<BroadcastProgress["add"]>, number][]) known.add![field] = (known.add![field] ?? 0) + n;
+  Object.assign(known.set!, update.set);
+  if (update.startedAt !== undefined) known.startedAt = update.startedAt;
+}
+
+/**
  * The Worker's `queue()` for `notify-send` and its dead-letter queue. A message failing as a whole
  * is retried by the queue; in the dead-letter queue it gets one last try and is then kept in
- * Postgres (`dead_letters`) for the console, as the feed's are.
+ * Postgres (`dead_letters`) for the console, as the feed's are. A message refused for a Redis
+ * database's command budget is not a failure: it is sent again with a growing delay
+ * (`deferForBudget`, src/lib/deferral.ts), so an overrun, however long, uses up no retries.
+ * What the batch did for push broadcasts is written to their progress in one round trip.
  */
 export function createNotifyQueueHandler(events: EventBus, fetcher: typeof fetch = (input, init) => fetch(input, init)) {
-  return async function queue(batch: MessageBatch<NotifyQueueMessage>, env: Env, ctx: ExecutionContext) {
+  return async function queue(batch: MessageBatch<Deferrable<NotifyQueueMessage>>, env: Env, ctx: ExecutionContext) {
     const { services, close } = createServices(env, ctx, events);
     try {
       const config = pushConfig(env);
       const dead = batch.queue === NOTIFY_DEAD_LETTER_QUEUES.send;
       const kept: NewDeadLetter[] = [];
+      const overBudget: Message<Deferrable<NotifyQueueMessage>>[] = [];
+      const progress = new Map<string, BroadcastProgress>();
       for (const message of batch.messages) {
+        const body = withoutDeferral(message.body);
         try {
-          const body = message.body;
           if (body.kind === "broadcast-page") {
-            const users = await expandBroadcastPage(services, body);
+            const { users, ...page } = await expandBroadcastPage(services, body, config);
+            progressOf(progress, page);
             message.ack();
             log.info({ queue: batch.queue, broadcastId: body.broadcastId, after: body.after, users });
+            continue;
+          }
+          if (body.kind === "broadcast-topic") {
+            progressOf(progress, await sendBroadcastTopic(services, config, body, fetcher));
+            message.ack();
+            log.info({ queue: batch.queue, broadcastId: body.broadcastId, topic: body.topic });
             continue;
           }
           if (body.kind === "author-page") {
@@ -147,17 +222,25 @@ export function createNotifyQueueHandler(events: EventBus, fetcher: typeof fetch
           }
           const outcome = await sendToUser(services, config, body, fetcher);
           message.ack();
+          if (body.broadcastId) {
+            const add = { sent: outcome.delivered.length, dropped: outcome.deleted.length, failed: outcome.dead.length, retried: outcome.retried.length };
+            progressOf(progress, { id: body.broadcastId, add });
+          }
           log.info({ queue: batch.queue, userId: body.userId, kind: body.kind, delivered: outcome.delivered.length, deleted: outcome.deleted.length, retried: outcome.retried.length, dead: outcome.dead.length });
         } catch (err) {
-          if (dead) {
-            kept.push({ queue: NOTIFY_QUEUES.send, body: message.body, lastError: errorText(err) });
-            log.error({ message: "push dead-lettered", queue: batch.queue, body: message.body, error: errorText(err) });
+          if (!dead && isBudgetRefusal(err)) {
+            overBudget.push(message);
+          } else if (dead) {
+            kept.push({ queue: NOTIFY_QUEUES.send, body, lastError: errorText(err) });
+            log.error({ message: "push dead-lettered", queue: batch.queue, body, error: errorText(err) });
           } else {
             message.retry();
-            log.error({ message: "push failed; retrying", queue: batch.queue, body: message.body, attempts: message.attempts, error: errorText(err) });
+            log.error({ message: "push failed; retrying", queue: batch.queue, body, attempts: message.attempts, error: errorText(err) });
           }
         }
       }
+      if (overBudget.length > 0) await deferForBudget<NotifyQueueMessage>(env.NOTIFY_QUEUE, batch.queue, overBudget, "pushes");
+      await recordBroadcastProgress(services.redisAt(0), [...progress.values()]);
       if (dead) {
         // Postgres down: the whole batch is retried by the dead-letter queue, not dropped.
         await recordDeadLetters(services.db, kept);

@@ -67,9 +67,10 @@ const TRIM = `
   DELETE FROM notify_devices WHERE user_id = $1 AND device_id IN (
     SELECT device_id FROM notify_devices WHERE user_id = $1
     ORDER BY registered_at DESC, device_id DESC OFFSET ${MAX_DEVICES_PER_USER})
-  RETURNING device_id`;
+  RETURNING device_id, kind, address`;
 
-export type RegistrationResult = { device: Device; previousUserId?: string; evicted: string[] };
+/** `evictedFcmTokens`: the tokens of `evicted` that were FCM devices (they leave the broadcast topic). */
+export type RegistrationResult = { device: Device; previousUserId?: string; evicted: string[]; evictedFcmTokens: string[] };
 
 /**
  * Registers (or re-registers) `device` as `userId`'s `deviceId`. `beforeCommit` runs inside the
@@ -88,23 +89,24 @@ export async function registerDevice(
     await client.query(FREE_DEVICE_ID, [userId, deviceId, device.kind, address]);
     const upserted = await client.query<{ registered_at: string | Date; previous_user: string | null }>(UPSERT, [userId, deviceId, device.kind, address, JSON.stringify(detailsOf(device))]);
     const row = upserted.rows[0]!;
-    const evicted = (await client.query<{ device_id: string }>(TRIM, [userId])).rows.map((r) => r.device_id);
+    const trimmed = (await client.query<{ device_id: string; kind: DeviceKind; address: string }>(TRIM, [userId])).rows;
     const result: RegistrationResult = {
       device: deviceFromRow({ device_id: deviceId, kind: device.kind, address, details: JSON.stringify(detailsOf(device)), registered_at: row.registered_at }),
       ...(row.previous_user && row.previous_user !== userId ? { previousUserId: row.previous_user } : {}),
-      evicted,
+      evicted: trimmed.map((r) => r.device_id),
+      evictedFcmTokens: trimmed.flatMap((r) => (r.kind === "fcm" ? [r.address] : [])),
     };
     await beforeCommit(result);
     return result;
   });
 }
 
-/** Deletes the user's device; false when there was none. `beforeCommit` as in registerDevice. */
-export async function deleteDevice(db: Database, userId: string, deviceId: string, beforeCommit: () => Promise<void>): Promise<boolean> {
+/** Deletes the user's device: its kind and endpoint/token, undefined when there was none. `beforeCommit` as in registerDevice. */
+export async function deleteDevice(db: Database, userId: string, deviceId: string, beforeCommit: () => Promise<void>): Promise<{ kind: DeviceKind; address: string } | undefined> {
   return inTransaction(db, async (client) => {
-    const deleted = await client.query("DELETE FROM notify_devices WHERE user_id = $1 AND device_id = $2 RETURNING 1", [userId, deviceId]);
+    const deleted = await client.query<{ kind: DeviceKind; address: string }>("DELETE FROM notify_devices WHERE user_id = $1 AND device_id = $2 RETURNING kind, address", [userId, deviceId]);
     if (deleted.rowCount) await beforeCommit();
-    return (deleted.rowCount ?? 0) > 0;
+    return deleted.rows[0];
   });
 }
 

@@ -5,6 +5,7 @@ import { pushConfig } from "./config";
 import { addressOf, checkRegistration, type Device, type DeviceRegistration } from "./devices";
 import { DEVICES_CACHE_TTL_SECONDS, notifyKeys, STALE_DEVICES, STALE_DEVICES_TTL_SECONDS } from "./keys";
 import { deleteDevice, deleteGoneDevice, listDevices, registerDevice, type RegistrationResult } from "./store";
+import { leaveBroadcastTopicLater, syncBroadcastTopicLater } from "./topic";
 
 /**
  * A user's devices: Postgres holds them, Redis caches each user's list on the user's database
@@ -14,7 +15,7 @@ import { deleteDevice, deleteGoneDevice, listDevices, registerDevice, type Regis
  * commit stores what it read.
  */
 
-type DeviceServices = Pick<Services, "env" | "db" | "redisFor" | "waitUntil">;
+type DeviceServices = Pick<Services, "env" | "db" | "redisFor" | "waitUntil" | "events">;
 
 /** The user's devices, newest registration first: the cached list, or Postgres (then cached). */
 export async function userDevices(services: DeviceServices, userId: string, prefetched?: Prefetched): Promise<Device[]> {
@@ -46,14 +47,19 @@ export async function registerUserDevice(services: DeviceServices, userId: strin
   const touched = (result: RegistrationResult) => [userId, ...(result.previousUserId ? [result.previousUserId] : [])];
   const result = await registerDevice(services.db, userId, deviceId, device, (r) => dropCachedLists(services, touched(r)));
   dropAgain(services, touched(result));
+  // The broadcast topic: the new token joins it as the user's preferences say; evicted ones leave.
+  if (device.kind === "fcm") syncBroadcastTopicLater(services, userId, [device.token]);
+  leaveBroadcastTopicLater(services, result.evictedFcmTokens);
   return result;
 }
 
 /** Deletes the user's device; false when they had none by that id. */
 export async function removeUserDevice(services: DeviceServices, userId: string, deviceId: string): Promise<boolean> {
   const deleted = await deleteDevice(services.db, userId, deviceId, () => dropCachedLists(services, [userId]));
-  if (deleted) dropAgain(services, [userId]);
-  return deleted;
+  if (!deleted) return false;
+  dropAgain(services, [userId]);
+  if (deleted.kind === "fcm") leaveBroadcastTopicLater(services, [deleted.address]);
+  return true;
 }
 
 /**

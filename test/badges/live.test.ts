@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { BadgeHub } from "../../src/badges/live/hub";
 import { FRESH_READ_MS, PUBLISHED_CLOCK_SLACK_MS } from "../../src/badges/live/protocol";
-import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hubOf, hubShardOf, hubShards, MAX_SOCKETS_PER_USER } from "../../src/badges/live";
+import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hubOf, hubShardOf, hubShards, MAX_SOCKETS_PER_USER, onlineAmong, pushChangedOnline } from "../../src/badges/live";
 import { publishPost } from "../../src/badges/authors";
 import { deliver } from "../../src/feed/fanout";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
@@ -369,6 +369,43 @@ describe("GET /v1/me/live: every kind is pushed", () => {
     await until(() => laptop.state!.notifications.total.count, (n) => n === 0);
     expect(laptop.state!.notifications).toEqual({ byType: {}, total: { count: 0, capped: false } });
     expect(phone.state!.notifications).toEqual(laptop.state!.notifications);
+  });
+});
+
+describe("BadgeHub.online: who has an open socket, nothing read", () => {
+  /** Counts the hub's badge reads (`refresh`) from now on; returns the count so far. */
+  async function countReads(hub: DurableObjectStub<BadgeHub>) {
+    await runInDurableObject(hub, (h: BadgeHub) => {
+      const hub = h as unknown as { refresh: (...args: unknown[]) => Promise<void>; reads?: number };
+      if (hub.reads !== undefined) return;
+      const refresh = hub.refresh.bind(h);
+      hub.reads = 0;
+      hub.refresh = (...args) => {
+        hub.reads! += 1;
+        return refresh(...args);
+      };
+    });
+    return () => runInDurableObject(hub, (h: BadgeHub) => (h as unknown as { reads: number }).reads);
+  }
+
+  it("answers the online users among those asked; unlike pushChangedOnline it reads and pushes nothing", async () => {
+    const [on, off] = [newId(), newId()];
+    const d = await device(on);
+    const hub = hubOf(liveEnv, on);
+    const reads = await countReads(hub);
+    const messages = d.messages.length;
+    expect([...(await onlineAmong(liveEnv, [on, off, on]))]).toEqual([on]);
+    expect(await runInDurableObject(hub, (h: BadgeHub) => h.online([off, on]))).toEqual([on]);
+    expect(await reads(), "badge reads for a read-free question").toBe(0);
+    expect(d.messages.length).toBe(messages);
+    // The same answer through pushChangedOnline costs the online user a read.
+    expect([...(await pushChangedOnline(liveEnv, [on, off]))]).toEqual([on]);
+    expect(await reads()).toBe(1);
+  });
+
+  it("answers nobody for users without a socket, and for an empty question", async () => {
+    expect([...(await onlineAmong(liveEnv, [newId(), newId()]))]).toEqual([]);
+    expect([...(await onlineAmong(liveEnv, []))]).toEqual([]);
   });
 });
 

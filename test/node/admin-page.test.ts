@@ -45,17 +45,21 @@ describe("/admin page script", () => {
   it("renders a card per area from a recorded status answer, all green when all is well", () => {
     const { document, console } = page();
     const cards = console.renderCards(document, document.getElementById("cards")!, clone());
-    expect(cards.map((c) => c.id)).toEqual(["dependencies", "counters", "feed", "badges", "live", "cron"]);
+    expect(cards.map((c) => c.id)).toEqual(["dependencies", "counters", "feed", "badges", "broadcasts", "live", "cron"]);
     expect(levels(document)).toEqual({
       "card-dependencies": "green",
       "card-counters": "green",
       "card-feed": "green",
       "card-badges": "green",
+      "card-broadcasts": "green",
       "card-live": "green",
       "card-cron": "green",
     });
     const text = document.getElementById("cards")!.textContent!;
-    for (const figure of ["Pending fields", "Flush lag", "Dead letters", "Big accounts", "Sockets open", "Users online", "Started in the last 6 h", "stage", "flush (* * * * *)", "p99 340 ms"]) {
+    for (const figure of [
+      "Pending fields", "Flush lag", "Dead letters", "Big accounts", "Sockets open", "Users online", "Started in the last 6 h", "stage", "flush (* * * * *)", "p99 340 ms",
+      "#41 running", "1,500 sent, 0 failed, 12 dropped, 288 pending of 1,800", "pages 2/6", "604.8 devices/s", "FCM topic broadcasts sent",
+    ]) {
       expect(text).toContain(figure);
     }
   });
@@ -74,6 +78,23 @@ describe("/admin page script", () => {
     expect(stated).toContain("flush lag (age of the oldest unapplied counter batch) over 2 minutes");
     expect(stated).toContain("any dead letter waiting");
     expect(stated).toContain("a database (Redis or Postgres) does not answer");
+  });
+
+  it("shows push broadcasts: amber with failed devices or a failing FCM topic send, 'none' without any", () => {
+    const { document, console } = page();
+    const failing = clone();
+    failing.notify.broadcasts[0].devices.failed = 3;
+    failing.notify.broadcasts[0].topic = { name: "broadcasts", sentAt: null, error: "429 QUOTA_EXCEEDED (retrying)" };
+    console.renderCards(document, document.getElementById("cards")!, failing);
+    expect(levels(document)["card-broadcasts"]).toBe("amber");
+    const reasons = document.querySelector("#card-broadcasts .reasons")!.textContent!;
+    expect(reasons).toContain("broadcast 41: 3 device(s) failed");
+    expect(reasons).toContain("FCM topic 429 QUOTA_EXCEEDED (retrying)");
+    const none = clone();
+    none.notify.broadcasts = [];
+    console.renderCards(document, document.getElementById("cards")!, none);
+    expect(levels(document)["card-broadcasts"]).toBe("green");
+    expect(document.querySelector("#card-broadcasts")!.textContent).toContain("none");
   });
 
   it("shows each Redis database's row in the Dependencies and Counters cards; one database down is red there, the others still shown", () => {
@@ -200,7 +221,7 @@ describe("/admin page script", () => {
     document.getElementById("login")!.dispatchEvent(new window.Event("submit", { cancelable: true }));
     expect(window.sessionStorage.getItem("community-edge-admin-token")).toBe("admin-jwt");
     await eventually(() => document.querySelectorAll(".card").length, (cards) => cards !== 0, 500);
-    expect(document.querySelectorAll(".card")).toHaveLength(6);
+    expect(document.querySelectorAll(".card")).toHaveLength(7);
     expect(calls[0]).toEqual({ url: "/v1/admin/status", auth: "Bearer admin-jwt" });
     expect(calls).toContainEqual({ url: "/v1/admin/status/history", auth: "Bearer admin-jwt" });
     // The pending-fields line holds the two hours of history and the first poll's point.

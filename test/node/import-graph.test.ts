@@ -120,6 +120,13 @@ describe("src/ imports", () => {
     expect(readModel.flatMap(([file, targets]) => targets.filter(inside).map((t) => `${file} → ${t}`))).toEqual([]);
   });
 
+  it("keep the budget deferral in the shared library, below the capabilities it serves (the feed and notify)", () => {
+    const capabilities = ["admin/", "badges/", "counters/", "feed/", "live/", "notify/", "social/"];
+    expect((graph.get("lib/deferral.ts") ?? []).filter((t) => capabilities.some((c) => t.startsWith(c)))).toEqual([]);
+    const users = [...graph].filter(([, targets]) => targets.includes("lib/deferral.ts")).map(([file]) => file.split("/")[0]);
+    expect(new Set(users)).toEqual(new Set(["feed", "notify"]));
+  });
+
   it("run one way around the operations console: the console reads the capabilities, the capabilities record into src/lib/ops", () => {
     // Only the app's wiring mounts the console (its page, routes and history task); no capability,
     // nor anything else, imports it.

@@ -252,10 +252,16 @@ describe("broadcasts with push", () => {
     expect(s.queued).toEqual([]);
     const res = await api("POST", "/v1/broadcasts", { as: admin, env: s.env, body: { title: "Tonight", body: "Maintenance at 2", push: true } });
     expect(res.status, show(res)).toBe(201);
-    expect(s.queued.map((q) => q.body)).toEqual([{ kind: "broadcast-page", broadcastId: res.body.id, alert: { title: "Tonight", body: "Maintenance at 2", thread: `broadcast:${res.body.id}` }, after: null }]);
-    // The page (run as the queue would) queues a push for every user with a device, this one included.
+    const alert = { title: "Tonight", body: "Maintenance at 2", thread: `broadcast:${res.body.id}` };
+    // FCM has a broadcast topic here (wrangler.toml's FCM_BROADCAST_TOPIC): one send to it, and the page.
+    expect(s.queued.map((q) => q.body)).toEqual([
+      { kind: "broadcast-topic", broadcastId: res.body.id, alert, topic: "broadcasts" },
+      { kind: "broadcast-page", broadcastId: res.body.id, alert, after: null, startedAt: expect.any(Number) },
+    ]);
+    // The page (run as the queue would) queues a push for every user with a Web Push or APNs device, this one included.
+    s.queued.splice(0, 1);
     await s.deliver();
     const mine = s.queued.filter((q) => "userId" in q.body && q.body.userId === s.me);
-    expect(mine.map((q) => q.body)).toEqual([{ userId: s.me, kind: "broadcast", alert: { title: "Tonight", body: "Maintenance at 2", thread: `broadcast:${res.body.id}` }, urgency: "normal" }]);
+    expect(mine.map((q) => q.body)).toEqual([{ userId: s.me, kind: "broadcast", alert, urgency: "normal", deviceKinds: ["webpush", "apns"], broadcastId: res.body.id }]);
   });
 });

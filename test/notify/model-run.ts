@@ -117,7 +117,9 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
       }
     },
   } as unknown as Queue<NotifyQueueMessage>;
-  const pushEnv = { ...stackPushEnv(), ENVIRONMENT: "development" };
+  // No FCM broadcast topic: the model checks each device's own pushes, FCM's included (the topic's
+  // one send is test/notify/broadcast.test.ts's).
+  const pushEnv = { ...stackPushEnv(), ENVIRONMENT: "development", FCM_BROADCAST_TOPIC: "" };
   const envNow = (): Partial<Env> => ({ ...pushEnv, NOTIFY_QUEUE: queue, NOTIFY_CLOCK_OFFSET_MS: String(now - Date.now()) });
 
   async function call(method: string, path: string, as: As, body?: unknown) {

@@ -50,3 +50,6 @@ export const pushServiceStats = () => call<{ fcmTokenExchanges: number; apnsToke
 export async function receivedAfter(after: number): Promise<ReceivedPush[]> {
   return (await call<{ items: ReceivedPush[] }>("GET", `/received?after=${after}&limit=10000`)).items;
 }
+
+/** The FCM tokens the stand-in has subscribed to `topic`. */
+export const fcmTopicSubscribers = async (topic: string) => (await call<{ tokens: string[] }>("GET", `/fcm/topics/${encodeURIComponent(topic)}`)).tokens;

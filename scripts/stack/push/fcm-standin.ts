@@ -10,7 +10,13 @@
  *        UNAUTHENTICATED when unknown or expired), the project, and the message (400
  *        INVALID_ARGUMENT naming the field); answers a token marked unregistered with FCM's 404
  *        UNREGISTERED body and a throttled one with 429 QUOTA_EXCEEDED and `Retry-After`;
- *        records each message it answered.
+ *        records each message it answered. A message to a `topic` (a broadcast) is recorded once,
+ *        as device `/topics/{topic}`, with the number of tokens subscribed to it (`reached`).
+ *   POST   /v1/projects/{project}/registrations/{token}/topicSubscriptions?topic_name={topic}
+ *   DELETE /v1/projects/{project}/registrations/{token}/topicSubscriptions/{topic}[?allowMissing=true]
+ *        FCM's topic subscription API: the same bearer check; subscribe answers the subscription
+ *        (409 ALREADY_EXISTS when it exists), unsubscribe `{}` (404 NOT_FOUND when it does not,
+ *        unless `allowMissing`); an unregistered token is 404 UNREGISTERED.
  *
  * Control (the push services' control API calls these): `markUnregistered(token)`,
  * `throttle(token, count, retryAfterSeconds)`.
@@ -31,6 +37,10 @@ const SKEW_SECONDS = 60;
 const MAX_BODY_BYTES = 64 * 1024;
 /** Bound on what the control API can accumulate. */
 const MAX_CONTROLLED_TOKENS = 10_000;
+/** Bound on the subscriptions kept (all topics). */
+const MAX_SUBSCRIPTIONS = 100_000;
+/** FCM's topic names. */
+const TOPIC_NAME = /^[a-zA-Z0-9\-_.~%]{1,900}$/;
 const MAX_ACCESS_TOKENS = 10_000;
 
 export interface FcmServiceAccount {
@@ -50,6 +60,8 @@ export interface FcmStandIn {
   throttle(token: string, count: number, retryAfterSeconds: number): void;
   /** Access tokens issued so far (each a token exchange). */
   readonly exchanges: number;
+  /** The tokens subscribed to `topic`. */
+  subscribers(topic: string): string[];
   close(): Promise<void>;
 }
 
@@ -64,6 +76,8 @@ export async function startFcmStandIn({ account, received }: { account: FcmServi
   const accessTokens = new Map<string, number>(); // token → expires at (ms)
   const unregistered = new Set<string>();
   const throttled = new Map<string, { count: number; retryAfterSeconds: number }>();
+  const topics = new Map<string, Set<string>>(); // topic → subscribed tokens
+  let subscriptions = 0;
   let exchanges = 0;
   let tokenUri = "";
 
@@ -89,13 +103,40 @@ export async function startFcmStandIn({ account, received }: { account: FcmServi
     return [200, { access_token: token, expires_in: ACCESS_TOKEN_SECONDS, token_type: "Bearer" }];
   }
 
-  function send(project: string, authorization: string | undefined, text: string, headers: Record<string, string>): Answer {
+  /** The bearer access token is one this stand-in issued and it has not expired. */
+  function authorized(authorization: string | undefined): boolean {
     const bearer = /^Bearer (\S+)$/i.exec(authorization ?? "")?.[1];
     const expiresAt = bearer ? accessTokens.get(bearer) : undefined;
-    if (expiresAt === undefined || expiresAt <= Date.now()) {
+    return expiresAt !== undefined && expiresAt > Date.now();
+  }
+  const unauthenticated = () =>
+    fcmError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.");
+
+  /** FCM's topic subscription API: one token and one topic per call. */
+  function subscription(method: string, project: string, token: string, topic: string, allowMissing: boolean, authorization: string | undefined): Answer {
+    if (!authorized(authorization)) return unauthenticated();
+    if (project !== account.project_id) return fcmError(403, "PERMISSION_DENIED", `Permission denied on project ${project}`);
+    if (!TOPIC_NAME.test(topic)) return fcmError(400, "INVALID_ARGUMENT", "Invalid topic name", "INVALID_ARGUMENT");
+    if (unregistered.has(token)) return fcmError(404, "NOT_FOUND", "Requested entity was not found.", "UNREGISTERED");
+    const members = topics.get(topic);
+    if (method === "DELETE") {
+      if (!members?.delete(token)) return allowMissing ? [200, {}] : fcmError(404, "NOT_FOUND", "Topic subscription not found.");
+      subscriptions -= 1;
+      return [200, {}];
+    }
+    if (members?.has(token)) return fcmError(409, "ALREADY_EXISTS", "Topic subscription already exists.");
+    if (subscriptions >= MAX_SUBSCRIPTIONS) return fcmError(429, "RESOURCE_EXHAUSTED", "too many subscriptions in this stand-in");
+    if (members) members.add(token);
+    else topics.set(topic, new Set([token]));
+    subscriptions += 1;
+    return [200, { name: `projects/${project}/registrations/${token}/topicSubscriptions/${topic}`, topic_name: topic, create_time: new Date().toISOString() }];
+  }
+
+  function send(project: string, authorization: string | undefined, text: string, headers: Record<string, string>): Answer {
+    if (!authorized(authorization)) {
       // Recorded too, under the message's token when it has one, so a developer sees why nothing arrived.
       received.add({ service: "fcm", status: 401, device: tokenIn(text) ?? "(no token)", error: "UNAUTHENTICATED" });
-      return fcmError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.");
+      return unauthenticated();
     }
     if (project !== account.project_id) return fcmError(403, "PERMISSION_DENIED", `Permission denied on project ${project}`, "SENDER_ID_MISMATCH");
     let body: { message?: Record<string, unknown> };
@@ -107,6 +148,13 @@ export async function startFcmStandIn({ account, received }: { account: FcmServi
     const problem = messageProblem(body?.message);
     if (problem) return fcmError(400, "INVALID_ARGUMENT", problem, "INVALID_ARGUMENT");
     const message = body.message!;
+    if (typeof message.topic === "string") {
+      // One send for every token subscribed to the topic: FCM fans it out.
+      const notification = message.notification as { title?: string; body?: string } | undefined;
+      const reached = topics.get(message.topic)?.size ?? 0;
+      received.add({ service: "fcm", status: 200, device: `/topics/${message.topic}`, reached, title: notification?.title, body: notification?.body, payload: message, headers });
+      return [200, { name: `projects/${project}/messages/${Date.now()}` }];
+    }
     const token = message.token as string;
     const record = (status: number, error?: string) => {
       const android = message.android as { notification?: { notification_count?: number } } | undefined;
@@ -130,10 +178,20 @@ export async function startFcmStandIn({ account, received }: { account: FcmServi
   }
 
   async function route(req: AnyRequest): Promise<Answer> {
-    const path = new URL(req.url ?? "/", "http://fcm").pathname;
-    if (req.method !== "POST") return fcmError(405, "INVALID_ARGUMENT", `${req.method} is not supported`);
+    const url = new URL(req.url ?? "/", "http://fcm");
+    const path = url.pathname;
+    const method = req.method ?? "GET";
+    if (method !== "POST" && method !== "DELETE") return fcmError(405, "INVALID_ARGUMENT", `${method} is not supported`);
     const body = await readBody(req, MAX_BODY_BYTES);
     if (body === undefined) return fcmError(400, "INVALID_ARGUMENT", "Request payload size exceeds the limit", "INVALID_ARGUMENT");
+    const subscribe = /^\/v1\/projects\/([^/]+)\/registrations\/([^/]+)\/topicSubscriptions(?:\/([^/]+))?$/.exec(path);
+    if (subscribe) {
+      const [, project, token, named] = subscribe;
+      const topic = method === "POST" && named === undefined ? url.searchParams.get("topic_name") : method === "DELETE" ? named : undefined;
+      if (topic === undefined || topic === null) return fcmError(400, "INVALID_ARGUMENT", "topic_name is required (POST …/topicSubscriptions?topic_name=, DELETE …/topicSubscriptions/{topic})", "INVALID_ARGUMENT");
+      return subscription(method, decodeURIComponent(project!), decodeURIComponent(token!), decodeURIComponent(topic), url.searchParams.get("allowMissing") === "true", req.headers.authorization);
+    }
+    if (method !== "POST") return fcmError(405, "INVALID_ARGUMENT", `${method} is not supported`);
     if (path === "/token") return exchange(new URLSearchParams(body.toString("utf8")));
     const project = /^\/v1\/projects\/([^/]+)\/messages:send$/.exec(path)?.[1];
     if (project !== undefined) return send(decodeURIComponent(project), req.headers.authorization, body.toString("utf8"), headersOf(req));
@@ -165,6 +223,7 @@ export async function startFcmStandIn({ account, received }: { account: FcmServi
     get exchanges() {
       return exchanges;
     },
+    subscribers: (topic) => [...(topics.get(topic) ?? [])],
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -178,7 +237,8 @@ export function messageProblem(message: Record<string, unknown> | undefined): st
   const targets = ["token", "topic", "condition"].filter((t) => message[t] !== undefined);
   if (targets.length !== 1) return "message must have exactly one of token, topic, condition";
   if (message.token !== undefined && (typeof message.token !== "string" || message.token === "")) return "message.token must be a non-empty string";
-  if (message.topic !== undefined) return "message.topic: this stand-in takes device tokens only";
+  if (message.topic !== undefined && (typeof message.topic !== "string" || !TOPIC_NAME.test(message.topic))) return "message.topic must be a topic name (without /topics/)";
+  if (message.condition !== undefined) return "message.condition: this stand-in takes tokens and topics only";
   const data = message.data;
   if (data !== undefined && (typeof data !== "object" || Object.values(data as object).some((v) => typeof v !== "string"))) {
     return "Invalid value at 'message.data' (Map): every value must be a string";

@@ -12,6 +12,7 @@
  *   POST /apns/tokens/{token}  ← {unregistered?: true | {timestamp}, wrongEnvironment?: true,
  *                                 throttle?: {count, retryAfterSeconds}} → 204
  *   GET  /stats                → {fcmTokenExchanges, apnsTokenUpdates}
+ *   GET  /fcm/topics/{topic}   → {tokens}: the FCM tokens subscribed to the topic
  *
  * The Worker reaches them through `vars`: the credentials, the service account's `token_uri`
  * pointing at the FCM stand-in, `FCM_API_URL` and `APNS_API_URL`.
@@ -85,6 +86,8 @@ export async function startPushServices({ credentials, enforceApnsTokenUpdates =
         return [200, { items }];
       }
       if (method === "GET" && path === "/stats") return [200, { fcmTokenExchanges: fcm.exchanges, apnsTokenUpdates: apns.tokenUpdates }];
+      const topic = /^\/fcm\/topics\/([^/]{1,900})$/.exec(path)?.[1];
+      if (method === "GET" && topic) return [200, { tokens: fcm.subscribers(decodeURIComponent(topic)) }];
       if (method === "POST" && path === "/webpush/subscriptions") return [200, await webPush.subscribe()];
       const expire = /^\/webpush\/subscriptions\/([0-9a-f]{64})\/expire$/.exec(path)?.[1];
       if (method === "POST" && expire) return (await webPush.expire(expire), [204]);

@@ -13,8 +13,10 @@ export interface ReceivedPush {
   at: number;
   /** What the service answered: 2xx delivered, anything else refused. */
   status: number;
-  /** The subscription (web-push-testing's client hash), FCM registration token or APNs device token. */
+  /** The subscription (web-push-testing's client hash), FCM registration token or APNs device token; `/topics/{topic}` for an FCM topic send. */
   device: string;
+  /** An FCM topic send: how many tokens were subscribed to the topic (FCM delivers to each). */
+  reached?: number;
   /** The refusal's reason as the service sent it (`Unregistered`, `UNREGISTERED`, a VAPID error). */
   error?: string;
   /** The notification as the device would see it (Web Push: the decrypted payload). */
@@ -61,6 +63,7 @@ export function describePush(push: ReceivedPush): string {
   const device = push.device.length > 16 ? `${push.device.slice(0, 12)}…` : push.device;
   if (push.status >= 200 && push.status < 300) {
     const title = push.title === undefined ? "(badge only)" : JSON.stringify(push.title);
+    if (push.reached !== undefined) return `[push] ${push.service} ${push.device} ${title} reached ${push.reached} device${push.reached === 1 ? "" : "s"}`;
     return `[push] ${push.service} device ${device} ${title} badge ${push.badge ?? "-"}`;
   }
   return `[push] ${push.service} device ${device} refused ${push.status}${push.error ? ` ${push.error}` : ""}`;

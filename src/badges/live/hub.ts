@@ -180,6 +180,16 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   /**
+   * Which of `userIds` have an open socket here, and nothing else: no read, no push. For a caller
+   * that only needs the answer (a broadcast's push notifications: the broadcast's own stamp already
+   * moved the open apps' counts).
+   */
+  async online(userIds: string[]): Promise<string[]> {
+    this.calls++;
+    return userIds.filter((u) => this.isOnline(u));
+  }
+
+  /**
    * A tally write's answer, set as it is (no read). Two writes for one user in quick succession may
    * reach the hub in either order, so the second within TALLY_ORDER_MS is followed by a read of
    * the kind, which sees both.

@@ -13,7 +13,7 @@
  */
 export type { BadgeHub } from "./hub";
 export { liveBadgeRoutes } from "./routes";
-export { connectLive, hubOf, hubShardOf, hubShards, hubStub, pushChanged, pushChangedOnline, pushing, pushingTally, pushBigPost, pushPosted, pushStamp, DEFAULT_HUB_SHARDS, MAX_HUB_SHARDS } from "./push";
+export { connectLive, hubOf, hubShardOf, hubShards, hubStub, onlineAmong, pushChanged, pushChangedOnline, pushing, pushingTally, pushBigPost, pushPosted, pushStamp, DEFAULT_HUB_SHARDS, MAX_HUB_SHARDS } from "./push";
 export {
   CLOSE_MESSAGE_TOO_BIG,
   CLOSE_TOKEN_EXPIRED,

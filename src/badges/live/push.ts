@@ -76,10 +76,29 @@ export function pushChanged(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, u
  * `pushChanged`, answering which of `userIds` are online (their hubs said so). A shard that failed
  * answers nobody online: its users are treated as closed apps (a push too many, never one lost).
  */
-export async function pushChangedOnline(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, userIds: string[], kinds?: CheapKind[]): Promise<Set<string>> {
+export function pushChangedOnline(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, userIds: string[], kinds?: CheapKind[]): Promise<Set<string>> {
+  return askOnline(env, userIds, "changed", (hub, users) => hub.changed(users, kinds));
+}
+
+/**
+ * Which of `userIds` have an open badges socket, read-free (`BadgeHub.online`: nothing is read or
+ * pushed): one call per shard involved. A shard that failed answers nobody online (a push too
+ * many, never one lost), as `pushChangedOnline` does.
+ */
+export function onlineAmong(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, userIds: string[]): Promise<Set<string>> {
+  return askOnline(env, userIds, "online", (hub, users) => hub.online(users));
+}
+
+/** One `ask` per shard holding some of `userIds`, each answering its online ones; a failed shard answers none. */
+async function askOnline(
+  env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">,
+  userIds: string[],
+  what: string,
+  ask: (hub: ReturnType<typeof hubStub>, users: string[]) => Promise<string[]>,
+): Promise<Set<string>> {
   const groups = byShard(env, [...new Set(userIds)], (u) => u);
-  const calls = [...groups].map(([shard, users]) => hubStub(env, shard).changed(users, kinds));
-  await bestEffort("changed", calls);
+  const calls = [...groups].map(([shard, users]) => ask(hubStub(env, shard), users));
+  await bestEffort(what, calls);
   const online = new Set<string>();
   for (const call of calls) for (const u of await call.catch(() => [] as string[])) online.add(u);
   return online;

@@ -36,6 +36,56 @@ export const opsKeys = {
    * minutes are removed, then all but the newest HISTORY_POINTS; and HISTORY_TTL_SECONDS.
    */
   history: () => "ops:history",
+  /**
+   * Sorted set of the push broadcasts whose progress is kept: member = broadcast id, score = when
+   * its push started (ms). The write that adds one keeps the newest BROADCAST_PROGRESS_KEPT and
+   * sets BROADCAST_PROGRESS_TTL_SECONDS.
+   */
+  broadcasts: () => "ops:broadcasts",
+  /**
+   * Hash of one push broadcast's progress (BROADCAST_FIELDS), written by the `notify-send`
+   * consumer: one round trip per page and one per queue batch that sent some of its pushes. Its
+   * TTL (BROADCAST_PROGRESS_TTL_SECONDS) is set again by every write, so a finished broadcast's
+   * figures go a week after its last push; a hash whose id left the sorted set only waits out its TTL.
+   */
+  broadcast: (id: string) => `ops:broadcast:${id}`,
+} as const;
+
+/** Push broadcasts the status shows (the newest first) and keeps progress of. */
+export const BROADCAST_PROGRESS_SHOWN = 5;
+export const BROADCAST_PROGRESS_KEPT = 20;
+/** A broadcast's progress outlives its last push by a week. */
+export const BROADCAST_PROGRESS_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/**
+ * Fields of `opsKeys.broadcast(id)`: counts only grow (HINCRBY), times and the cursor are set.
+ * Devices are counted as the queue sees them: `queued` when a page queued a user's push (their
+ * devices of the paged kinds then), `sent`/`failed`/`dropped` when the consumer carried out a
+ * device's last verdict (delivered; a dead letter; gone, deleted). `retried` counts retries, not
+ * devices: a device retried then delivered is also `sent`.
+ */
+export const BROADCAST_FIELDS = {
+  startedAt: "startedAt",
+  /** Users with a device when the first page ran: the pages to come, roughly. */
+  usersTotal: "usersTotal",
+  pages: "pages",
+  usersPaged: "usersPaged",
+  usersQueued: "usersQueued",
+  queued: "queued",
+  sent: "sent",
+  failed: "failed",
+  dropped: "dropped",
+  retried: "retried",
+  /** The last page's last user id (the keyset cursor). */
+  cursor: "cursor",
+  /** When the last page ran: every push is queued. */
+  pagedAt: "pagedAt",
+  /** The FCM topic send: its topic, when it was delivered, or why it failed. */
+  topic: "topic",
+  topicSentAt: "topicSentAt",
+  topicError: "topicError",
+  /** The last write (ms): with `startedAt`, the rate so far. */
+  lastAt: "lastAt",
 } as const;
 
 /** Fields of `opsKeys.runs()`. */

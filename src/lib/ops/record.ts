@@ -1,5 +1,5 @@
 import type { Redis } from "../redis";
-import { FANOUT_SAMPLES, HISTORY_POINTS, HISTORY_STEP_MS, HISTORY_TTL_SECONDS, opsKeys } from "./keys";
+import { BROADCAST_FIELDS, BROADCAST_PROGRESS_KEPT, BROADCAST_PROGRESS_TTL_SECONDS, FANOUT_SAMPLES, HISTORY_POINTS, HISTORY_STEP_MS, HISTORY_TTL_SECONDS, opsKeys } from "./keys";
 import { errorText, log } from "../log";
 
 /**
@@ -66,5 +66,43 @@ export async function recordFanoutCompletion(redis: Pick<Redis, "xadd">, postId:
     );
   } catch (err) {
     log.error({ message: "fan-out completion record failed", postId, error: errorText(err) });
+  }
+}
+
+/** What one write adds to a push broadcast's progress: counts to add, fields to set, and (its first page) when it started. */
+export type BroadcastProgress = {
+  id: string;
+  startedAt?: number;
+  add?: Partial<Record<keyof typeof BROADCAST_FIELDS, number>>;
+  set?: Partial<Record<keyof typeof BROADCAST_FIELDS, string | number>>;
+};
+
+/**
+ * Adds to push broadcasts' progress (`ops:broadcast:{id}`) in one round trip (MULTI/EXEC): HINCRBY
+ * per count, one HSET of the fields set and `lastAt`, EXPIRE; for a broadcast starting, its entry
+ * in `ops:broadcasts` (ZADD, then all but the newest BROADCAST_PROGRESS_KEPT removed, EXPIRE).
+ * Best effort, as every record here: a failure is logged, the pushes go on.
+ */
+export async function recordBroadcastProgress(redis: Pick<Redis, "multi">, updates: readonly BroadcastProgress[], now: number = Date.now()): Promise<void> {
+  if (updates.length === 0) return;
+  try {
+    const tx = redis.multi();
+    for (const { id, startedAt, add = {}, set = {} } of updates) {
+      const key = opsKeys.broadcast(id);
+      if (startedAt !== undefined) {
+        tx.zadd(opsKeys.broadcasts(), { score: startedAt, member: id });
+        tx.zremrangebyrank(opsKeys.broadcasts(), 0, -BROADCAST_PROGRESS_KEPT - 1);
+        tx.expire(opsKeys.broadcasts(), BROADCAST_PROGRESS_TTL_SECONDS);
+      }
+      for (const [field, n] of Object.entries(add)) if (n) tx.hincrby(key, BROADCAST_FIELDS[field as keyof typeof BROADCAST_FIELDS], n);
+      const fields: Record<string, string | number> = { [BROADCAST_FIELDS.lastAt]: now };
+      if (startedAt !== undefined) fields[BROADCAST_FIELDS.startedAt] = startedAt;
+      for (const [field, value] of Object.entries(set)) if (value !== undefined) fields[BROADCAST_FIELDS[field as keyof typeof BROADCAST_FIELDS]] = value;
+      tx.hset(key, fields);
+      tx.expire(key, BROADCAST_PROGRESS_TTL_SECONDS);
+    }
+    await tx.exec();
+  } catch (err) {
+    log.error({ message: "broadcast progress record failed", broadcasts: updates.map((u) => u.id), error: errorText(err) });
   }
 }
