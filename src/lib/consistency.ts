@@ -40,6 +40,10 @@ export class ConsistencyScope {
     this.newest[index] = newerSyncToken(this.newest[index], token);
     this.wrote = true;
   }
+  /** The tokens held now (a copy): what work handed to another object must wait for. */
+  held(): SyncTokens {
+    return [...this.newest];
+  }
   /** The `X-Consistency-Token` to answer: set only when the request wrote (merged with what it was sent). */
   answer(): string | undefined {
     return this.wrote ? formatConsistencyToken(this.newest) : undefined;
@@ -51,6 +55,17 @@ const scopes = new AsyncLocalStorage<ConsistencyScope>();
 /** Runs `next` (the rest of a request) in `scope`: its Redis calls carry and collect the scope's tokens. */
 export function runInScope<T>(scope: ConsistencyScope, next: () => T): T {
   return scopes.run(scope, next);
+}
+
+/**
+ * The sync tokens the current request holds (what it was sent, brought forward by its writes), for
+ * work it hands to a Durable Object: a hub that reads a user's badges because of this request's
+ * write must read at least that write, and a read region does not know it unless told. Undefined
+ * outside a request's scope (read regions off, cron, queues) or when it holds none.
+ */
+export function heldSyncTokens(): SyncTokens | undefined {
+  const held = scopes.getStore()?.held();
+  return held && held.some((t) => t !== undefined) ? held : undefined;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { applyLogLevel } from "../../lib/log";
+import { ConsistencyScope, runInScope } from "../../lib/consistency";
+import { newerSyncToken, type SyncTokens } from "../../lib/consistency-token";
 import type { Env } from "../../env";
 import { createEventBus } from "../../lib/events";
 import { createServices } from "../../lib/services";
@@ -79,6 +81,9 @@ export class BadgeHub extends DurableObject<Env> {
   freshReadMs = FRESH_READ_MS;
   /** Tests point the hub's Redis and Postgres at an outage-simulating pair. */
   servicesEnv: Partial<Env> = {};
+
+  /** The newest sync token per database the hub was told of by writes (read regions; empty otherwise). */
+  private readonly seen: SyncTokens = [];
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -172,9 +177,10 @@ export class BadgeHub extends DurableObject<Env> {
    * `kinds` when every one of them has a cheap read of its own (one hash), otherwise everything.
    * Answers the online ones (a push notification skips them: the open app has it).
    */
-  async changed(userIds: string[], kinds?: CheapKind[]): Promise<string[]> {
+  async changed(userIds: string[], kinds?: CheapKind[], tokens?: SyncTokens): Promise<string[]> {
     this.calls++;
     const online = userIds.filter((u) => this.isOnline(u));
+    this.told(tokens);
     await Promise.all(online.map((u) => this.refresh(u, kinds)));
     return online;
   }
@@ -194,8 +200,9 @@ export class BadgeHub extends DurableObject<Env> {
    * reach the hub in either order, so the second within TALLY_ORDER_MS is followed by a read of
    * the kind, which sees both.
    */
-  async tallied(userId: string, change: TallyChange): Promise<boolean> {
+  async tallied(userId: string, change: TallyChange, tokens?: SyncTokens): Promise<boolean> {
     this.calls++;
+    this.told(tokens);
     if (!this.isOnline(userId)) return false;
     const now = Date.now();
     const previous = this.talliedAt.get(userId);
@@ -366,6 +373,24 @@ export class BadgeHub extends DurableObject<Env> {
    * of one user never overlap, so an older answer never overwrites a newer one: a change arriving
    * during a read asks for one more read after it.
    */
+  /**
+   * Read regions: keeps the newest sync token of each database a write's call told this hub of
+   * (`changed`, `tallied`). A value a write handed the hub is shown at once; a later read by a
+   * read region that has not applied that write yet would take it back. Every read here carries
+   * what the hub was told, so it is never older than a write the hub already knows.
+   */
+  private told(tokens: SyncTokens | undefined) {
+    if (!tokens) return;
+    tokens.forEach((token, index) => {
+      if (token !== undefined) this.seen[index] = newerSyncToken(this.seen[index], token);
+    });
+  }
+
+  /** Runs a read carrying the sync tokens the hub was told of (as it is when none: read regions off). */
+  private carryingSeen<T>(read: () => Promise<T>): Promise<T> {
+    return this.seen.length === 0 ? read() : runInScope(new ConsistencyScope(this.seen), read);
+  }
+
   private async refresh(userId: string, kinds?: CheapKind[]): Promise<void> {
     const inFlight = this.reading.get(userId);
     if (inFlight) {
@@ -380,7 +405,7 @@ export class BadgeHub extends DurableObject<Env> {
       while (loop.again) {
         const wanted: Wanted = { full: loop.full, kinds: loop.kinds };
         Object.assign(loop, { again: false, full: false, kinds: new Set<CheapKind>() });
-        await this.readAndPush(userId, wanted);
+        await this.carryingSeen(() => this.readAndPush(userId, wanted));
       }
     } finally {
       this.reading.delete(userId);
@@ -407,7 +432,7 @@ export class BadgeHub extends DurableObject<Env> {
       }
     }
     if (batch.length === 0) return;
-    const counts = await this.readFeeds(batch);
+    const counts = await this.carryingSeen(() => this.readFeeds(batch));
     const after: Promise<void>[] = [];
     for (const [i, userId] of batch.entries()) {
       const loop = this.reading.get(userId)!;

@@ -3,6 +3,7 @@ import type { Services } from "../../lib/services";
 import { HUB_HEADERS, type BigPost, type HubStamp, type PostedTo, type TallyChange } from "./protocol";
 import type { CheapKind } from "./values";
 import { errorText, log } from "../../lib/log";
+import { heldSyncTokens } from "../../lib/consistency";
 
 /**
  * The Worker's side of live badges: which hub shard holds a user's sockets, and the calls that
@@ -77,7 +78,9 @@ export function pushChanged(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, u
  * answers nobody online: its users are treated as closed apps (a push too many, never one lost).
  */
 export function pushChangedOnline(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, userIds: string[], kinds?: CheapKind[]): Promise<Set<string>> {
-  return askOnline(env, userIds, "changed", (hub, users) => hub.changed(users, kinds));
+  // The write's sync tokens go with the call: with read regions, the hub's read waits for the write.
+  const tokens = heldSyncTokens();
+  return askOnline(env, userIds, "changed", (hub, users) => hub.changed(users, kinds, tokens));
 }
 
 /**
@@ -153,7 +156,8 @@ export function pushing<T>(services: Pick<Services, "env" | "waitUntil">, userId
  * user's hub as it is (one object call, no Redis). Returns `result` for the response.
  */
 export function pushingTally<T>(services: Pick<Services, "env" | "waitUntil">, userId: string, change: TallyChange, result: T, then?: (online: boolean) => Promise<unknown>): T {
-  const tallied = hubOf(services.env, userId).tallied(userId, change);
+  // The write's sync tokens go with it (read regions): a read the hub makes next is not older.
+  const tallied = hubOf(services.env, userId).tallied(userId, change, heldSyncTokens());
   services.waitUntil(bestEffort("tallied", [tallied]));
   // The hub's answer (is the user online?) decides a push notification, with no Redis command; a
   // failed call counts as offline (a push too many, never one lost).
