@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { redisAt, redisFor } from "../../src/lib/redis";
+import { rawCommand, redisAt, redisFor } from "../../src/lib/redis";
 import { createServices } from "../../src/lib/services";
 import { createEventBus } from "../../src/lib/events";
 import { databasesEnv, stackDatabases } from "../support/databases";
@@ -38,6 +38,22 @@ describe("the isolate's Upstash client", () => {
     // Each exec is still its own call, with its own arguments.
     const [a, b] = await Promise.all([script.exec([], ["a"]), redis.createScript<string>(source).exec([], ["b"])]);
     expect([a[0], b[0]]).toEqual(["a", "b"]);
+  });
+
+  it("asks for plain replies, and text of any script comes back as stored", async () => {
+    const redis = redisFor(bindings);
+    // No base64 round: the SDK would decode every string of every reply in the Worker.
+    const requester = (redis as unknown as { client: { headers: Record<string, string> } }).client;
+    expect(Object.keys(requester.headers).map((h) => h.toLowerCase())).not.toContain("upstash-encoding");
+    const key = `test:plain-replies:${crypto.randomUUID()}`;
+    const values = ["OK", "héllo wörld ✓ 🎉", JSON.stringify(["1", "ünïcode \"quoted\"", "2026-11-26T00:00:00Z"]), "3,0,1,0,0", ""];
+    await redis.del(key);
+    await redis.rpush(key, ...values);
+    await redis.expire(key, 60);
+    expect(await rawCommand(redis, ["LRANGE", key, 0, -1])).toEqual(values);
+    const [, echoed] = (await redis.createScript<[number, string]>("return {1, redis.call('LINDEX', KEYS[1], 1)}").exec([key], [])) as [number, string];
+    expect(echoed).toBe(values[1]);
+    await redis.del(key);
   });
 
   it("is one per URL and token", () => {
