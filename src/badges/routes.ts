@@ -17,7 +17,7 @@ import { MAX_BROADCAST_BODY, MAX_BROADCAST_TITLE, MAX_MESSAGE_CONTENT, MAX_MESSA
 import { CapQuery, CappedSchema, degradable, MAX_CAP } from "./shared";
 import { AlertSchema, resolveAlert } from "../notify/alerts";
 import { startBroadcastPush } from "../notify/broadcast";
-import { badgeAfterRead, pushToOffline } from "../notify/events";
+import { badgeAfterRead, notificationEvent, pushToOffline } from "../notify/events";
 import { addStreamItem, DEFAULT_STREAM_CAP, joinStream, leaveStream, listStreamUnread, pushStreamItem, readStream, StreamKindSchema } from "./streams";
 
 const user = { security: bearerAuth, middleware: [authenticate()] };
@@ -54,7 +54,7 @@ const notificationRoutes = newRouter()
       const userId = c.req.valid("param").id;
       const added = await addNotifications(c.var.services.redisFor(userId), userId, type, count, c.req.valid("header")["idempotency-key"]);
       // A repeated Idempotency-Key pushes nothing again.
-      const push = added.applied ? (online: boolean) => pushToOffline(c.var.services, [userId], online, { kind: "notification", type, alert, thread: `notification:${type}`, ...(from ? { from } : {}) }) : undefined;
+      const push = added.applied ? (online: boolean) => pushToOffline(c.var.services, [userId], online, notificationEvent(type, alert, from)) : undefined;
       return c.json(pushingTally(c.var.services, userId, { kind: "notifications", key: type, count: added.count, total: added.total }, added, push), 200);
     },
   )

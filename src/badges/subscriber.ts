@@ -1,15 +1,20 @@
 import type { Subscriber } from "../lib/events";
 import { followAuthor, publishPost, unfollowAuthor, unpublishPost, warmAuthorSeen } from "./authors";
 import { addNotifications } from "./notifications";
-import { pushBigPost, pushChanged, pushPosted } from "./live";
+import { pushBigPost, pushChanged, pushing, pushPosted } from "./live";
+import { notificationEvent, pushToOffline } from "../notify/events";
 
 /**
  * Relation changes that move badges: a follow bumps the followee's `follow` notifications and
  * starts the follower at the followee's current post count; posts move their author's count.
- * Live sockets of the users concerned are told once the event's scripts are in Redis.
+ * Live sockets of the users concerned are told once the event's scripts are in Redis; a followee
+ * with no open socket gets the push a `follow` notification would.
  * What the feed announces moves live sockets only (the badges read model reads the feed's keys at
  * read time): a fan-out page's followers, a first-page read.
  */
+/** What a follow's push shows by default: the type's thread (`notification:follow`) collapses a burst of them. */
+const FOLLOW_ALERT = { title: "New follower" } as const;
+
 export const badgesSubscriber: Subscriber = {
   name: "badges",
   on: {
@@ -22,7 +27,10 @@ export const badgesSubscriber: Subscriber = {
       // between this follow and the first read are counted instead of absorbed by a later rebuild.
       // The epoch this follow moved to is the one the build must still see when it writes.
       if (!added) await warmAuthorSeen(s, e.followerId, epoch);
-      s.waitUntil(pushChanged(s.env, [e.followeeId, e.followerId]));
+      // The followee's closed apps hear of it as of any `follow` notification (preferences, the
+      // type's batch window, the icon at the unread total), after the response: the hubs' answer
+      // says who is online, and only the others get a push.
+      pushing(s, [e.followeeId, e.followerId], undefined, undefined, (online) => pushToOffline(s, [e.followeeId], online, notificationEvent("follow", FOLLOW_ALERT, e.followerId)));
     },
     "follow.deleted": async (e, s) => {
       await unfollowAuthor(s.redisFor(e.followerId), e.followerId, e.followeeId);

@@ -31,6 +31,15 @@ export type PushEvent = {
   broadcastId?: string;
 };
 
+/**
+ * A notification of `type` for a user, as a push event: its thread is the type's
+ * (`notification:{type}`) unless the alert names one. The same for a service's
+ * `POST /v1/users/{id}/notifications` and for what the backend counts itself (a follow).
+ */
+export function notificationEvent(type: string, alert?: Alert, from?: string): PushEvent {
+  return { kind: "notification", type, alert, thread: `notification:${type}`, ...(from ? { from } : {}) };
+}
+
 /** What `enqueueFor` queued: users, and their devices (of the event's kinds) then. */
 export type Enqueued = { users: number; devices: number };
 

@@ -2,8 +2,9 @@
  * The notifications model (test/notify/model.test.ts): seeded random users, devices of the three
  * kinds (some users with an open badges socket), preferences (kinds and types off, DM and mention
  * policies, quiet hours in fixed-offset time zones, urgent kinds), and events of every kind —
- * notifications by type (bursts on one thread included), direct messages, inbox messages, stream
- * items, broadcasts with and without `"push": true`, reads of every kind, devices dying at their
+ * notifications by type (bursts on one thread included), follows (pushed as `follow`
+ * notifications), direct messages, inbox messages, stream items, posts of chosen followed authors
+ * (their pages run as the queue would, then each chooser's push), broadcasts with and without `"push": true`, reads of every kind, devices dying at their
  * push service or throttled by it (429 with Retry-After) — all through the Worker's HTTP API. The `notify-send` queue is held by the test
  * and delivered, by the Worker's own consumer, to the stack's local push services
  * (web-push-testing decrypting `aes128gcm`, the FCM and APNs stand-ins), on a virtual clock the
@@ -31,7 +32,7 @@ import { expectedGone, expectedSeen, expectedThrottled, seen, type DeviceKind, t
 
 export const DEFAULT_SEEDS = [20261126, 7];
 
-type Kind = "notification" | "dm" | "inbox" | "stream" | "broadcast";
+type Kind = "notification" | "dm" | "inbox" | "stream" | "author" | "broadcast";
 type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 type Policy = "everyone" | "followed" | "followers" | "none";
 type Alert = { title?: string; body?: string; url?: string; thread?: string };
@@ -55,6 +56,8 @@ type User = {
   devices: Map<string, Device>;
   follows: Set<string>;
   followers: Set<string>;
+  /** Followed authors whose posts push to the user (`/v1/me/notification-authors`). */
+  chosen: Set<string>;
   notifications: Map<string, number>;
   dms: Map<string, number>;
   inbox: Set<string>;
@@ -67,6 +70,8 @@ type User = {
 
 const WINDOW_TYPES = new Set(["like", "follow", "repost"]);
 const WINDOW_MS = 30_000;
+/** A post's push shows the start of its text (docs/notifications.md). */
+const AUTHOR_EXCERPT = 140;
 const READ_WINDOW_MS = 5_000;
 /** What a throttled device's service asks for; the backoff is 10 s doubling per attempt (docs/notifications.md). */
 const RETRY_AFTER_SECONDS = 20;
@@ -91,14 +96,14 @@ function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
 }
 
-export type ModelStats = { rounds: number; pushes: number; collapsed: number; held: number; badgeOnly: number; retried: number; urgentThroughQuiet: number; gone: Record<DeviceKind, number>; toSocketUsers: number; refusedByPreference: number };
+export type ModelStats = { rounds: number; pushes: number; followPushes: number; authorPushes: number; collapsed: number; held: number; badgeOnly: number; retried: number; urgentThroughQuiet: number; gone: Record<DeviceKind, number>; toSocketUsers: number; refusedByPreference: number };
 
 export async function runModel(seed: number, options: { users?: number; steps?: number } = {}): Promise<ModelStats> {
   const rnd = prng(seed);
   const chance = (p: number) => rnd.next() < p;
   const where = `seed ${seed} (replay: NOTIFY_MODEL_SEED=${seed})`;
   const log: string[] = [];
-  const stats: ModelStats = { rounds: 0, pushes: 0, collapsed: 0, held: 0, badgeOnly: 0, retried: 0, urgentThroughQuiet: 0, gone: { webpush: 0, fcm: 0, apns: 0 }, toSocketUsers: 0, refusedByPreference: 0 };
+  const stats: ModelStats = { rounds: 0, pushes: 0, followPushes: 0, authorPushes: 0, collapsed: 0, held: 0, badgeOnly: 0, retried: 0, urgentThroughQuiet: 0, gone: { webpush: 0, fcm: 0, apns: 0 }, toSocketUsers: 0, refusedByPreference: 0 };
 
   // ── The virtual clock and the held queue ────────────────────────────────────────────────────
   /** Virtual now (ms): moves 1 s per event and by the test's jumps; the Worker reads it through NOTIFY_CLOCK_OFFSET_MS. */
@@ -157,7 +162,7 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     }
     const decision = decide(u, kind, type, from);
     if (!decision.send) return void stats.refusedByPreference++;
-    const windowed = kind === "notification" && WINDOW_TYPES.has(type ?? "");
+    const windowed = (kind === "notification" && WINDOW_TYPES.has(type ?? "")) || kind === "author";
     if (windowed) {
       const open = u.windows.get(shown.thread);
       if (open) return void open.others++;
@@ -178,6 +183,13 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
 
   function resolve(alert: Alert | undefined, title: string, thread: string, kind: Kind, urgency: "high" | "normal", type?: string, body = ""): Shown {
     return { title: alert?.title ?? title, body: alert?.body ?? body, ...(alert?.url !== undefined ? { url: alert.url } : {}), thread: alert?.thread ?? thread, urgency, data: { kind, ...(type ? { type } : {}) } };
+  }
+
+  /** A post's alert: its url a path of the app. */
+  function postAlert(): Alert | undefined {
+    const alert = randomAlert();
+    if (alert?.url !== undefined) alert.url = `/posts/${rnd.int(1, 99)}`;
+    return alert;
   }
 
   function randomAlert(): Alert | undefined {
@@ -201,7 +213,7 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
   for (let i = 0; i < n; i++) {
     const u: User = {
       id: newId(), socket: i === 0 || (i > 2 && chance(0.2)), prefs: { kinds: {}, types: {}, policy: { dm: "everyone", mention: "everyone" }, quietHours: null },
-      devices: new Map(), follows: new Set(), followers: new Set(), notifications: new Map(), dms: new Map(), inbox: new Set(), streams: new Map(), broadcasts: 0, windows: new Map(), readPending: false,
+      devices: new Map(), follows: new Set(), followers: new Set(), chosen: new Set(), notifications: new Map(), dms: new Map(), inbox: new Set(), streams: new Map(), broadcasts: 0, windows: new Map(), readPending: false,
     };
     // User 1 is inside quiet hours, user 2 outside them; the others as the dice say.
     const quiet = i === 1 ? "inside" : i === 2 ? "outside" : chance(0.3) ? rnd.pick(["inside", "outside"] as const) : undefined;
@@ -209,7 +221,7 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
       const zone = rnd.pick(Object.keys(ZONES));
       const local = Math.floor(t0 / 60_000) + ZONES[zone]!;
       // User 1's direct messages are urgent (sent through the quiet hours); the others' urgent kinds as the dice say.
-      const urgent: Kind[] = i === 1 ? ["dm"] : (["dm", "notification", "inbox", "stream", "broadcast"] as const).filter(() => chance(0.25));
+      const urgent: Kind[] = i === 1 ? ["dm"] : (["dm", "notification", "inbox", "stream", "author", "broadcast"] as const).filter(() => chance(0.25));
       if (quiet === "inside") {
         // Started 10 min to 3 h ago, ends 30 min to 14 h from now (past 12 h: longer than one queue delay).
         const after = rnd.int(30, 14 * 60);
@@ -231,7 +243,7 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     const p = u.prefs;
     p.kinds = {};
     p.types = {};
-    for (const k of ["notification", "dm", "inbox", "stream", "broadcast"] as const) if (chance(0.1)) p.kinds[k] = false;
+    for (const k of ["notification", "dm", "inbox", "stream", "author", "broadcast"] as const) if (chance(0.1)) p.kinds[k] = false;
     for (const t of NOTIFICATION_TYPES) if (chance(0.12)) p.types[t] = false;
     const policies: Policy[] = ["everyone", "everyone", "followed", "followers", "none"];
     p.policy = { dm: rnd.pick(policies), mention: rnd.pick(policies) };
@@ -244,7 +256,12 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
   for (const u of users) {
     await call("PUT", "/v1/me/notification-preferences", { userId: u.id }, u.prefs);
     for (const p of peers) {
-      if (chance(0.4)) (await call("PUT", `/v1/me/following/${p}`, { userId: u.id }), u.follows.add(p));
+      if (chance(0.4)) {
+        await call("PUT", `/v1/me/following/${p}`, { userId: u.id });
+        u.follows.add(p);
+        // Most followed authors are chosen: their posts push to the user.
+        if (chance(0.7)) (await call("PUT", `/v1/me/notification-authors/${p}`, { userId: u.id }), u.chosen.add(p));
+      }
       if (chance(0.4)) {
         await call("PUT", `/v1/me/following/${u.id}`, { userId: p });
         u.followers.add(p);
@@ -372,6 +389,8 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
         } else {
           add(key, await expectedSeen(d, push));
           stats.pushes++;
+          if (push.type === "alert" && push.data.kind === "author") stats.authorPushes++;
+          if (push.type === "alert" && push.data.type === "follow" && push.title === "New follower") stats.followPushes++;
         }
       }
       if (retry.size > 0) {
@@ -459,6 +478,32 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     },
     async dm(u) {
       await sendDm(u, rnd.pick(peers), rnd.int(1, 2), randomAlert());
+    },
+    async follow(u) {
+      // A peer not yet following (then a follower for the DM and mention policies), or a stranger.
+      const free = peers.filter((p) => !u.followers.has(p));
+      const follower = free.length > 0 && chance(0.5) ? rnd.pick(free) : newId();
+      await call("PUT", `/v1/me/following/${u.id}`, { userId: follower });
+      if (peers.includes(follower)) u.followers.add(follower);
+      u.notifications.set("follow", (u.notifications.get("follow") ?? 0) + 1);
+      // Pushed as a `follow` notification: "New follower", the type's thread and window.
+      event(u, "notification", resolve({ title: "New follower" }, "New notification", "notification:follow", "notification", "normal", "follow"), "follow", follower);
+      log.push(`follow ${follower} → ${u.id}`);
+    },
+    async author() {
+      const author = rnd.pick(peers);
+      const text = chance(0.2) ? `${"long post ".repeat(16)}end` : `Post ${rnd.int(1, 999)}`;
+      const alert = postAlert();
+      // What is due now is sent first: the post's page is then the round's only message, as the
+      // queue would hand it over after them.
+      await settle(now, "before a post");
+      await call("POST", "/v1/posts", { userId: author }, { text, ...(alert ? { alert } : {}) });
+      // The page runs at once (as the queue would), queueing each chooser's push at this time.
+      await settle(now, "a post's page");
+      const excerpt = text.length > AUTHOR_EXCERPT ? `${text.slice(0, AUTHOR_EXCERPT - 1)}…` : text;
+      const thread = alert?.thread === undefined ? `author:${author}` : `author:${author}:${alert.thread}`;
+      for (const u of users) if (u.chosen.has(author)) event(u, "author", resolve({ ...alert, thread }, "New post", thread, "author", "normal", undefined, excerpt), undefined, author);
+      log.push(`post by ${author} ${JSON.stringify(alert ?? null)} → choosers ${users.filter((u) => u.chosen.has(author)).map((u) => u.id).join(",")}`);
     },
     async inbox(u) {
       const to = [u, ...users.filter((o) => o !== u && chance(0.25))];
@@ -584,7 +629,7 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     await settle(now + 60_000, "every answer");
   }
 
-  const weights: [string, number][] = [["notification", 24], ["burst", 8], ["dm", 12], ["inbox", 8], ["stream", 8], ["broadcast", 4], ["read", 16], ["kill", 4], ["throttle", 3], ["preferences", 3], ["tick", 8], ["advance", 5]];
+  const weights: [string, number][] = [["notification", 22], ["burst", 8], ["follow", 4], ["author", 4], ["dm", 12], ["inbox", 8], ["stream", 8], ["broadcast", 4], ["read", 16], ["kill", 4], ["throttle", 3], ["preferences", 3], ["tick", 8], ["advance", 5]];
   const weightSum = weights.reduce((a, [, w]) => a + w, 0);
   async function phase(name: string, count: number) {
     for (let i = 0; i < count; i++) {

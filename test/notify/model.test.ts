@@ -25,6 +25,8 @@ describe("push notifications: model", () => {
       if (replay) return;
       expect(stats.pushes).toBeGreaterThan(20);
       expect(stats.collapsed).toBeGreaterThan(0);
+      expect(stats.followPushes).toBeGreaterThan(0);
+      expect(stats.authorPushes).toBeGreaterThan(0);
       expect(stats.held).toBeGreaterThan(0);
       expect(stats.urgentThroughQuiet).toBeGreaterThan(0);
       expect(stats.badgeOnly).toBeGreaterThan(0);
