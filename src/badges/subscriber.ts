@@ -30,7 +30,9 @@ export const badgesSubscriber: Subscriber = {
       // The followee's closed apps hear of it as of any `follow` notification (preferences, the
       // type's batch window, the icon at the unread total), after the response: the hubs' answer
       // says who is online, and only the others get a push.
-      pushing(s, [e.followeeId, e.followerId], undefined, undefined, (online) => pushToOffline(s, [e.followeeId], online, notificationEvent("follow", FOLLOW_ALERT, e.followerId)));
+      // A followee with no device is only told through the hubs, as before.
+      if (e.followeeHasDevices === false) s.waitUntil(pushChanged(s.env, [e.followeeId, e.followerId]));
+      else pushing(s, [e.followeeId, e.followerId], undefined, undefined, (online) => pushToOffline(s, [e.followeeId], online, notificationEvent("follow", FOLLOW_ALERT, e.followerId)));
     },
     "follow.deleted": async (e, s) => {
       await unfollowAuthor(s.redisFor(e.followerId), e.followerId, e.followeeId);

@@ -37,7 +37,8 @@ export type FeedEvent =
  * completes the parts that failed and skips those already applied (src/lib/events.ts).
  */
 export type RelationEvent =
-  | { type: "follow.created"; id: string; followerId: string; followeeId: string; at: number }
+  // followeeHasDevices: whether a push to the followee can go anywhere (absent in events from before it: then yes).
+  | { type: "follow.created"; id: string; followerId: string; followeeId: string; at: number; followeeHasDevices?: boolean }
   | { type: "follow.deleted"; id: string; followerId: string; followeeId: string; at: number }
   | {
       type: "post.created";

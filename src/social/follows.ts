@@ -5,6 +5,7 @@ import { newEventId } from "../lib/event-types";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
+import { notifyDevices } from "../notify/schema";
 import { follows } from "./schema";
 
 export type FollowChange = { followerId: string; followeeId: string; following: boolean; changed: boolean };
@@ -15,14 +16,19 @@ export async function follow(services: Services, followerId: string, followeeId:
     throw new ApiError("bad_request", "You cannot follow yourself", [{ field: "userId", message: "must not be your own id" }]);
   }
   // ON CONFLICT DO NOTHING makes N concurrent follows of one pair insert exactly one row, and only
-  // the insert that won reports (and emits) a change.
+  // the insert that won reports (and emits) a change. The INSERT also answers whether the followee
+  // has a device (an index probe in the same statement): a follow of someone with no device to push
+  // to costs the push source nothing, not even a Redis read.
   const inserted = await services.db
     .insert(follows)
     .values({ followerId, followeeId })
     .onConflictDoNothing()
-    .returning({ followerId: follows.followerId });
+    .returning({ followerId: follows.followerId, followeeHasDevices: sql<boolean>`exists (select 1 from ${notifyDevices} where ${notifyDevices.userId} = ${followeeId})` });
   const changed = inserted.length > 0;
-  if (changed) await services.events.emit({ type: "follow.created", id: newEventId(), followerId, followeeId, at: Date.now() }, services);
+  if (changed) {
+    const followeeHasDevices = inserted[0]!.followeeHasDevices;
+    await services.events.emit({ type: "follow.created", id: newEventId(), followerId, followeeId, at: Date.now(), followeeHasDevices }, services);
+  }
   return { followerId, followeeId, following: true, changed };
 }
 
