@@ -1,5 +1,6 @@
 import { errorText, log } from "../lib/log";
 import { isRedisOutage } from "../lib/redis-failures";
+import { groupByDatabase, settleEach } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 
 /**
@@ -18,7 +19,7 @@ export type CachedRow<T> = {
   load: () => Promise<T>;
 };
 
-/** A row's cached value read beforehand (`prefetchRows`), or that Redis was down then. */
+/** A row's cached value read beforehand (`prefetchRowsOfUsers`), or that Redis was down then. */
 export type Prefetched = { cached: unknown } | "redis down";
 
 /** `prefetched`: the value an MGET already read (then no GET of its own). */
@@ -42,13 +43,27 @@ export async function cachedRow<T>(services: Pick<Services, "redisFor" | "waitUn
   return value;
 }
 
-/** Several of one user's cached rows in one MGET (the user owns them: one database), for `cachedRow`. */
-export async function prefetchRows(services: Pick<Services, "redisFor">, userId: string, keys: readonly string[]): Promise<Prefetched[]> {
-  try {
-    const values = await services.redisFor(userId).mget<unknown[]>(...keys);
-    return values.map((cached) => ({ cached }));
-  } catch (err) {
-    if (!isRedisOutage(err)) throw err;
-    return keys.map(() => "redis down" as const);
-  }
+/**
+ * Several cached rows of each of many users, for `cachedRow`: one MGET per database (a user's keys
+ * sit on their own), not one per user. A database Redis cannot reach answers "redis down" for its users.
+ */
+export async function prefetchRowsOfUsers(
+  services: Pick<Services, "redisAt" | "databases">,
+  userIds: readonly string[],
+  keysOf: (userId: string) => readonly string[],
+): Promise<Map<string, Prefetched[]>> {
+  const rows = new Map<string, Prefetched[]>();
+  const settled = await settleEach(groupByDatabase(userIds, (userId) => userId, services.databases), async (index, users) => {
+    const keys = users.flatMap(keysOf);
+    const values = keys.length > 0 ? await services.redisAt(index).mget<unknown[]>(...keys) : [];
+    let at = 0;
+    for (const userId of users) {
+      const n = keysOf(userId).length;
+      rows.set(userId, values.slice(at, at + n).map((cached) => ({ cached })));
+      at += n;
+    }
+  });
+  for (const [, result] of settled) if (result.status === "rejected" && !isRedisOutage(result.reason)) throw result.reason;
+  for (const userId of userIds) if (!rows.has(userId)) rows.set(userId, keysOf(userId).map(() => "redis down" as const));
+  return rows;
 }

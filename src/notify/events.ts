@@ -1,7 +1,7 @@
 import { afterResponse, type Services } from "../lib/services";
 import { notifyNow } from "./clock";
 import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
-import { prefetchRows } from "./cached-row";
+import { prefetchRowsOfUsers } from "./cached-row";
 import { notifyKeys } from "./keys";
 import { decide, related, userPreferences } from "./preferences";
 import type { PushDeviceKind } from "./send-message";
@@ -47,7 +47,7 @@ type EventServices = Pick<Services, "env" | "events" | "waitUntil">;
 
 /**
  * Enqueues `event` for each of `userIds` not online who has a device, as their preferences allow:
- * one MGET each of the cached device list and preferences, plus one SET NX (and an EVALSHA) when a batch window applies (and a Postgres lookup
+ * one MGET per database of the cached device lists and preferences, plus per user one SET NX (and an EVALSHA) when a batch window applies (and a Postgres lookup
  * only when a DM or mention policy asks who follows whom).
  */
 export async function pushToOffline(request: EventServices, userIds: readonly string[], online: ReadonlySet<string> | boolean, event: PushEvent): Promise<void> {
@@ -71,11 +71,12 @@ export async function enqueueFor(services: Services, offline: readonly string[],
   const now = notifyNow(services.env);
   const kinds = event.deviceKinds ? new Set<string>(event.deviceKinds) : undefined;
   let devices = 0;
+  // Every user's cached list and preferences in one MGET per database (not one per user). Most
+  // users have no device: their list (`[]` cached too) stops here, before preferences are loaded on a miss.
+  const cached = await prefetchRowsOfUsers(services, offline, (userId) => [notifyKeys.devices(userId), notifyKeys.preferences(userId)]);
   const queued = await Promise.all(
     offline.map(async (userId): Promise<{ body: NotifySendMessage; delaySeconds?: number } | undefined> => {
-      // The cached list and preferences in one MGET (one round trip, one command). Most users have no
-      // device: their list (`[]` cached too) stops here, before preferences are loaded on a miss.
-      const [cachedDevices, cachedPreferences] = await prefetchRows(services, userId, [notifyKeys.devices(userId), notifyKeys.preferences(userId)]);
+      const [cachedDevices, cachedPreferences] = cached.get(userId)!;
       const reached = (await userDevices(services, userId, cachedDevices)).filter((d) => !kinds || kinds.has(d.kind)).length;
       if (reached === 0) return undefined;
       const decision = await decide(await userPreferences(services, userId, cachedPreferences), event, (question) => related(services.db, userId, event.from!, question), now);
