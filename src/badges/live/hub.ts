@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { applyLogLevel } from "../../lib/log";
 import { ConsistencyScope, runInScope } from "../../lib/consistency";
-import { newerSyncToken, type SyncTokens } from "../../lib/consistency-token";
+import { mergeSyncTokens, type SyncTokens } from "../../lib/consistency-token";
 import type { Env } from "../../env";
 import { createEventBus } from "../../lib/events";
 import { createServices } from "../../lib/services";
@@ -83,7 +83,7 @@ export class BadgeHub extends DurableObject<Env> {
   servicesEnv: Partial<Env> = {};
 
   /** The newest sync token per database the hub was told of by writes (read regions; empty otherwise). */
-  private readonly seen: SyncTokens = [];
+  private seen: SyncTokens = [];
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -369,21 +369,13 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   /**
-   * Reads the user's badges (once per cap their sockets asked for) and pushes what changed. Reads
-   * of one user never overlap, so an older answer never overwrites a newer one: a change arriving
-   * during a read asks for one more read after it.
-   */
-  /**
    * Read regions: keeps the newest sync token of each database a write's call told this hub of
    * (`changed`, `tallied`). A value a write handed the hub is shown at once; a later read by a
    * read region that has not applied that write yet would take it back. Every read here carries
    * what the hub was told, so it is never older than a write the hub already knows.
    */
   private told(tokens: SyncTokens | undefined) {
-    if (!tokens) return;
-    tokens.forEach((token, index) => {
-      if (token !== undefined) this.seen[index] = newerSyncToken(this.seen[index], token);
-    });
+    if (tokens) this.seen = mergeSyncTokens(this.seen, tokens);
   }
 
   /** Runs a read carrying the sync tokens the hub was told of (as it is when none: read regions off). */
@@ -391,6 +383,11 @@ export class BadgeHub extends DurableObject<Env> {
     return this.seen.length === 0 ? read() : runInScope(new ConsistencyScope(this.seen), read);
   }
 
+  /**
+   * Reads the user's badges (once per cap their sockets asked for) and pushes what changed. Reads
+   * of one user never overlap, so an older answer never overwrites a newer one: a change arriving
+   * during a read asks for one more read after it.
+   */
   private async refresh(userId: string, kinds?: CheapKind[]): Promise<void> {
     const inFlight = this.reading.get(userId);
     if (inFlight) {
