@@ -1,8 +1,9 @@
 /**
  * The Upstash REST endpoint of a read region of a Global database, as a Worker far from the primary
  * region sees it (`far-region.ts` builds the rest of that world):
- * - a request whose commands all only read (`READ_COMMANDS`, `EVAL_RO`/`EVALSHA_RO`/`FCALL_RO`
- *   included) is answered by the region's replica, at once;
+ * - a request whose commands all only read (`READ_COMMANDS`, the Worker's own list in
+ *   `src/lib/consistency.ts`, `EVAL_RO`/`EVALSHA_RO`/`FCALL_RO` included) is answered by the
+ *   region's replica, at once;
  * - any other request (a write, `EVAL`/`EVALSHA`, `SCRIPT LOAD`, or a pipeline or transaction with
  *   at least one such command: it goes whole, since its commands must run in order on one server)
  *   is forwarded to the primary region, which costs one far round trip;
@@ -22,36 +23,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis as RedisConnection } from "ioredis";
-import { STATS_PATH, SYNC_TOKEN_HEADER, type BridgeStats } from "./upstash-bridge.js";
+import { READ_COMMANDS } from "../../src/lib/consistency.js";
+import { countRequest, emptyStats as emptyBridgeStats, MAX_BODY_BYTES, pathOf, STATS_PATH, SYNC_TOKEN_HEADER, type BridgeStats } from "./upstash-bridge.js";
 
 export { SYNC_TOKEN_HEADER };
-/** The last tokens requests sent, kept in the stats as the primary's bridge keeps them. */
-const SYNC_TOKENS_KEPT = 32;
-
-/**
- * Commands a read region answers itself. Everything else goes to the primary; a read missing here
- * only costs a far round trip, a write wrongly here would be refused by the read-only replica.
- */
-export const READ_COMMANDS: ReadonlySet<string> = new Set([
-  // strings, keys
-  "GET", "MGET", "GETRANGE", "STRLEN", "EXISTS", "TYPE", "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME",
-  "SCAN", "KEYS", "RANDOMKEY", "DBSIZE", "GETBIT", "BITCOUNT", "BITPOS",
-  // hashes
-  "HGET", "HMGET", "HGETALL", "HEXISTS", "HKEYS", "HVALS", "HLEN", "HSTRLEN", "HRANDFIELD", "HSCAN",
-  // lists
-  "LRANGE", "LLEN", "LINDEX", "LPOS",
-  // sets
-  "SMEMBERS", "SISMEMBER", "SMISMEMBER", "SCARD", "SRANDMEMBER", "SSCAN", "SINTER", "SUNION", "SDIFF", "SINTERCARD",
-  // sorted sets
-  "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZCOUNT", "ZLEXCOUNT",
-  "ZSCORE", "ZMSCORE", "ZRANK", "ZREVRANK", "ZCARD", "ZSCAN", "ZRANDMEMBER", "ZINTER", "ZUNION", "ZDIFF", "ZINTERCARD",
-  // streams, geo
-  "XRANGE", "XREVRANGE", "XLEN", "GEOPOS", "GEODIST", "GEOHASH", "GEOSEARCH",
-  // server
-  "PING", "ECHO", "INFO", "TIME",
-  // read-only scripts (`#!lua flags=no-writes`, functions declared no-writes)
-  "EVAL_RO", "EVALSHA_RO", "FCALL_RO",
-]);
 
 /** Where a request is answered: by the region's replica or the primary, a far round trip away. */
 export type Route = "replica" | "primary";
@@ -185,11 +160,8 @@ export async function startNearRegionBridge({
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = pathOf(req.url ?? "/");
     if (path === STATS_PATH && req.method === "GET" && req.headers.authorization === `Bearer ${token}`) return respond(res, 200, JSON.stringify(stats));
-    stats.requests += 1;
-    if (path === "/" || path === "/pipeline" || path === "/multi-exec") stats.byPath[path] += 1;
+    countRequest(stats, path, req);
     const body = await readBody(req);
-    const sent = req.headers[SYNC_TOKEN_HEADER];
-    if (typeof sent === "string" && sent !== "" && stats.syncTokens.push(sent) > SYNC_TOKENS_KEPT) stats.syncTokens.shift();
     let wanted: SyncPoint | undefined;
     try {
       wanted = parseSyncToken(req.headers[SYNC_TOKEN_HEADER]);
@@ -255,7 +227,7 @@ export async function startNearRegionBridge({
 }
 
 function emptyStats(): NearRegionBridgeStats {
-  return { requests: 0, commands: 0, byPath: { "/": 0, "/pipeline": 0, "/multi-exec": 0 }, syncTokens: [], replica: 0, primary: 0, waitedForToken: 0, tokenTimeouts: 0 };
+  return { ...emptyBridgeStats(), replica: 0, primary: 0, waitedForToken: 0, tokenTimeouts: 0 };
 }
 
 function infoConnection(url: string): RedisConnection {
@@ -278,10 +250,6 @@ function commandsOf(path: string, body: Buffer): unknown[][] | undefined {
   return undefined;
 }
 
-function pathOf(url: string): string {
-  return new URL(url, "http://bridge").pathname.replace(/\/+$/, "") || "/";
-}
-
 function isScriptLoad(command: unknown[]): boolean {
   return String(command[0]).toUpperCase() === "SCRIPT" && String(command[1]).toUpperCase() === "LOAD" && command.length === 3;
 }
@@ -301,11 +269,9 @@ async function forward(baseUrl: string, req: IncomingMessage, body: Buffer): Pro
   return { status: response.status, body: await response.text() };
 }
 
-/** Upstash's request size limit (the bridge's too); past it the request is refused, read no further. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
-
 class BodyTooLargeError extends Error {}
 
+/** The body, up to the bridge's (Upstash's) size limit; past it the request is refused, read no further. */
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;

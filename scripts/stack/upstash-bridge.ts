@@ -107,7 +107,7 @@ export const SYNC_TOKEN_HEADER = "upstash-sync-token";
 const SYNC_TOKENS_KEPT = 32;
 
 /** Upstash's documented request size limit. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 type Arg = string | number | boolean;
 type Command = [string, ...Arg[]];
@@ -189,21 +189,16 @@ export async function startUpstashBridge({
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://bridge").pathname.replace(/\/+$/, "") || "/";
+    const path = pathOf(req.url ?? "/");
     // Not Upstash's protocol: how `npm run load` counts the round trips of a running dev Worker.
     if (path === STATS_PATH && req.method === "GET" && req.headers.authorization === `Bearer ${token}`) {
       return respond(res, 200, stats);
     }
-    stats.requests += 1;
+    countRequest(stats, path, req);
     if (spans) {
       const span = { start: performance.now(), end: Number.NaN };
       spans.push(span);
       res.once("finish", () => (span.end = performance.now()));
-    }
-    if (path === "/" || path === "/pipeline" || path === "/multi-exec") stats.byPath[path] += 1;
-    const syncToken = req.headers[SYNC_TOKEN_HEADER];
-    if (typeof syncToken === "string" && syncToken !== "") {
-      if (stats.syncTokens.push(syncToken) > SYNC_TOKENS_KEPT) stats.syncTokens.shift();
     }
     res.setHeader(SYNC_TOKEN_HEADER, `local:${++answered}`);
 
@@ -439,6 +434,21 @@ function respond(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function emptyStats(): BridgeStats {
+/** The endpoint a request URL names (`/`, `/pipeline`, …), trailing slashes and query left out. */
+export function pathOf(url: string): string {
+  return new URL(url, "http://bridge").pathname.replace(/\/+$/, "") || "/";
+}
+
+/** Counts a request in `stats` (by endpoint, with the sync token it carried): this bridge's and the near-region bridge's bookkeeping. */
+export function countRequest(stats: BridgeStats, path: string, req: IncomingMessage): void {
+  stats.requests += 1;
+  if (path === "/" || path === "/pipeline" || path === "/multi-exec") stats.byPath[path] += 1;
+  const syncToken = req.headers[SYNC_TOKEN_HEADER];
+  if (typeof syncToken === "string" && syncToken !== "") {
+    if (stats.syncTokens.push(syncToken) > SYNC_TOKENS_KEPT) stats.syncTokens.shift();
+  }
+}
+
+export function emptyStats(): BridgeStats {
   return { requests: 0, commands: 0, byPath: { "/": 0, "/pipeline": 0, "/multi-exec": 0 }, syncTokens: [] };
 }

@@ -69,24 +69,44 @@ export function heldSyncTokens(): SyncTokens | undefined {
 }
 
 /**
- * Commands a read region answers itself (Upstash Global); every other command is a write whose
- * answer's sync token the request keeps. Scripts are writes unless sent as EVAL_RO/EVALSHA_RO;
- * SCRIPT (LOAD, EXISTS) changes no data.
+ * Commands a read region answers itself (Upstash Global; the local read region,
+ * `scripts/stack/near-region-bridge.ts`, routes by this same list). Everything else goes to the
+ * primary: a read missing here only costs a far round trip, a write wrongly here would be refused by
+ * the read-only replica. Scripts are writes unless sent as EVAL_RO/EVALSHA_RO/FCALL_RO.
  */
-const READ_COMMANDS: ReadonlySet<string> = new Set([
-  "GET", "MGET", "GETRANGE", "STRLEN", "EXISTS", "TYPE", "TTL", "PTTL", "SCAN", "DBSIZE", "GETBIT", "BITCOUNT",
-  "HGET", "HMGET", "HGETALL", "HEXISTS", "HKEYS", "HVALS", "HLEN", "HSTRLEN", "HSCAN",
-  "LRANGE", "LLEN", "LINDEX", "SMEMBERS", "SISMEMBER", "SMISMEMBER", "SCARD", "SRANDMEMBER", "SSCAN",
-  "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZRANGEBYLEX", "ZCOUNT", "ZLEXCOUNT",
-  "ZSCORE", "ZMSCORE", "ZRANK", "ZREVRANK", "ZCARD", "ZSCAN", "XRANGE", "XREVRANGE", "XLEN",
-  "PING", "ECHO", "TIME", "SCRIPT", "EVAL_RO", "EVALSHA_RO",
+export const READ_COMMANDS: ReadonlySet<string> = new Set([
+  // strings, keys
+  "GET", "MGET", "GETRANGE", "STRLEN", "EXISTS", "TYPE", "TTL", "PTTL", "EXPIRETIME", "PEXPIRETIME",
+  "SCAN", "KEYS", "RANDOMKEY", "DBSIZE", "GETBIT", "BITCOUNT", "BITPOS",
+  // hashes
+  "HGET", "HMGET", "HGETALL", "HEXISTS", "HKEYS", "HVALS", "HLEN", "HSTRLEN", "HRANDFIELD", "HSCAN",
+  // lists
+  "LRANGE", "LLEN", "LINDEX", "LPOS",
+  // sets
+  "SMEMBERS", "SISMEMBER", "SMISMEMBER", "SCARD", "SRANDMEMBER", "SSCAN", "SINTER", "SUNION", "SDIFF", "SINTERCARD",
+  // sorted sets
+  "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZCOUNT", "ZLEXCOUNT",
+  "ZSCORE", "ZMSCORE", "ZRANK", "ZREVRANK", "ZCARD", "ZSCAN", "ZRANDMEMBER", "ZINTER", "ZUNION", "ZDIFF", "ZINTERCARD",
+  // streams, geo
+  "XRANGE", "XREVRANGE", "XLEN", "GEOPOS", "GEODIST", "GEOHASH", "GEOSEARCH",
+  // server
+  "PING", "ECHO", "INFO", "TIME",
+  // read-only scripts (`#!lua flags=no-writes`, functions declared no-writes)
+  "EVAL_RO", "EVALSHA_RO", "FCALL_RO",
 ]);
 
-/** Whether an Upstash REST request (one command, or a pipeline/transaction of several) writes. */
+/**
+ * Whether an Upstash REST request (one command, or a pipeline/transaction of several) writes: has
+ * a command the read region does not answer, whose answer's sync token the request keeps. SCRIPT
+ * (LOAD, EXISTS) goes to the primary but changes no data.
+ */
 export function writesData(body: unknown): boolean {
   if (!Array.isArray(body)) return true;
   const commands = Array.isArray(body[0]) ? (body as unknown[][]) : [body];
-  return commands.some((command) => !READ_COMMANDS.has(String(command[0]).toUpperCase()));
+  return commands.some((command) => {
+    const name = String(command[0]).toUpperCase();
+    return name !== "SCRIPT" && !READ_COMMANDS.has(name);
+  });
 }
 
 /** What `@upstash/redis`'s HttpClient is, as far as the hook below touches it. */

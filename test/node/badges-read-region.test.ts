@@ -8,10 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "@upstash/redis";
-import { Redis as RedisConnection } from "ioredis";
-import { startReadRegion, type ReadRegion } from "../../scripts/stack/far-region.js";
-import { startRedis, type RedisHandle } from "../../scripts/stack/redis.js";
-import { startUpstashBridge, type UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
+import type { Redis as RedisConnection } from "ioredis";
+import type { ReadRegion } from "../../scripts/stack/far-region.js";
+import type { UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
 import { getBadgesAndBigFollows } from "../../src/badges/badges";
 import { badgeKeys } from "../../src/badges/keys";
 import { readCheapKinds } from "../../src/badges/live/values";
@@ -19,11 +18,12 @@ import type { Env } from "../../src/env";
 import { readFeedUnseenMany } from "../../src/feed/unseen";
 import type { Services } from "../../src/lib/services";
 import { eventually } from "../support/eventually";
+import { startRegionWithPrimary, type RegionWithPrimary } from "../support/read-region";
 
 describe("badge reads through a read region 40 ms from the primary", () => {
   const FAR_MS = 40;
   const user = "4242";
-  let primary: RedisHandle;
+  let world: RegionWithPrimary;
   let primaryBridge: UpstashBridge;
   let region: ReadRegion;
   let primaryServer: RedisConnection;
@@ -32,11 +32,8 @@ describe("badge reads through a read region 40 ms from the primary", () => {
   let background: Promise<unknown>[];
 
   beforeAll(async () => {
-    primary = await startRedis({ ignoreEnv: true, name: "badges read-region test primary" });
-    primaryBridge = await startUpstashBridge({ redisUrl: primary.url, token: "badges-region-token" });
-    region = await startReadRegion({ primaryRedisUrl: primary.url, primaryBridge, farRoundTripMs: FAR_MS });
-    primaryServer = new RedisConnection(primary.url);
-    replicaServer = new RedisConnection(region.replicaUrl);
+    world = await startRegionWithPrimary({ name: "badges read-region test primary", token: "badges-region-token", farRoundTripMs: FAR_MS });
+    ({ primaryBridge, region, primaryServer, replicaServer } = world);
     // The Worker's client of a deployment with read regions: each request answered as fresh as the region has it.
     const client = new Redis({ url: region.restUrl, token: primaryBridge.token, enableAutoPipelining: false, readYourWrites: false }) as unknown as Services["redis"];
     services = {
@@ -67,13 +64,7 @@ describe("badge reads through a read region 40 ms from the primary", () => {
       .exec();
     await replicated();
   }, 60_000);
-  afterAll(async () => {
-    primaryServer?.disconnect();
-    replicaServer?.disconnect();
-    await region?.stop();
-    await primaryBridge?.close();
-    await primary?.stop();
-  });
+  afterAll(() => world?.stop());
 
   /** Resolves once the replica has applied everything the primary has. */
   async function replicated() {

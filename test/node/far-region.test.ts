@@ -6,15 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Redis } from "@upstash/redis";
-import { Redis as RedisConnection } from "ioredis";
+import type { Redis as RedisConnection } from "ioredis";
 import { createServer, connect, type AddressInfo, type Server } from "node:net";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { startDelayingProxy } from "../../scripts/stack/delaying-proxy.js";
-import { startReadRegion, type ReadRegion } from "../../scripts/stack/far-region.js";
-import { startRedis, type RedisHandle } from "../../scripts/stack/redis.js";
-import { STATS_PATH, startUpstashBridge, type UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
+import type { ReadRegion } from "../../scripts/stack/far-region.js";
+import { STATS_PATH, type UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
 import { routeOf, SYNC_TOKEN_HEADER } from "../../scripts/stack/near-region-bridge.js";
+import { startRegionWithPrimary, type RegionWithPrimary } from "../support/read-region";
 
 const key = (name: string) => `test:far:${randomBytes(4).toString("hex")}:${name}`;
 
@@ -68,7 +68,7 @@ describe("read region of a database, 200 ms from its primary", () => {
   const FAR_MS = 200;
   /** The replication link lags this much more than the answers' way back, so a tokenless read misses. */
   const REPLICATION_LAG_MS = 60;
-  let primary: RedisHandle;
+  let world: RegionWithPrimary;
   let primaryBridge: UpstashBridge;
   let region: ReadRegion;
   let primaryServer: RedisConnection;
@@ -77,20 +77,11 @@ describe("read region of a database, 200 ms from its primary", () => {
   let client: Redis;
 
   beforeAll(async () => {
-    primary = await startRedis({ ignoreEnv: true, name: "far-region test primary" });
-    primaryBridge = await startUpstashBridge({ redisUrl: primary.url, token: "far-region-token" });
-    region = await startReadRegion({ primaryRedisUrl: primary.url, primaryBridge, farRoundTripMs: FAR_MS, syncTimeoutMs: 1_500, replicationLagMs: REPLICATION_LAG_MS });
-    primaryServer = new RedisConnection(primary.url);
-    replicaServer = new RedisConnection(region.replicaUrl);
+    world = await startRegionWithPrimary({ name: "far-region test primary", token: "far-region-token", farRoundTripMs: FAR_MS, syncTimeoutMs: 1_500, replicationLagMs: REPLICATION_LAG_MS });
+    ({ primaryBridge, region, primaryServer, replicaServer } = world);
     client = new Redis({ url: region.restUrl, token: primaryBridge.token, enableAutoPipelining: false });
   }, 60_000);
-  afterAll(async () => {
-    primaryServer?.disconnect();
-    replicaServer?.disconnect();
-    await region?.stop();
-    await primaryBridge?.close();
-    await primary?.stop();
-  });
+  afterAll(() => world?.stop());
 
   it("a write followed by a token-carrying read sees the write, every time (50 pairs)", async () => {
     const k = key("ryw");

@@ -1,7 +1,7 @@
 /**
  * The Workers tests judge a request "for the primary" with the Worker's own rule (`writesData`,
- * src/lib/consistency.ts; test/support/redis-requests.ts). The local read region routes with its
- * own list (scripts/stack/near-region-bridge.ts). Every command a read path sends must be a read
+ * src/lib/consistency.ts; test/support/redis-requests.ts). The local read region routes by the same
+ * list (scripts/stack/near-region-bridge.ts). Every command a read path sends must be a read
  * to both, and a script sent as EVAL/EVALSHA a write to both, so what the tests assert is what the
  * far-region stack (and Upstash Global) does.
  */

@@ -1,0 +1,53 @@
+/**
+ * A database's primary (redis-server and its bridge) with one read region far from it
+ * (scripts/stack/far-region.ts), for the node tests that watch a read region themselves, and a
+ * direct connection to each server to set up data and read what ran where.
+ *
+ * @example
+ * let world: RegionWithPrimary;
+ * beforeAll(async () => (world = await startRegionWithPrimary({ name: "x test primary", token: "x-token", farRoundTripMs: 40 })));
+ * afterAll(() => world?.stop());
+ */
+import { Redis as RedisConnection } from "ioredis";
+import { startReadRegion, type ReadRegion, type ReadRegionOptions } from "../../scripts/stack/far-region.js";
+import { startRedis, type RedisHandle } from "../../scripts/stack/redis.js";
+import { startUpstashBridge, type UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
+
+export interface RegionWithPrimary {
+  primary: RedisHandle;
+  primaryBridge: UpstashBridge;
+  region: ReadRegion;
+  primaryServer: RedisConnection;
+  replicaServer: RedisConnection;
+  /** Stops all of it, last started first. */
+  stop(): Promise<void>;
+}
+
+/** Starts the primary (`name` in the log, `token` its REST token) and the region; on a failure, stops what had started. */
+export async function startRegionWithPrimary({
+  name,
+  token,
+  ...regionOptions
+}: { name: string; token: string } & Omit<ReadRegionOptions, "primaryRedisUrl" | "primaryBridge" | "name">): Promise<RegionWithPrimary> {
+  const stops: (() => Promise<void> | void)[] = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step();
+    stops.length = 0;
+  };
+  try {
+    const primary = await startRedis({ ignoreEnv: true, name });
+    stops.push(() => primary.stop());
+    const primaryBridge = await startUpstashBridge({ redisUrl: primary.url, token });
+    stops.push(() => primaryBridge.close());
+    const region = await startReadRegion({ primaryRedisUrl: primary.url, primaryBridge, ...regionOptions });
+    stops.push(() => region.stop());
+    const primaryServer = new RedisConnection(primary.url);
+    stops.push(() => primaryServer.disconnect());
+    const replicaServer = new RedisConnection(region.replicaUrl);
+    stops.push(() => replicaServer.disconnect());
+    return { primary, primaryBridge, region, primaryServer, replicaServer, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
