@@ -1,3 +1,5 @@
+import { readOnlyScript } from "../lib/read-only-scripts";
+
 /**
  * Per-author unread scripts. One hash holds every author's published count; each user keeps a
  * hash of followed author → seen count (+ sentinel "_"). Unread = Σ max(0, published − seen),
@@ -51,15 +53,14 @@ end
  * Per-author unread of one user (the list endpoint), or missing when the follow cache is lost,
  * with the follow epoch its rebuild must still see then.
  */
-export const LIST_AUTHOR_UNREAD = `#!lua flags=no-writes
-local auSeen = KEYS[1]  -- badge:au:{user}
+export const LIST_AUTHOR_UNREAD = readOnlyScript(`local auSeen = KEYS[1]  -- badge:au:{user}
 local auPub = KEYS[2]   -- badge:au:pub
 local auEpoch = KEYS[3] -- badge:au:ep:{user} (read only when the follow cache is missing)
 local wantList, limit = true, 0
 ${AUTHORS_UNREAD_SNIPPET}
 local epoch = authorsMissing and (redis.call('GET', auEpoch) or '0') or nil
 return cjson.encode({ missing = authorsMissing, total = authorsTotal, list = authorsList, epoch = epoch })
-`;
+`);
 
 /**
  * Builds the user's follow cache from Postgres' followee ids, each starting at its current count.
@@ -90,10 +91,9 @@ return 1
 `;
 
 /** The follow epoch a rebuild must still see when it writes (read before its Postgres read). */
-export const READ_AUTHOR_EPOCH = `#!lua flags=no-writes
-local epoch = KEYS[1]  -- badge:au:ep:{user}
+export const READ_AUTHOR_EPOCH = readOnlyScript(`local epoch = KEYS[1]  -- badge:au:ep:{user}
 return redis.call('GET', epoch) or '0'
-`;
+`);
 
 /**
  * Follow: start the followee at their current count (no flood of old posts). Only into a built

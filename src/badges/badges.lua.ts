@@ -6,6 +6,7 @@ import { REMEMBER_COUNTS_SNIPPET, STREAMS_UNREAD_SNIPPET } from "./streams.lua";
 import { FEED_UNSEEN_CAP } from "../feed/keys";
 import { FEED_UNSEEN_FUNCTION } from "../feed/unseen.lua";
 import { ACTIVE_RECORD_EVERY_MS } from "./keys";
+import { readOnlyScript } from "../lib/read-only-scripts";
 
 /**
  * Every badge of one user in one EVALSHA_RO: READ-ONLY (\`#!lua flags=no-writes\`), so a read
@@ -28,8 +29,7 @@ import { ACTIVE_RECORD_EVERY_MS } from "./keys";
  * day). Missing caches are reported (\`*Missing\`; with the follow epoch a rebuild of the author
  * cache must still see, one GET more) so the caller answers from Postgres and rebuilds them.
  */
-export const GET_BADGES = `#!lua flags=no-writes
-${FEED_UNSEEN_FUNCTION}
+export const GET_BADGES = readOnlyScript(`${FEED_UNSEEN_FUNCTION}
 local notifications = KEYS[1]  -- badge:n:{user}
 local markers = KEYS[2]        -- badge:m:{user}
 local bcIds = KEYS[3]          -- badge:bc:window
@@ -96,7 +96,7 @@ return cjson.encode({
   feedBigs = wantBigs and feedBigs or nil,
   due = due,
 })
-`;
+`);
 
 /**
  * What a badges read found due, written as a call of its own after the answer (\`waitUntil\`), to

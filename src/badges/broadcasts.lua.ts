@@ -1,3 +1,5 @@
+import { readOnlyScript } from "../lib/read-only-scripts";
+
 /**
  * Broadcast scripts. The id set holds two sentinels once built: member "0" at score 0, below every
  * id, and member "top" at +inf, above every id. A ZCOUNT above the user's last-read id always
@@ -82,11 +84,10 @@ return firstSeenSet and 1 or 0
 `;
 
 /** The user's last-read id (first-seen on first sight: recorded afterwards, SET_FIRST_SEEN) and unread count. Read-only. */
-export const GET_BROADCAST_STATE = `#!lua flags=no-writes
-local markers = KEYS[1]        -- badge:m:{user}
+export const GET_BROADCAST_STATE = readOnlyScript(`local markers = KEYS[1]        -- badge:m:{user}
 local bcIds = KEYS[2]          -- badge:bc:window
 local lastReadId = false
 local bcMarker = redis.call('HGET', markers, 'bc')
 ${BROADCAST_UNREAD_SNIPPET}
 return cjson.encode({ missing = bcMissing, firstSeen = bcFirstSeen, unread = bcUnread, lastReadId = lastReadId })
-`;
+`);

@@ -1,3 +1,5 @@
+import { readOnlyScript } from "../lib/read-only-scripts";
+
 /**
  * Inbox unread-by-type scripts. The hash is a cache of Postgres `inbox_recipients`: it is only
  * moved when it is built (sentinel "_"), by exactly the rows whose state changed in Postgres, and
@@ -65,8 +67,7 @@ for i = 1, #ibFlat, 2 do
 end
 `;
 
-export const GET_INBOX = `#!lua flags=no-writes
-local inbox = KEYS[1]   -- badge:ib:{user}
+export const GET_INBOX = readOnlyScript(`local inbox = KEYS[1]   -- badge:ib:{user}
 ${INBOX_SNIPPET}
 return cjson.encode({ missing = inboxMissing, byType = inboxBy, total = inboxTotal })
-`;
+`);

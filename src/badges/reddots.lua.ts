@@ -1,3 +1,5 @@
+import { readOnlyScript } from "../lib/read-only-scripts";
+
 /** Red-dot scripts. Stamps come from Redis TIME (µs) so a refresh and a seen are ordered by one clock. */
 
 /**
@@ -75,9 +77,8 @@ if #chFlat > 0 then
 end
 `;
 
-export const GET_REDDOTS = `#!lua flags=no-writes
-local rdChannels = KEYS[1]  -- badge:rd:ch
+export const GET_REDDOTS = readOnlyScript(`local rdChannels = KEYS[1]  -- badge:rd:ch
 local rdSeen = KEYS[2]      -- badge:rd:{user}
 ${REDDOTS_SNIPPET}
 return cjson.encode({ dots = dots })
-`;
+`);

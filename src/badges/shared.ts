@@ -4,6 +4,7 @@ import { DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { settleEveryDatabase } from "../lib/redis-topology";
 import { errorText, log } from "../lib/log";
+import { readOnlyScriptOf } from "../lib/read-only-scripts";
 
 /** What badge code needs from the Redis client: scripts only (every badge operation is one EVALSHA). */
 export type ScriptRedis = Pick<Redis, "createScript">;
@@ -63,18 +64,13 @@ export function runScript<T>(redis: ScriptRedis, source: string, keys: string[],
   return execScript<T>(redis.createScript(source), keys, args);
 }
 
-/** The first line of every read-only script: Redis (7.0+) and Upstash refuse any write it tries. */
-export const NO_WRITES = "#!lua flags=no-writes";
-
 /**
- * Runs one READ-ONLY Lua script (EVALSHA_RO, EVAL_RO on NOSCRIPT), which a read region of a
- * Global database answers itself: no round trip to the primary. The source must start with
- * `#!lua flags=no-writes` (NO_WRITES), so a write slipped into it fails at once instead of passing
- * for a read. Answers and failures as `runScript`.
+ * Runs one READ-ONLY Lua script (`readOnlyScriptOf`: EVALSHA_RO, EVAL_RO on NOSCRIPT), which a read
+ * region of a Global database answers itself: no round trip to the primary. Answers and failures
+ * as `runScript`.
  */
 export function runReadScript<T>(redis: ScriptRedis, source: string, keys: string[], args: (string | number)[]): Promise<T> {
-  if (!source.startsWith(NO_WRITES)) throw new Error(`a read-only script starts with "${NO_WRITES}"`);
-  return execScript<T>(redis.createScript(source, { readonly: true }), keys, args);
+  return execScript<T>(readOnlyScriptOf(redis, source), keys, args);
 }
 
 async function execScript<T>(script: { exec(keys: string[], args: string[]): Promise<unknown> }, keys: string[], args: (string | number)[]): Promise<T> {

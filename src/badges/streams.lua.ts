@@ -1,4 +1,5 @@
 import { STREAM_MEMO_MARGIN_MS, STREAM_META } from "./keys";
+import { readOnlyScript } from "../lib/read-only-scripts";
 
 /**
  * Stream scripts. A stream `kind/id` keeps a capped sorted set of item timestamps; one shared hash
@@ -150,8 +151,7 @@ end
 `;
 
 /** Unread per stream of one user (the list endpoint), and the counts to remember. Read-only. */
-export const LIST_STREAM_UNREAD = `#!lua flags=no-writes
-local stAccess = KEYS[1]       -- badge:st:u:{user}
+export const LIST_STREAM_UNREAD = readOnlyScript(`local stAccess = KEYS[1]       -- badge:st:u:{user}
 local stLast = KEYS[2]         -- badge:st:last
 local itemPrefix = ARGV[1]     -- key prefix of item sets (badgeKeys.streamItems(""))
 local limit = tonumber(ARGV[2])
@@ -159,15 +159,14 @@ local now = ARGV[3]            -- ms, to tell a remembered count's items still a
 local accFlat = redis.call('HGETALL', stAccess)
 ${STREAMS_UNREAD_SNIPPET}
 return cjson.encode({ missing = streamsMissing, total = streamsTotal, byStream = streamsBy, remember = streamsRemember })
-`;
+`);
 
 /**
  * Unread per stream of a user whose access cache is missing, from Postgres' rows (ARGV[4..]:
  * stream, access ms pairs, as WARM_STREAM_ACCESS takes them), which the caller writes as the cache
  * beside this read. Read-only: nothing is remembered (a count is remembered once the cache exists).
  */
-export const COUNT_STREAM_UNREAD_OF = `#!lua flags=no-writes
-local stLast = KEYS[1]         -- badge:st:last
+export const COUNT_STREAM_UNREAD_OF = readOnlyScript(`local stLast = KEYS[1]         -- badge:st:last
 local itemPrefix = ARGV[1]     -- key prefix of item sets (badgeKeys.streamItems(""))
 local limit = tonumber(ARGV[2])
 local now = ARGV[3]            -- ms
@@ -175,7 +174,7 @@ local accFlat = { '_', '1' }
 for i = 4, #ARGV do accFlat[#accFlat + 1] = ARGV[i] end
 ${STREAMS_UNREAD_SNIPPET}
 return cjson.encode({ total = streamsTotal, byStream = streamsBy })
-`;
+`);
 
 /**
  * Shared Lua: remembers the counts a read made (\`remember\`, its \`streamsRemember\`: \`#kind/id\` →

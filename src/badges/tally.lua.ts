@@ -1,3 +1,5 @@
+import { readOnlyScript } from "../lib/read-only-scripts";
+
 /**
  * Scripts of a tally: a hash of per-key counts plus `total` (= Σ keys), moved together atomically
  * so a reader never sees a total that disagrees with its parts and a clear racing an add never
@@ -44,12 +46,11 @@ return cjson.encode({ cleared = cleared, total = 0 })
 `;
 
 /** Every key's count and the total. Read-only: a read region answers it. */
-export const READ_TALLY = `#!lua flags=no-writes
-local hash = KEYS[1]  -- the tally hash
+export const READ_TALLY = readOnlyScript(`local hash = KEYS[1]  -- the tally hash
 local flat = redis.call('HGETALL', hash)
 local byKey, total = {}, 0
 for i = 1, #flat, 2 do
   if flat[i] == 'total' then total = tonumber(flat[i + 1]) else byKey[flat[i]] = tonumber(flat[i + 1]) end
 end
 return cjson.encode({ byKey = byKey, total = total })
-`;
+`);

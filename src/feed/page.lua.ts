@@ -1,4 +1,5 @@
 import { COUNTER_CACHE_READER } from "../counters/read.lua";
+import { NO_WRITES_SHEBANG as NO_WRITES } from "../lib/read-only-scripts";
 import { TIMELINE_RENEW_AFTER_SECONDS } from "./keys";
 import { MERGED_TOP_FUNCTION } from "./unseen.lua";
 
@@ -9,8 +10,6 @@ import { MERGED_TOP_FUNCTION } from "./unseen.lua";
  * snapshot — it now reports, and the Worker sends it as a write of its own (\`UPKEEP_TIMELINE\`,
  * \`MARK_BUILDING\`, \`STORE_RANKING\`), only when there is something to write.
  */
-const NO_WRITES = "#!lua flags=no-writes\n";
-
 /**
  * Lua functions of a page, shared by the chronological read, the build and the ranked read. `cfg`
  * is a table: tl (feed:tl:{user}), flags (feed:rx:{user}), bigset (feed:bf:{user}), activity

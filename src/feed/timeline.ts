@@ -7,6 +7,7 @@ import { ApiError, isDependencyFailure, isRedisCommandError } from "../lib/error
 import { isId } from "../lib/ids";
 import { decodeCursor, encodeCursor } from "../lib/pagination";
 import { errorText, log } from "../lib/log";
+import { readOnlyScriptOf } from "../lib/read-only-scripts";
 import { rawCommand } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
@@ -90,7 +91,7 @@ function decodeFeedCursor(cursor: string): string {
 async function run(redis: ScriptRunner, source: string, keys: string[], args: (string | number)[], options: { readonly?: boolean } = {}): Promise<ScriptAnswer> {
   let raw: unknown;
   try {
-    raw = await (options.readonly ? redis.createScript(source, { readonly: true }) : redis.createScript(source)).exec(keys, args.map(String));
+    raw = await (options.readonly ? readOnlyScriptOf(redis, source) : redis.createScript(source)).exec(keys, args.map(String));
   } catch (err) {
     if (isRedisCommandError(err)) throw commandFailure("Feed script", err);
     throw err;
@@ -670,7 +671,7 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   const fields = POST_FIELDS as readonly string[];
   const settled = await settleEach(byDatabase, async (index, list) => {
     const args = [now, limit, fields.indexOf("likes") + 1, fields.indexOf("comments") + 1, fields.indexOf("forwards") + 1, feedKeys.postPrefix(), counterKeys.cache("post", ""), fields.length, ...list.map((c) => c.member)];
-    const raw = await services.redisAt(index).createScript(SCORE_CANDIDATES, { readonly: true }).exec([], args.map(String));
+    const raw = await readOnlyScriptOf(services.redisAt(index), SCORE_CANDIDATES).exec([], args.map(String));
     return (typeof raw === "string" ? JSON.parse(raw) : raw) as DatabaseRanking;
   });
   for (const [index, list] of byDatabase) {

@@ -11,7 +11,7 @@ import { isRedisRateLimited } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { settleEveryDatabase } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
-import { createServices, type Services } from "../lib/services";
+import { afterResponse, type Services } from "../lib/services";
 import { feedKeys, TOMBSTONE } from "./keys";
 import { readPosts } from "./store";
 import { encodeCachedPost, type Post, type PostCounts, postCounts } from "./timeline";
@@ -129,13 +129,10 @@ async function readStoredNear(services: Services, window: TrendingWindow, now: n
  * services of its own: the reader's Postgres pool is closed once it has answered.
  */
 async function recomputeAfterAnswer(reader: Services, window: TrendingWindow, now: number): Promise<void> {
-  const { services, close } = createServices(reader.env, { waitUntil: (p) => reader.waitUntil(p) }, reader.events);
   try {
-    await takeTurn(services, window, windowHours(window, now));
+    await afterResponse(reader, (services) => takeTurn(services, window, windowHours(window, now)));
   } catch (err) {
     log.warn({ message: "trending recompute after answer failed", window, error: errorText(err) });
-  } finally {
-    await close();
   }
 }
 

@@ -1,3 +1,5 @@
+import { readOnlyScript } from "../lib/read-only-scripts";
+
 /**
  * The `feed` badge's Lua, owned by the feed (its keys, its merge) and used by the badges' scripts:
  * the badges read model imports this module, the feed imports nothing of the badges.
@@ -86,11 +88,10 @@ end
  * feed:bf:{user}, feed:act. ARGV: outbox key prefix, maxPulled, limit. Returns {count, bigs}.
  * Read-only (`no-writes`): a read region can answer it (sent as EVALSHA_RO). Billed: EVALSHA + feed_unseen's.
  */
-export const GET_FEED_UNSEEN = `#!lua flags=no-writes
-${FEED_UNSEEN_FUNCTION}
+export const GET_FEED_UNSEEN = readOnlyScript(`${FEED_UNSEEN_FUNCTION}
 local count, bigs = feed_unseen({seen = KEYS[1], tl = KEYS[2], bigset = KEYS[3], activity = KEYS[4], outboxPrefix = ARGV[1], maxPulled = tonumber(ARGV[2])}, tonumber(ARGV[3]))
 return {count, bigs}
-`;
+`);
 
 /**
  * The `feed` badge of many users in one request: a fan-out page reaches many online followers of
@@ -99,11 +100,10 @@ return {count, bigs}
  * GET_FEED_UNSEEN. Returns the counts in user order. Read-only, sent as EVALSHA_RO
  * (`readFeedUnseenMany`). Billed: EVALSHA + feed_unseen's per user.
  */
-export const GET_FEED_UNSEEN_MANY = `#!lua flags=no-writes
-${FEED_UNSEEN_FUNCTION}
+export const GET_FEED_UNSEEN_MANY = readOnlyScript(`${FEED_UNSEEN_FUNCTION}
 local counts = {}
 for i = 2, #KEYS, 3 do
   counts[#counts + 1] = feed_unseen({seen = KEYS[i], tl = KEYS[i + 1], bigset = KEYS[i + 2], activity = KEYS[1], outboxPrefix = ARGV[1], maxPulled = tonumber(ARGV[2])}, tonumber(ARGV[3]))
 end
 return counts
-`;
+`);

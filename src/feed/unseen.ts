@@ -1,5 +1,6 @@
 import { readRegionsOn } from "../lib/consistency";
 import { isRedisCommandError } from "../lib/errors";
+import { readOnlyScriptOf } from "../lib/read-only-scripts";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import { createScriptBatch } from "../lib/script-batch";
@@ -146,10 +147,7 @@ export async function readFeedUnseenMany(services: Pick<Services, "redisAt" | "d
   const positions = userIds.map((userId, i) => ({ userId, i }));
   const byDatabase = groupByDatabase(positions, (p) => p.userId, services.databases);
   const settled = await settleEach(byDatabase, (index, list) =>
-    services
-      .redisAt(index)
-      .createScript<unknown[], true>(GET_FEED_UNSEEN_MANY, { readonly: true })
-      .exec(
+    readOnlyScriptOf<unknown[]>(services.redisAt(index), GET_FEED_UNSEEN_MANY).exec(
         [feedKeys.activity(), ...list.flatMap((p) => [feedKeys.seen(p.userId), feedKeys.timeline(p.userId), feedKeys.bigFollows(p.userId)])],
         [feedKeys.outboxPrefix(), String(maxPulled), String(FEED_UNSEEN_CAP)],
       ),

@@ -18,7 +18,17 @@ export function readOnlyScript(body: string): string {
   return `${NO_WRITES_SHEBANG}${body}`;
 }
 
-/** Runs a read-only script with EVALSHA_RO (EVAL_RO on NOSCRIPT): answered by the nearest region. */
+/**
+ * `source` as a read-only Script of `redis`, sent with EVALSHA_RO (EVAL_RO on NOSCRIPT): answered by
+ * the nearest region. A source without the shebang is refused at once: without it Redis runs the
+ * script as a write, and a write slipped into it would pass for a read.
+ */
+export function readOnlyScriptOf<T>(redis: ScriptRunner, source: string) {
+  if (!source.startsWith(NO_WRITES_SHEBANG)) throw new Error(`a read-only script starts with "${NO_WRITES_SHEBANG.trim()}"`);
+  return redis.createScript<T, true>(source, { readonly: true });
+}
+
+/** Runs a read-only script (`readOnlyScriptOf`) and answers its reply as the SDK decoded it. */
 export function runReadOnly<T>(redis: ScriptRunner, source: string, keys: string[], args: string[]): Promise<T> {
-  return redis.createScript<T, true>(source, { readonly: true }).exec(keys, args);
+  return readOnlyScriptOf<T>(redis, source).exec(keys, args);
 }

@@ -7,7 +7,7 @@ import { ApiError } from "../lib/errors";
 import { encodeCursor, decodeCursor } from "../lib/pagination";
 import { isRedisOutage } from "../lib/redis-failures";
 import { readRegionsOn } from "../lib/consistency";
-import { createServices, type Services } from "../lib/services";
+import { afterResponse, type Services } from "../lib/services";
 import { follows } from "../social/schema";
 import type { FanLookup } from "./fan-lookups";
 import type { LocationHint } from "./placement";
@@ -131,13 +131,10 @@ export async function resolveFan(services: Services, userId: string, hostId: str
  * services of its own: the join's Postgres pool closes with its answer. Never fails the join.
  */
 async function rebuildFollowCacheAfterAnswer(joiner: Services, userId: string): Promise<void> {
-  const { services, close } = createServices(joiner.env, { waitUntil: (p) => joiner.waitUntil(p) }, joiner.events);
   try {
-    await warmAuthorSeen({ db: services.db, redis: followCacheRedis(services, userId) }, userId);
+    await afterResponse(joiner, (services) => warmAuthorSeen({ db: services.db, redis: followCacheRedis(services, userId) }, userId));
   } catch (err) {
     log.warn({ message: "follow cache rebuild after a join failed", userId, error: errorText(err) });
-  } finally {
-    await close();
   }
 }
 
