@@ -96,6 +96,19 @@ export function longestStartGap(events: readonly ProgressEvent[]): number | null
   return longest;
 }
 
+/**
+ * When a run took up its first file and when its last file ended (ms since epoch; null before any):
+ * before the first, the run started its stack and runtimes; after the last, it stopped them. With
+ * the shards' end times it shows where a run's time went (the startup, the files, the teardown, a
+ * shard idle while another still runs).
+ */
+export function runSpan(events: readonly ProgressEvent[]): { firstQueued: number; lastEnded: number } | null {
+  const queued = events.filter((e) => e.type === "queued").map((e) => e.at);
+  const ended = events.filter((e) => e.type === "end").map((e) => e.at);
+  if (queued.length === 0 || ended.length === 0) return null;
+  return { firstQueued: Math.min(...queued), lastEnded: Math.max(...ended) };
+}
+
 function count(files: Map<string, number>): number {
   let n = 0;
   for (const k of files.values()) n += k;

@@ -27,7 +27,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { estimateWeights, mergeJsonReports, readDurations, recordDurations, splitIntoShards, testFiles } from "./test-shards";
-import { decideStall, finishedFiles, longestStartGap, type FileProgress, type ProgressEvent, type StallLimits } from "./test-stall";
+import { decideStall, finishedFiles, longestStartGap, runSpan, type FileProgress, type ProgressEvent, type StallLimits } from "./test-stall";
 
 const STALL_MINUTES = Number(process.env.TEST_STALL_MINUTES ?? 3);
 /**
@@ -138,6 +138,7 @@ async function runAttempts(args: string[], label?: string, shard?: number): Prom
   const reporters = args.some((a) => a.startsWith("--reporter")) ? [PROGRESS_REPORTER] : ["--reporter=default", PROGRESS_REPORTER];
   const jsonReport = args.find((a) => a.startsWith(JSON_OUTPUT))?.slice(JSON_OUTPUT.length);
   const tag = label ? `[test] ${label}` : "[test]";
+  const started = Date.now();
   const scratch = mkdtempSync(join(tmpdir(), "ce-test-"));
   chmodSync(scratch, 0o755); // see attemptTmp below
   const progressFile = join(scratch, "progress.jsonl");
@@ -158,6 +159,10 @@ async function runAttempts(args: string[], label?: string, shard?: number): Prom
       const gap = longestStartGap(readProgress(progressFile));
       if (gap !== null) console.error(`${tag} longest wait for the next file to start: ${(gap / 1000).toFixed(1)} s (a stall is declared at ${STALL_GAP_SECONDS} s)`);
       if (!stalled) {
+        // Where this run's time went: its startup (stack, runtimes), its files, its teardown.
+        const span = runSpan(readProgress(progressFile));
+        const at = (ms: number) => `${((ms - started) / 1000).toFixed(1)} s`;
+        if (span) console.error(`${tag} first file taken up at ${at(span.firstQueued)}, last file ended at ${at(span.lastEnded)}, exited at ${at(Date.now())}${attempt > 1 ? ` (attempt ${attempt})` : ""}`);
         if (jsonReport && finished.length > 0) addToJsonReport(jsonReport, finished);
         return finished.some((f) => !f.ok) ? Math.max(code, 1) : code;
       }

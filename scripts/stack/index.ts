@@ -4,9 +4,9 @@
  * One composition for `npm run dev`, the tests and the benchmarks.
  */
 import { randomBytes } from "node:crypto";
-import { startRedis } from "./redis.js";
+import { startRedis, type RedisHandle } from "./redis.js";
 import { join } from "node:path";
-import { DEV_DATA_DIR, startPostgres, type StackMode } from "./postgres.js";
+import { DEV_DATA_DIR, startPostgres, type PostgresHandle, type StackMode } from "./postgres.js";
 import { migrate } from "./migrate.js";
 import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge.js";
 import { startNeonWsProxy, type NeonWsProxy } from "./neon-ws-proxy.js";
@@ -132,63 +132,34 @@ export async function startStack({
   };
 
   try {
-    // Started side by side (Postgres takes seconds); whichever succeeded is stopped if the other failed.
-    const [redisStarted, postgresStarted] = await Promise.allSettled([
-      startRedis({ log, name: redisName(redisDatabases, 0), onSpawn: (pid) => onSpawn?.(pid, "redis-server"), dataDir: mode === "dev" ? redisDataDir(dataDir, redisDatabases, 0) : undefined }),
-      startPostgres({ mode, log, dataDir, onSpawn: (pid) => onSpawn?.(pid, "postgres") }),
-    ]);
-    if (redisStarted.status === "fulfilled") stops.push(() => redisStarted.value.stop());
-    if (postgresStarted.status === "fulfilled") stops.push(() => postgresStarted.value.stop());
-    if (redisStarted.status === "rejected") throw redisStarted.reason;
-    if (postgresStarted.status === "rejected") throw postgresStarted.reason;
-    const redis = redisStarted.value;
-    const postgres = postgresStarted.value;
-    if (runMigrations) await migrate(postgres.url, log);
-
+    // Three chains side by side, none waiting for another: Postgres and its migrations (seconds),
+    // the Redis databases with their bridges (and read regions), the push services. Each chain
+    // records its stop steps as it goes; if one fails, the others are let finish and everything
+    // started is stopped.
     const token = mode === "dev" ? DEV_REST_TOKEN : randomBytes(16).toString("hex");
-    // A budget counts what the database runs (scripts' commands too, as Upstash counts them) when the
-    // stack started its redis-server itself; a server others share is metered per request instead.
-    const bridge = await startUpstashBridge({ redisUrl: redis.url, token, maxCommandsPerSecond, budgetMeter: redis.owned ? "server" : "request" });
-    stops.push(() => bridge.close());
-    const databases: StackRedisDatabase[] = [{ redisUrl: redis.url, restUrl: bridge.url, restToken: bridge.token, bridge }];
-    const extraRedis: Awaited<ReturnType<typeof startRedis>>[] = [];
-    for (let i = 1; i < redisDatabases; i++) {
-      // Always private servers (never REDIS_URL): each database is a Redis of its own.
-      const more = await startRedis({ log, ignoreEnv: true, name: redisName(redisDatabases, i), onSpawn: (pid) => onSpawn?.(pid, "redis-server"), dataDir: mode === "dev" ? redisDataDir(dataDir, redisDatabases, i) : undefined });
-      stops.push(() => more.stop());
-      extraRedis.push(more);
-      const moreToken = mode === "dev" ? `${DEV_REST_TOKEN}-${i}` : randomBytes(16).toString("hex");
-      const moreBridge = await startUpstashBridge({ redisUrl: more.url, token: moreToken, maxCommandsPerSecond, budgetMeter: "server" });
-      stops.push(() => moreBridge.close());
-      databases.push({ redisUrl: more.url, restUrl: moreBridge.url, restToken: moreBridge.token, bridge: moreBridge });
-    }
-    if (redisDatabases > 1) {
-      await prepareDatabases(databases.map((d) => d.redisUrl), mode);
-      log(`stack: ${redisDatabases} Redis databases: ${databases.map((d) => d.restUrl).join(", ")}`);
-    }
-    if (farRegionMs !== undefined) {
-      // Side by side: each waits for its replica's first sync across the delayed link.
-      const started = await Promise.allSettled(
-        databases.map((database, index) =>
-          startReadRegion({
-            primaryRedisUrl: database.redisUrl,
-            primaryBridge: database.bridge,
-            farRoundTripMs: farRegionMs,
-            replicationLagMs: farReplicationLagMs,
-            name: `${redisName(redisDatabases, index)} replica`,
-            log,
-            onSpawn: (pid) => onSpawn?.(pid, "redis-server"),
-          }),
-        ),
-      );
-      started.forEach((outcome, index) => {
-        if (outcome.status === "rejected") return;
-        stops.push(() => outcome.value.stop());
-        Object.assign(databases[index]!, { restUrl: outcome.value.restUrl, readRegion: outcome.value });
-      });
-      const failed = started.find((outcome) => outcome.status === "rejected");
-      if (failed) throw failed.reason;
-    }
+    const [postgresStarted, redisStarted, pushStarted] = await Promise.allSettled([
+      (async () => {
+        const postgres = await startPostgres({ mode, log, dataDir, onSpawn: (pid) => onSpawn?.(pid, "postgres") });
+        stops.push(() => postgres.stop());
+        if (runMigrations) await migrate(postgres.url, log);
+        return postgres;
+      })(),
+      startRedisDatabases({ mode, log, dataDir, onSpawn, redisDatabases, maxCommandsPerSecond, farRegionMs, farReplicationLagMs, token, stops }),
+      (async () => {
+        // Dev: every reload of the Worker signs a new APNs provider token; Apple's 20-minute rule is
+        // counted there but not enforced (docs/notifications.md, "The local stack").
+        const push = await startPushServices({ credentials: pushCredentials, enforceApnsTokenUpdates: mode !== "dev", log });
+        stops.push(() => push.stop());
+        return push;
+      })(),
+    ]);
+    const failed = [postgresStarted, redisStarted, pushStarted].find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+    const postgres = (postgresStarted as PromiseFulfilledResult<PostgresHandle>).value;
+    const { redis, databases } = (redisStarted as PromiseFulfilledResult<RedisDatabases>).value;
+    const push = (pushStarted as PromiseFulfilledResult<PushServices>).value;
+    const bridge = databases[0]!.bridge;
+
     const restUrl = databases[0]!.restUrl;
     const redisBindings: Record<string, string> = { UPSTASH_REDIS_REST_URL: restUrl, UPSTASH_REDIS_REST_TOKEN: bridge.token };
     if (redisDatabases > 1) redisBindings.UPSTASH_REDIS_DATABASES = JSON.stringify(databases.map((d) => ({ url: d.restUrl, token: d.restToken })));
@@ -203,10 +174,6 @@ export async function startStack({
       log(`stack: the Worker is ${farRegionMs} ms (round trip) from the primary region: Redis read regions ${databases.map((d) => d.restUrl).join(", ")}, Neon ws proxy ${wsProxy}`);
     }
     log(`stack: upstash bridge ${bridge.url}, neon ws proxy ${proxy.wsProxy}`);
-    // Dev: every reload of the Worker signs a new APNs provider token; Apple's 20-minute rule is
-    // counted there but not enforced (docs/notifications.md, "The local stack").
-    const push = await startPushServices({ credentials: pushCredentials, enforceApnsTokenUpdates: mode !== "dev", log });
-    stops.push(() => push.stop());
 
     let controlUrl: string | undefined;
     if (mode === "test") {
@@ -260,6 +227,82 @@ export async function startStack({
     await stop();
     throw error;
   }
+}
+
+/** Database 0's server (the one `restartRedis` restarts) and every database, database 0 first. */
+type RedisDatabases = { redis: RedisHandle; databases: StackRedisDatabase[] };
+
+/**
+ * The stack's Redis databases, side by side: each a redis-server behind its own Upstash REST
+ * bridge (database 0 the only one that may be REDIS_URL's shared server), their topology markers
+ * at N > 1, and with `farRegionMs` each one's read region. Every step's stop goes onto `stops` as
+ * it is started, so a failure anywhere leaves nothing running once the caller stops them.
+ */
+async function startRedisDatabases(options: {
+  mode: StackMode;
+  log: (line: string) => void;
+  dataDir: string;
+  onSpawn: StackOptions["onSpawn"];
+  redisDatabases: number;
+  maxCommandsPerSecond: number | undefined;
+  farRegionMs: number | undefined;
+  farReplicationLagMs: number | undefined;
+  token: string;
+  stops: (() => Promise<void>)[];
+}): Promise<RedisDatabases> {
+  const { mode, log, dataDir, onSpawn, redisDatabases, maxCommandsPerSecond, farRegionMs, farReplicationLagMs, token, stops } = options;
+  const servers: RedisHandle[] = [];
+  const started = await Promise.allSettled(
+    Array.from({ length: redisDatabases }, async (_, i): Promise<StackRedisDatabase> => {
+      const server = await startRedis({
+        log,
+        // Database 0 may be REDIS_URL's server; every other one is always a private server of its own.
+        ignoreEnv: i > 0,
+        name: redisName(redisDatabases, i),
+        onSpawn: (pid) => onSpawn?.(pid, "redis-server"),
+        dataDir: mode === "dev" ? redisDataDir(dataDir, redisDatabases, i) : undefined,
+      });
+      stops.push(() => server.stop());
+      servers[i] = server;
+      const databaseToken = i === 0 ? token : mode === "dev" ? `${DEV_REST_TOKEN}-${i}` : randomBytes(16).toString("hex");
+      // A budget counts what the database runs (scripts' commands too, as Upstash counts them) when the
+      // stack started its redis-server itself; a server others share is metered per request instead.
+      const bridge = await startUpstashBridge({ redisUrl: server.url, token: databaseToken, maxCommandsPerSecond, budgetMeter: server.owned ? "server" : "request" });
+      stops.push(() => bridge.close());
+      return { redisUrl: server.url, restUrl: bridge.url, restToken: bridge.token, bridge };
+    }),
+  );
+  const failedStart = started.find((outcome) => outcome.status === "rejected");
+  if (failedStart) throw failedStart.reason;
+  const databases = started.map((outcome) => (outcome as PromiseFulfilledResult<StackRedisDatabase>).value);
+  if (redisDatabases > 1) {
+    await prepareDatabases(databases.map((d) => d.redisUrl), mode);
+    log(`stack: ${redisDatabases} Redis databases: ${databases.map((d) => d.restUrl).join(", ")}`);
+  }
+  if (farRegionMs !== undefined) {
+    // Side by side: each waits for its replica's first sync across the delayed link.
+    const regions = await Promise.allSettled(
+      databases.map((database, index) =>
+        startReadRegion({
+          primaryRedisUrl: database.redisUrl,
+          primaryBridge: database.bridge,
+          farRoundTripMs: farRegionMs,
+          replicationLagMs: farReplicationLagMs,
+          name: `${redisName(redisDatabases, index)} replica`,
+          log,
+          onSpawn: (pid) => onSpawn?.(pid, "redis-server"),
+        }),
+      ),
+    );
+    regions.forEach((outcome, index) => {
+      if (outcome.status === "rejected") return;
+      stops.push(() => outcome.value.stop());
+      Object.assign(databases[index]!, { restUrl: outcome.value.restUrl, readRegion: outcome.value });
+    });
+    const failed = regions.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+  return { redis: servers[0]!, databases };
 }
 
 /** Dev data of Redis database `index`: `redis/` at N = 1 (as always), `redis-of-N/<index>/` otherwise. */

@@ -1,13 +1,17 @@
 /**
- * Applies the committed SQL migrations in `drizzle/` with drizzle-kit, which
- * reads `DATABASE_URL` through `drizzle.config.ts` and talks plain TCP via `pg`.
+ * Applies the committed SQL migrations in `drizzle/` over plain TCP (`pg`), with drizzle-orm's
+ * migrator: what `drizzle-kit migrate` runs (the same files, the same `drizzle.__drizzle_migrations`
+ * record, each pending migration in one transaction), in this process. Spawning drizzle-kit cost
+ * a Node start and the load of its CLI bundle on every stack start (seconds on a loaded machine).
  *
  * Run directly: `DATABASE_URL=… tsx scripts/stack/migrate.ts`.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate as applyMigrations } from "drizzle-orm/node-postgres/migrator";
+import pg from "pg";
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");
 const MIGRATIONS_DIR = join(REPO_ROOT, "drizzle");
@@ -22,20 +26,15 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
     log("migrate: drizzle/ has no migrations yet, skipping");
     return;
   }
-  const drizzleKit = join(REPO_ROOT, "node_modules/.bin/drizzle-kit");
-  let output = "";
-  const code = await new Promise<number | null>((resolveExit, reject) => {
-    const child = spawn(drizzleKit, ["migrate"], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.once("error", reject);
-    child.once("exit", resolveExit);
-  });
-  if (code !== 0) throw new Error(`drizzle-kit migrate failed (exit ${code}):\n${output}`);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await applyMigrations(drizzle(client), { migrationsFolder: MIGRATIONS_DIR });
+  } catch (error) {
+    throw new Error(`drizzle/ migrations failed: ${String(error)}`, { cause: error });
+  } finally {
+    await client.end();
+  }
   log("migrate: applied drizzle/ migrations");
 }
 

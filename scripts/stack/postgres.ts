@@ -33,6 +33,13 @@ const isRoot = process.getuid?.() === 0;
 const STOP = { signal: "SIGINT", graceMs: 30_000 } as const;
 /** Client connections the embedded Postgres accepts (initdb's default is 100). */
 const MAX_CONNECTIONS = 300;
+/**
+ * Test mode's data is thrown away with its run: nothing is flushed to disk (initdb `--no-sync`,
+ * `fsync`, `synchronous_commit` and `full_page_writes` off). A postmaster killed mid-run still
+ * recovers on restart (the kernel keeps what it wrote); only a crash of the machine could lose it.
+ * Dev keeps Postgres' defaults: its data outlives the run.
+ */
+const THROWAWAY_FLAGS = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
 /** Longest wait for a start (crash recovery included) before it counts as failed. */
 const START_TIMEOUT_MS = 60_000;
 
@@ -101,7 +108,8 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
     // Neon's pooled endpoint takes thousands of client connections; bench:geo keeps 60–70 requests
     // in flight far from the primary, each opening its own (as do its `waitUntil` work and each
     // queue batch): near initdb's 100, which Neon would not refuse.
-    postgresFlags: ["-c", `max_connections=${MAX_CONNECTIONS}`],
+    postgresFlags: ["-c", `max_connections=${MAX_CONNECTIONS}`, ...(mode === "test" ? THROWAWAY_FLAGS : [])],
+    initdbFlags: mode === "test" ? ["--no-sync"] : [],
     onLog: (message) => (lastLog = String(message).trim()),
     onError: (error) => log(`postgres: ${String(error)}`),
   });

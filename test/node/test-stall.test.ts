@@ -3,7 +3,7 @@
  * is found within the gap limit, while a running file, however slow, keeps the long limit.
  */
 import { describe, expect, it } from "vitest";
-import { decideStall, finishedFiles, longestStartGap, type ProgressEvent } from "../../scripts/test-stall";
+import { decideStall, finishedFiles, longestStartGap, runSpan, type ProgressEvent } from "../../scripts/test-stall";
 
 const limits = { gapMs: 30_000, silenceMs: 180_000 };
 const T = 1_000_000;
@@ -64,6 +64,12 @@ describe("decideStall", () => {
     expect(longestStartGap(afterA)).toBeNull();
     const events = [...afterA, queued("b.test.ts", T + 14_000), queued("c.test.ts", T + 15_000), end("b.test.ts", T + 20_000), end("c.test.ts", T + 30_000)];
     expect(longestStartGap(events)).toBe(4_000);
+  });
+
+  it("tells when a run took up its first file and when its last one ended", () => {
+    expect(runSpan([run])).toBeNull();
+    const events = [...afterA, queued("b.test.ts", T + 14_000), queued("c.test.ts", T + 15_000), end("c.test.ts", T + 30_000), end("b.test.ts", T + 20_000)];
+    expect(runSpan(events)).toEqual({ firstQueued: T + 1_000, lastEnded: T + 30_000 });
   });
 
   it("lists the finished files with their counts, for the rerun and the JSON report", () => {
