@@ -7,8 +7,11 @@
  * edit; its one change, a delete, writes a tombstone to EVERY database in the delete's own round,
  * and round 1 of every page reads each item's `feed:post:{id}` on the reader's database, so a
  * deleted post is dropped there before any copy is looked at (timeline.ts only asks this copy for
- * posts round 1 found no tombstone for). Tombstones are never kept here; a delete in this isolate
- * drops its copy as well.
+ * posts round 1 found no tombstone for). And should that tombstone have missed the reader's database
+ * (down at the delete, until the per-minute cron writes it again), the entry is only served beside
+ * the post's counters from the counters' edge copy: the post's database, asked for both whenever
+ * that copy is past its bound, answers the tombstone within the bound. Tombstones are never kept
+ * here; a delete in this isolate drops its copy as well.
  */
 export class PostCopies {
   readonly #entries = new Map<string, string>();

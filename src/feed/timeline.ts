@@ -441,11 +441,11 @@ async function writeFill(services: Services, userId: string, fill: { posts: [str
  * are not asked for. Answers the ids whose database failed: left as misses, their posts and
  * counters are read from Postgres.
  *
- * What this isolate holds is not asked for: a post's entry from its copy (`postCopies`: entries
- * never change, and round 1 has just checked the tombstone), its counters from the counters' edge
- * copy under that copy's own rules (younger than `COUNTER_EDGE_CACHE_MS`, dropped by this
- * isolate's writes; none while the request holds a consistency token for that database: the
- * client wrote there, and reads its write). The rest is one bare MGET per database still needed,
+ * What this isolate holds is not asked for: a post's counters from the counters' edge copy under
+ * that copy's own rules (younger than `COUNTER_EDGE_CACHE_MS`, dropped by this isolate's writes;
+ * none while the request holds a consistency token for that database: the client wrote there, and
+ * reads its write), and then its entry from its copy (`postCopies`: entries never change, and round
+ * 1 has just checked the tombstone on the reader's database). The rest is one bare MGET per database still needed,
  * in parallel (≤ 6 at once), whose answers refresh both copies. So a warm page whose posts this
  * isolate drew within the bound is one round, as at N = 1. `ticket`: taken before round 1, whose
  * exact counters of the reader's database's own posts refresh the counters' copy too (a copy is
@@ -478,8 +478,11 @@ async function completeRemote(services: Services, userId: string, members: Parse
     const countsCopied = boundMs > 0 && held?.[index] === undefined;
     const left: { id: string; i: number; post: boolean; counts: boolean }[] = [];
     for (const m of list) {
-      const post = postCopies.get(m.id);
+      // A post's entry is served from its copy only beside its counts': a database is asked for the
+      // entry whenever it is asked for the counts, so a tombstone that reached only the post's own
+      // database still drops the post within the bound.
       const counts = countsCopied ? edgeCounters.lookup(countsKey("post", m.id), boundMs) : null;
+      const post = counts ? postCopies.get(m.id) : undefined;
       raw.posts[m.i] = post ?? false;
       raw.counts[m.i] = counts ? counts.values : false;
       if (post === undefined || !counts) left.push({ id: m.id, i: m.i, post: post === undefined, counts: !counts });
