@@ -110,7 +110,8 @@ async function run(redis: ScriptRunner, source: string, keys: string[], args: (s
  *
  * Warm: ONE Redis round trip and no Postgres (N > 1: TWO — the reader's database for the ids,
  * flags, outboxes and the posts that live there, then one call per other database holding posts of
- * the page, in parallel, for their posts and counters: `completeRemote`), every call read-only.
+ * the page this isolate's copies do not answer, in parallel, for their posts and counters:
+ * `completeRemote`; one when the copies answer them all), every call read-only.
  * What the read found to write (tombstoned members to drop, TTLs due) goes out after the answer
  * (`afterAnswer`). Cold (no timeline): a write marks the timeline as building, one statement reads
  * it from Postgres, then one script writes it while a read-only call serves the page from the rows
