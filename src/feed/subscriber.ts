@@ -2,6 +2,7 @@ import type { EventServices, Subscriber } from "../lib/events";
 import { databaseOf } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
 import { copyToOutboxes, tombstoneElsewhere } from "./everywhere";
+import { postCopies } from "./post-copies";
 import { MARK_FOLLOW, UNFOLLOW } from "./follow.lua";
 import {
   feedKeys,
@@ -80,6 +81,8 @@ export const feedSubscriber: Subscriber = {
       await copied;
     },
     "post.deleted": async (e, s) => {
+      // This isolate's copy goes at once (other isolates' pages drop the post by its tombstone, in round 1).
+      postCopies.forget(e.postId);
       // Every script starts now, so they share the event's one round trip (one pipeline per database).
       const authorDb = databaseOf(e.authorId, s.databases);
       const [state] = await Promise.all([

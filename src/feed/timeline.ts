@@ -1,8 +1,10 @@
-import { completeFromSnapshot, completeSnapshot, decodeCachedCounters, readCounters, shownCounts } from "../counters/counters";
+import { completeFromSnapshot, completeSnapshot, countsKey, decodeCachedCounters, readCounters, shownCounts } from "../counters/counters";
+import { edgeCacheBoundMs, edgeCounters, type ReadTicket } from "../counters/edge-cache";
 import { counterKeys } from "../counters/keys";
 import { unpackCounters } from "../counters/packing";
 import { fieldsOf } from "../counters/registry";
 import { isoTimestamp } from "../db/columns";
+import { heldSyncTokens } from "../lib/consistency";
 import { ApiError, isDependencyFailure, isRedisCommandError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, encodeCursor } from "../lib/pagination";
@@ -30,6 +32,7 @@ import {
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
 import { MARK_BUILDING, READ_PAGE, READ_RANKED, SCORE_CANDIDATES, STORE_RANKING, UPKEEP_TIMELINE } from "./page.lua";
+import { postCopies } from "./post-copies";
 import { firstPageWatch, type FirstPageWatch } from "./unseen";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
 
@@ -107,7 +110,8 @@ async function run(redis: ScriptRunner, source: string, keys: string[], args: (s
  *
  * Warm: ONE Redis round trip and no Postgres (N > 1: TWO — the reader's database for the ids,
  * flags, outboxes and the posts that live there, then one call per other database holding posts of
- * the page, in parallel, for their posts and counters: `completeRemote`), every call read-only.
+ * the page this isolate's copies do not answer, in parallel, for their posts and counters:
+ * `completeRemote`; one when the copies answer them all), every call read-only.
  * What the read found to write (tombstoned members to drop, TTLs due) goes out after the answer
  * (`afterAnswer`). Cold (no timeline): a write marks the timeline as building, one statement reads
  * it from Postgres, then one script writes it while a read-only call serves the page from the rows
@@ -124,11 +128,13 @@ export async function readHomeFeed(
   if (page.order === "ranked") return readRankedFeed(services, userId, page);
   const before = page.cursor ? decodeFeedCursor(page.cursor) : null;
   try {
+    // N > 1: the start of round 1, from which its counters of the reader's database's posts are aged in the counters' edge copy.
+    const ticket = services.databases > 1 ? edgeCounters.begin() : undefined;
     const raw = await readPage(services, userId, before, page.limit, before === null ? firstPageWatch(services) : undefined);
     if (raw === "postgres") return await pageFromPostgres(services, userId, before, page.limit, false);
     const last = raw.members[raw.members.length - 1];
     const nextCursor = raw.more && last ? encodeCursor([last.split(":")[0]!]) : null;
-    return { ...(await hydrate(services, userId, raw, "after answer")), nextCursor };
+    return { ...(await hydrate(services, userId, { ...raw, ticket }, "after answer")), nextCursor };
   } catch (err) {
     if (err instanceof ApiError || !isRedisOutage(err)) throw err;
     return pageFromPostgres(services, userId, before, page.limit, true);
@@ -262,7 +268,7 @@ type Flags = { liked: boolean; favorited: boolean };
 async function hydrate(
   services: Services,
   userId: string,
-  raw: RawPage & { known?: Map<string, string>; counterSnapshot?: { snapshot: CounterSnapshot; ids: Set<string> }; built?: { floor: string; flags: FlagRow[] }; complete?: true },
+  raw: RawPage & { known?: Map<string, string>; counterSnapshot?: { snapshot: CounterSnapshot; ids: Set<string> }; built?: { floor: string; flags: FlagRow[] }; complete?: true; ticket?: ReadTicket },
   fill: "after answer" | "await",
 ): Promise<{ items: FeedItem[]; degraded: boolean }> {
   const members: Parsed[] = raw.members.map((m) => {
@@ -275,7 +281,7 @@ async function hydrate(
   }
   // N > 1: posts of other databases than the reader's, from their own databases (round 2), unless
   // they were read there already (`complete`: a ranked first page's).
-  const unreachable = services.databases > 1 && !raw.complete ? await completeRemote(services, userId, members, raw) : new Set<string>();
+  const unreachable = services.databases > 1 && !raw.complete ? await completeRemote(services, userId, members, raw, raw.ticket) : new Set<string>();
 
   const posts = new Map<string, string>();
   const counts = new Map<string, number[]>();
@@ -431,45 +437,91 @@ async function writeFill(services: Services, userId: string, fill: { posts: [str
 
 /**
  * Round 2 of a page at N > 1: the posts and counters of the page's posts that live on other
- * databases than the reader's, one call per such database, in parallel (≤ 6 at once). Writes them
- * into `raw` (what round 1 read there for them is not theirs); posts round 1 already found
- * tombstoned (a delete writes its tombstone to every database) are not asked for. Answers the ids
- * whose database failed: left as misses, their posts and counters are read from Postgres.
+ * databases than the reader's. Writes them into `raw` (what round 1 read there for them is not
+ * theirs); posts round 1 already found tombstoned (a delete writes its tombstone to every database)
+ * are not asked for. Answers the ids whose database failed: left as misses, their posts and
+ * counters are read from Postgres.
+ *
+ * What this isolate holds is not asked for: a post's counters from the counters' edge copy under
+ * that copy's own rules (younger than `COUNTER_EDGE_CACHE_MS`, dropped by this isolate's writes;
+ * none while the request holds a consistency token for that database: the client wrote there, and
+ * reads its write), and then its entry from its copy (`postCopies`: entries never change, and round
+ * 1 has just checked the tombstone on the reader's database). The rest is one bare MGET per database still needed,
+ * in parallel (≤ 6 at once), whose answers refresh both copies. So a warm page whose posts this
+ * isolate drew within the bound is one round, as at N = 1. `ticket`: taken before round 1, whose
+ * exact counters of the reader's database's own posts refresh the counters' copy too (a copy is
+ * never older than what a page here already showed).
  */
-async function completeRemote(services: Services, userId: string, members: Parsed[], raw: { posts: (string | false)[]; counts: unknown[] }): Promise<Set<string>> {
+async function completeRemote(services: Services, userId: string, members: Parsed[], raw: { posts: (string | false)[]; counts: unknown[] }, ticket?: ReadTicket): Promise<Set<string>> {
   const own = databaseOf(userId, services.databases);
+  const boundMs = edgeCacheBoundMs(services.env);
   const byDatabase = groupByDatabase(
-    members.flatMap((m, i) => (raw.posts[i] === TOMBSTONE ? [] : [{ id: m.id, i }])),
+    members.flatMap((m, i) => {
+      if (raw.posts[i] !== TOMBSTONE) return [{ id: m.id, i }];
+      postCopies.forget(m.id);
+      return [];
+    }),
     (m) => m.id,
     services.databases,
   );
+  if (ticket && boundMs > 0) {
+    for (const m of byDatabase.get(own) ?? []) {
+      const row = decodeCachedCounters(raw.counts[m.i], POST_FIELDS.length);
+      if (row) edgeCounters.store(countsKey("post", m.id), row, ticket, boundMs);
+    }
+  }
   byDatabase.delete(own);
   const unreachable = new Set<string>();
-  if (byDatabase.size === 0) return unreachable;
+  // Served from the copies; what is left to ask, per database.
+  const held = heldSyncTokens();
+  const asks = new Map<number, { id: string; i: number; post: boolean; counts: boolean }[]>();
+  for (const [index, list] of byDatabase) {
+    const countsCopied = boundMs > 0 && held?.[index] === undefined;
+    const left: { id: string; i: number; post: boolean; counts: boolean }[] = [];
+    for (const m of list) {
+      // A post's entry is served from its copy only beside its counts': a database is asked for the
+      // entry whenever it is asked for the counts, so a tombstone that reached only the post's own
+      // database still drops the post within the bound.
+      const counts = countsCopied ? edgeCounters.lookup(countsKey("post", m.id), boundMs) : null;
+      const post = counts ? postCopies.get(m.id) : undefined;
+      raw.posts[m.i] = post ?? false;
+      raw.counts[m.i] = counts ? counts.values : false;
+      if (post === undefined || !counts) left.push({ id: m.id, i: m.i, post: post === undefined, counts: !counts });
+    }
+    if (left.length > 0) asks.set(index, left);
+  }
+  if (asks.size === 0) return unreachable;
   // A bare MGET (one billed command per database, no script), its values taken as Redis holds
   // them: post caches are the JSON text hydrate reads, counters are decoded by the counters' own rule.
-  const settled = await settleEach(byDatabase, async (index, list) => {
-    const values = (await rawCommand(services.redisAt(index), ["MGET", ...list.map((m) => feedKeys.post(m.id)), ...list.map((m) => counterKeys.cache("post", m.id))])) as unknown[];
-    return {
-      posts: list.map((_, k) => (typeof values[k] === "string" ? (values[k] as string) : false)),
-      counts: list.map((_, k) => unpackCounters(values[list.length + k], POST_FIELDS.length) ?? false),
-    };
+  const read = edgeCounters.begin();
+  const settled = await settleEach(asks, async (index, list) => {
+    const posts = list.filter((m) => m.post);
+    const counted = list.filter((m) => m.counts);
+    const values = (await rawCommand(services.redisAt(index), ["MGET", ...posts.map((m) => feedKeys.post(m.id)), ...counted.map((m) => counterKeys.cache("post", m.id))])) as unknown[];
+    return { posts, counted, values };
   });
-  for (const [index, list] of byDatabase) {
+  for (const [index, list] of asks) {
     const outcome = settled.get(index)!;
     if (outcome.status === "rejected") {
       if (outcome.reason instanceof ApiError || !isRedisOutage(outcome.reason)) throw outcome.reason;
       for (const m of list) {
-        raw.posts[m.i] = false;
-        raw.counts[m.i] = false;
+        if (m.counts) raw.counts[m.i] = false;
         unreachable.add(m.id);
       }
       continue;
     }
-    const answer = outcome.value;
-    list.forEach((m, k) => {
-      raw.posts[m.i] = answer.posts[k] ?? false;
-      raw.counts[m.i] = answer.counts[k] ?? false;
+    const { posts, counted, values } = outcome.value;
+    posts.forEach((m, k) => {
+      const value = values[k];
+      if (typeof value !== "string") return;
+      raw.posts[m.i] = value;
+      if (value !== TOMBSTONE) postCopies.keep(m.id, value);
+    });
+    counted.forEach((m, k) => {
+      const row = unpackCounters(values[posts.length + k], POST_FIELDS.length)?.map(Number);
+      raw.counts[m.i] = row ?? false;
+      // A complete answer of a reachable database: exact as of this read.
+      if (row && boundMs > 0) edgeCounters.store(countsKey("post", m.id), row, read, boundMs);
     });
   }
   return unreachable;

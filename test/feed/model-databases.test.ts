@@ -18,3 +18,13 @@ describe.skipIf(stackDatabases().length < 3)("home timeline model over three Red
     }, 60_000);
   }
 });
+
+describe.skipIf(stackDatabases().length < 3)("home timeline model over three Redis databases, edge copies on", () => {
+  // Other databases' posts come from this isolate's copies (post entries, and counts through the
+  // counters' edge copy, whose reads this model's likes and favourites drop): every item still exact.
+  for (const seed of [7, 8]) {
+    it(`seed ${seed}: the same checks with pages served from the isolate's copies`, async () => {
+      await runSeed(seed, 150, { ...databasesEnv(stackDatabases().slice(0, 3)), COUNTER_EDGE_CACHE_MS: "1000" });
+    }, 60_000);
+  }
+});
