@@ -105,7 +105,7 @@ return cjson.encode({
  * What a badges read found due, written as a call of its own after the answer (\`waitUntil\`), to
  * the primary: the first-seen broadcast marker (only if still absent: FIRST_SEEN_SNIPPET), the
  * stream counts to remember (only where the access is unchanged: REMEMBER_COUNTS_SNIPPET), the
- * active-set record (first call of a minute) and the renewal of every per-user key's TTL (first
+ * active-set record (first call of a minute; of a day with read regions on) and the renewal of every per-user key's TTL (first
  * call of a day). Each is checked again here, against the primary's state: a read answered by a
  * lagging region may find due what another call has done meanwhile, and writing it twice would
  * only cost commands. Answers 1 when the first-seen marker was recorded (Postgres is told then).
