@@ -8,6 +8,7 @@ import type { Redis } from "../lib/redis";
 import { FOLLOW_AUTHOR, LIST_AUTHOR_UNREAD, READ_AUTHOR_EPOCH, SEE_AUTHOR, UNFOLLOW_AUTHOR, WARM_AUTHOR_SEEN } from "./authors.lua";
 import { AUTHOR_EPOCH_TTL_SECONDS, BUILT, badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { runEverywhereOwed } from "./replay";
+import { activeRecord, runUserWrite } from "./active";
 import { inBackground, runReadScript, runScript, userRedis, type EveryDatabase, type ScriptRedis } from "./shared";
 
 /**
@@ -125,10 +126,11 @@ function followStateOf(got: Record<string, unknown> | null, authorId: string): F
 /** Catches up on one followed author. */
 export async function seeAuthor(services: Services, userId: string, authorId: string) {
   const redis = services.redisFor(userId);
-  let r = await runScript<number>(redis, SEE_AUTHOR, keysOf(userId), [authorId, USER_TTL_SECONDS]);
+  const record = activeRecord(services.env, userId);
+  let r = await runUserWrite<number>(redis, record, SEE_AUTHOR, keysOf(userId), [authorId, USER_TTL_SECONDS]);
   if (r === -1) {
     await warmAuthorSeen(services, userId);
-    r = await runScript<number>(redis, SEE_AUTHOR, keysOf(userId), [authorId, USER_TTL_SECONDS]);
+    r = await runUserWrite<number>(redis, record, SEE_AUTHOR, keysOf(userId), [authorId, USER_TTL_SECONDS]);
   }
   if (r !== 1) throw new ApiError("not_found", `You do not follow ${authorId}`);
   return { authorId, unread: 0 };

@@ -25,8 +25,9 @@ import { readOnlyScript } from "../lib/read-only-scripts";
  *
  * What the read used to write itself it now reports, for AFTER_BADGES_READ to write afterwards
  * (\`due\`, only when something is): the first-seen broadcast marker, the stream counts to
- * remember, the active-set record (first call of a minute) and the TTL renewal (first call of a
- * day). Missing caches are reported (\`*Missing\`; with the follow epoch a rebuild of the author
+ * remember, the TTL renewal (first call of a day) and the active-set record (first call of a
+ * minute; with read regions on, only with the renewal: the user's own writes
+ * carry it, \`active.ts\`). Missing caches are reported (\`*Missing\`; with the follow epoch a rebuild of the author
  * cache must still see, one GET more) so the caller answers from Postgres and rebuilds them.
  */
 export const GET_BADGES = readOnlyScript(`${FEED_UNSEEN_FUNCTION}
@@ -52,6 +53,7 @@ local itemPrefix = ARGV[3]       -- key prefix of stream item sets
 local outboxPrefix = ARGV[4]     -- key prefix of big accounts' outboxes
 local maxPulled = tonumber(ARGV[5]) -- big accounts merged at most (the feed page's bound)
 local wantBigs = ARGV[6] == '1'  -- a live hub's snapshot: answer the big accounts followed too
+local everyMinute = ARGV[7] == '1' -- reads record the active set each minute; '0' (read regions on): only with the day's TTL renewal, the user's writes carry it
 local wantList = false
 local lastReadId = false
 -- The marker hash answers the broadcast marker and when this user's TTLs and activity were last
@@ -73,12 +75,13 @@ ${STREAMS_UNREAD_SNIPPET}
 local dmTotal = tonumber(redis.call('HGET', dms, 'total') or '0')
 ${INBOX_SNIPPET}
 local feedUnseen, feedBigs = feed_unseen({seen = feedSeenKey, tl = feedTimelineKey, bigset = feedBigSetKey, activity = feedActivityKey, outboxPrefix = outboxPrefix, maxPulled = maxPulled}, math.min(${FEED_UNSEEN_CAP}, limit + 1))
--- The repair cron wants the recently active users, to the minute (\`act\`); caches live 30 days
--- after their last write, so a user who only reads has them renewed on their first call of a day
--- (\`ttlDay\`). Both are AFTER_BADGES_READ's to write.
+-- Caches live 30 days after their last write, so a user who only reads has them renewed on their
+-- first call of a day (\`ttlDay\`). The repair cron wants the recently active users: to the minute
+-- (\`act\`) when reads record them (\`everyMinute\`), else with that renewal only, so a warm read of
+-- a deployment with read regions sends nothing to the primary. Both are AFTER_BADGES_READ's to write.
 local nowMs = tonumber(now)
-local recordActive = not marks[3] or nowMs - tonumber(marks[3]) >= ${ACTIVE_RECORD_EVERY_MS}
 local renew = tonumber(marks[2] or '-1') ~= math.floor(nowMs / 86400000)
+local recordActive = (everyMinute or renew) and (not marks[3] or nowMs - tonumber(marks[3]) >= ${ACTIVE_RECORD_EVERY_MS})
 local due = nil
 if recordActive or renew or bcFirstSeen or #streamsRemember > 0 then
   due = { firstSeen = bcFirstSeen, remember = streamsRemember }
@@ -102,7 +105,7 @@ return cjson.encode({
  * What a badges read found due, written as a call of its own after the answer (\`waitUntil\`), to
  * the primary: the first-seen broadcast marker (only if still absent: FIRST_SEEN_SNIPPET), the
  * stream counts to remember (only where the access is unchanged: REMEMBER_COUNTS_SNIPPET), the
- * active-set record (first call of a minute) and the renewal of every per-user key's TTL (first
+ * active-set record (first call of a minute; of a day with read regions on) and the renewal of every per-user key's TTL (first
  * call of a day). Each is checked again here, against the primary's state: a read answered by a
  * lagging region may find due what another call has done meanwhile, and writing it twice would
  * only cost commands. Answers 1 when the first-seen marker was recorded (Postgres is told then).

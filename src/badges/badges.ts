@@ -1,5 +1,6 @@
 import { isRedisOutage } from "../lib/redis-failures";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
+import { readRegionsOn } from "../lib/consistency";
 import { AFTER_BADGES_READ, GET_BADGES } from "./badges.lua";
 import { persistFirstSeen, syncBroadcastIds, unreadBroadcastsFromPostgres } from "./broadcasts";
 import { rebuildAuthorSeenAfter } from "./authors";
@@ -69,7 +70,7 @@ function runBadges(services: Services, userId: string, cap: number, wantBigs: bo
       feedKeys.activity(),
       badgeKeys.authorSeenEpoch(userId),
     ],
-    [cap, Date.now(), badgeKeys.streamItems(""), feedKeys.outboxPrefix(), maxPulledAccounts(services.env), wantBigs ? 1 : 0],
+    [cap, Date.now(), badgeKeys.streamItems(""), feedKeys.outboxPrefix(), maxPulledAccounts(services.env), wantBigs ? 1 : 0, readRegionsOn(services.env) ? 0 : 1], // reads record the active set each minute unless read regions are on (`active.ts`)
   );
 }
 

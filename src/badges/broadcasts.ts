@@ -8,6 +8,7 @@ import { afterResponse, type Services } from "../lib/services";
 import { badgeKeys, BROADCAST_WINDOW, USER_TTL_SECONDS } from "./keys";
 import { ADD_BROADCAST_IDS, GET_BROADCAST_STATE, RAISE_BROADCAST_MARKER, RESTORE_BROADCAST_MARKER, SET_FIRST_SEEN } from "./broadcasts.lua";
 import { broadcastReads, broadcasts } from "./schema";
+import { activeRecord, runUserWrite } from "./active";
 import { inBackground, runEverywhere, runReadScript, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
 
 export type Broadcast = { id: string; title: string; body: string; createdAt: string };
@@ -98,7 +99,7 @@ export async function readBroadcasts(services: Services, userId: string, upTo?: 
     .returning({ lastReadId: broadcastReads.lastReadId });
   const persisted = row!.lastReadId.toString();
   try {
-    const r = await runScript<{ lastReadId: string }>(services.redisFor(userId), RAISE_BROADCAST_MARKER, [badgeKeys.markers(userId)], [persisted, USER_TTL_SECONDS]);
+    const r = await runUserWrite<{ lastReadId: string }>(services.redisFor(userId), activeRecord(services.env, userId), RAISE_BROADCAST_MARKER, [badgeKeys.markers(userId)], [persisted, USER_TTL_SECONDS]);
     return { lastReadId: r.lastReadId, degraded: false };
   } catch (err) {
     if (!isRedisOutage(err)) throw err;

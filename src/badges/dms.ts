@@ -1,4 +1,5 @@
 import { badgeKeys } from "./keys";
+import type { ActiveRecord } from "./active";
 import type { ScriptRedis } from "./shared";
 import { addToTally, clearTallyKey, readTally } from "./tally";
 
@@ -10,8 +11,9 @@ export async function addDirectMessages(redis: ScriptRedis, toUserId: string, fr
   return { userId: toUserId, peerId: fromId, count: n, total };
 }
 
-export async function readDirectMessages(redis: ScriptRedis, userId: string, peerId: string) {
-  return { peerId, ...(await clearTallyKey(redis, badgeKeys.dms(userId), peerId)) };
+/** Marks the messages from one peer read. `record`: the active-set record it carries (`active.ts`). */
+export async function readDirectMessages(redis: ScriptRedis, userId: string, peerId: string, record?: ActiveRecord) {
+  return { peerId, ...(await clearTallyKey(redis, badgeKeys.dms(userId), peerId, record)) };
 }
 
 export async function getDirectMessages(redis: ScriptRedis, userId: string) {

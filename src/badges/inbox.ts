@@ -10,6 +10,7 @@ import { INBOX_ADD, INBOX_READ, INBOX_WARM, GET_INBOX } from "./inbox.lua";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { inboxMessages, inboxRecipients, MAX_MESSAGE_TYPE } from "./schema";
 import { groupByDatabase, settleEach } from "../lib/redis-topology";
+import { activeRecord, runUserWrite } from "./active";
 import { inBackground, luaMap, runReadScript, runScript, type ScriptRedis } from "./shared";
 
 export const MAX_RECIPIENTS = 1000;
@@ -46,7 +47,7 @@ async function applyReads(services: Services, userId: string, types: string[]) {
   if (types.length === 0) return false;
   const byType = new Map<string, number>();
   for (const t of types) byType.set(t, (byType.get(t) ?? 0) + 1);
-  return afterCommit(() => runScript(services.redisFor(userId), INBOX_READ, [badgeKeys.inbox(userId)], [...byType].flat()));
+  return afterCommit(() => runUserWrite(services.redisFor(userId), activeRecord(services.env, userId), INBOX_READ, [badgeKeys.inbox(userId)], [...byType].flat()));
 }
 
 /** Marks one message read; idempotent (`changed` is false the second time). */

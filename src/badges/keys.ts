@@ -31,7 +31,8 @@
  * changed since its count was remembered. What the read finds due is written after the answer,
  * one call of its own to the user's database (`AFTER_BADGES_READ`: EVALSHA + HMGET of the
  * markers, + what is due): HMGET + HSET of the new stream counts; ZADD to `activeUsers` + HSET of
- * `act` on the first call of a minute; the EXPIREs of every per-user key on the first call of a
+ * `act` on the first call of a minute (with read regions on, of a day: the user's own writes carry
+ * the record, `active.ts`); the EXPIREs of every per-user key on the first call of a
  * day; HSETNX of a first-seen broadcast marker. Derived state never changes an answer: a
  * remembered stream count is reused only for the exact access and version strings it was counted
  * at, and written only where the access it was counted at is still there.
@@ -54,7 +55,8 @@ export const ACTIVE_USERS_CAP = 100_000;
  * A badges call records its user in the active set only when the last record (`act` in the marker
  * hash, which the call reads anyway) is this old: the per-minute repair cron needs "active this
  * minute", not the last call to the millisecond, and a ZADD + HSET a minute bills less than a ZADD
- * a call.
+ * a call. With read regions on, a call records only with the day's TTL renewal (and still only when
+ * `act` is this old); the user's marks read and seen stamps carry a ZADD each (`active.ts`).
  */
 export const ACTIVE_RECORD_EVERY_MS = 60_000;
 /**
@@ -168,7 +170,8 @@ export const badgeKeys = {
 
   /**
    * PER DATABASE: the active users whose keys live on that database. HOT-ONLY sorted set `userId →
-   * last badges call ms`; the repair cron reads each database's and trims it to ACTIVE_USERS_CAP.
+   * ms of their last record` (a badges call, or with read regions on a mark read or seen stamp:
+   * `active.ts`); the repair cron reads each database's and trims it to ACTIVE_USERS_CAP.
    */
   activeUsers: () => "badge:active",
 

@@ -1,4 +1,5 @@
 import { badgeKeys } from "./keys";
+import type { ActiveRecord } from "./active";
 import type { ScriptRedis } from "./shared";
 import { addToTally, clearTally, clearTallyKey, readTally } from "./tally";
 
@@ -23,14 +24,14 @@ export async function addNotifications(
   return { userId, type, ...(await addToTally(redis, badgeKeys.notifications(userId), type, count, idem)) };
 }
 
-/** Marks one type read: zeroes it and takes exactly its count off the total. */
-export async function readNotificationType(redis: ScriptRedis, userId: string, type: NotificationType) {
-  return { type, ...(await clearTallyKey(redis, badgeKeys.notifications(userId), type)) };
+/** Marks one type read: zeroes it and takes exactly its count off the total. `record`: the active-set record it carries (`active.ts`). */
+export async function readNotificationType(redis: ScriptRedis, userId: string, type: NotificationType, record?: ActiveRecord) {
+  return { type, ...(await clearTallyKey(redis, badgeKeys.notifications(userId), type, record)) };
 }
 
-/** Marks every notification read. */
-export function readAllNotifications(redis: ScriptRedis, userId: string) {
-  return clearTally(redis, badgeKeys.notifications(userId));
+/** Marks every notification read. `record`: the active-set record it carries (`active.ts`). */
+export function readAllNotifications(redis: ScriptRedis, userId: string, record?: ActiveRecord) {
+  return clearTally(redis, badgeKeys.notifications(userId), record);
 }
 
 /** Unread notifications by type and in total (uncapped). */

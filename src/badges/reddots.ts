@@ -3,6 +3,7 @@ import { ApiError } from "../lib/errors";
 import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { settleEach, settleEveryDatabase } from "../lib/redis-topology";
 import { CATCH_UP_CHANNELS, GET_REDDOTS, READ_CHANNELS, REFRESH_CHANNEL, SEE_CHANNEL } from "./reddots.lua";
+import { runUserWrite, type ActiveRecord } from "./active";
 import { luaMap, runEverywhere, runReadScript, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
 
 /** Channels are few and named by operators; the cap keeps the badges script's HGETALL small. */
@@ -34,8 +35,9 @@ export async function refreshChannel(services: EveryDatabase, channel: string) {
   return { channel, refreshedAt: microsToIso(r.at!) };
 }
 
-export async function seeChannel(redis: ScriptRedis, userId: string, channel: string) {
-  const r = await runScript<{ exists: boolean; at?: string }>(redis, SEE_CHANNEL, [badgeKeys.reddotChannels(), badgeKeys.reddotSeen(userId)], [channel, USER_TTL_SECONDS]);
+/** Stamps `channel` seen by the user now. `record`: the active-set record it carries (`active.ts`). */
+export async function seeChannel(redis: ScriptRedis, userId: string, channel: string, record?: ActiveRecord) {
+  const r = await runUserWrite<{ exists: boolean; at?: string }>(redis, record, SEE_CHANNEL, [badgeKeys.reddotChannels(), badgeKeys.reddotSeen(userId)], [channel, USER_TTL_SECONDS]);
   if (!r.exists) throw new ApiError("not_found", `No red-dot channel ${channel}`);
   return { channel, seenAt: microsToIso(r.at!) };
 }

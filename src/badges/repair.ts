@@ -5,7 +5,7 @@ import { warmInbox } from "./inbox";
 import { ACTIVE_USERS_CAP, badgeKeys } from "./keys";
 import { catchUpChannels } from "./reddots";
 import { replayOwed } from "./replay";
-import { runScript } from "./shared";
+import { runScript, type ScriptRedis } from "./shared";
 import { warmStreamAccess } from "./streams";
 import { errorText, log } from "../lib/log";
 import { databasesInUse } from "../lib/redis-topology";
@@ -58,13 +58,20 @@ export async function repairBadges(services: RepairServices) {
   return { broadcastIds, users, cachesRepaired, ...(services.databases > 1 ? { channelsRaised, replayed, databasesFailed: failed.length } : {}) };
 }
 
+/**
+ * The users one run repairs in this database: its REPAIR_BATCH most recently active (`badge:active`),
+ * the set trimmed to its cap. Through a script so ids come back as JSON strings (the client would
+ * turn them into lossy numbers).
+ */
+export async function takeActiveUsers(redis: ScriptRedis): Promise<string[]> {
+  const r = await runScript<string[] | Record<string, never>>(redis, TAKE_ACTIVE_USERS, [badgeKeys.activeUsers()], [REPAIR_BATCH, ACTIVE_USERS_CAP]);
+  return Array.isArray(r) ? r : [];
+}
+
 async function repairDatabase(services: RepairServices, index: number) {
   const redis = services.redisAt(index);
   const { added } = await syncBroadcastIds(services, redis);
-  // Through a script so ids come back as JSON strings (the client would turn them into lossy numbers).
-  const users = await runScript<string[] | Record<string, never>>(redis, TAKE_ACTIVE_USERS, [badgeKeys.activeUsers()], [REPAIR_BATCH, ACTIVE_USERS_CAP]).then((r) =>
-    Array.isArray(r) ? r : [],
-  );
+  const users = await takeActiveUsers(redis);
   let repaired = 0;
   for (const userId of users) {
     const [inbox, streams] = await Promise.all([warmInbox(services, userId, true), warmStreamAccess(services, userId, true)]);

@@ -5,6 +5,7 @@ import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
 import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pagination";
 import { rateLimit } from "../lib/rate-limit";
+import { activeRecord } from "./active";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
 import { liveBadgeRoutes, pushChangedOnline, pushing, pushingTally, pushStamp } from "./live";
@@ -80,7 +81,7 @@ const notificationRoutes = newRouter()
       responses: { 200: jsonContent(z.object({ type: z.string(), cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const read = await readNotificationType(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").type);
+      const read = await readNotificationType(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").type, activeRecord(c.var.services.env, c.var.caller.userId));
       return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", key: read.type, count: 0, total: read.total }, read, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
     },
   )
@@ -94,7 +95,7 @@ const notificationRoutes = newRouter()
       responses: { 200: jsonContent(z.object({ cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("unauthorized", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const read = await readAllNotifications(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId);
+      const read = await readAllNotifications(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, activeRecord(c.var.services.env, c.var.caller.userId));
       return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", all: true, total: read.total }, read, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
     },
   );
@@ -193,7 +194,7 @@ const reddotRoutes = newRouter()
       request: { params: z.object({ channel: ChannelSchema }) },
       responses: { 200: jsonContent(z.object({ channel: z.string(), seenAt: z.string() }), "Stamped"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await seeChannel(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").channel)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await seeChannel(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").channel, activeRecord(c.var.services.env, c.var.caller.userId))), 200),
   )
   .openapi(
     createRoute({
@@ -361,7 +362,7 @@ const dmRoutes = newRouter()
       responses: { 200: jsonContent(z.object({ peerId: IdSchema, cleared: z.number().int(), total: z.number().int() }), "What was cleared"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
     async (c) => {
-      const read = await readDirectMessages(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").peerId);
+      const read = await readDirectMessages(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").peerId, activeRecord(c.var.services.env, c.var.caller.userId));
       return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "dms", total: read.total }, read, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
     },
   )

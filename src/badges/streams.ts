@@ -5,6 +5,7 @@ import { afterCommit } from "../lib/redis-failures";
 import { badgeKeys, streamName, USER_TTL_SECONDS } from "./keys";
 import { streamMembers, userAccessLog } from "./schema";
 import { runEverywhereOwed } from "./replay";
+import { activeRecord, runUserWrite } from "./active";
 import { inBackground, luaMap, runReadScript, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
 import { COUNT_STREAM_UNREAD_OF, LEAVE_STREAM, LIST_STREAM_UNREAD, REMEMBER_STREAM_COUNTS, TOUCH_STREAM, WARM_STREAM_ACCESS } from "./streams.lua";
 import { errorText, log } from "../lib/log";
@@ -75,7 +76,7 @@ export async function readStream(services: Services, userId: string, kind: strin
   const now = new Date();
   await upsertAccess(services, userId, kind, id, now);
   const degraded = await afterCommit(() =>
-    runScript(services.redisFor(userId), TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "0"]),
+    runUserWrite(services.redisFor(userId), activeRecord(services.env, userId), TOUCH_STREAM, [badgeKeys.streamAccess(userId)], [streamName(kind, id), now.getTime(), USER_TTL_SECONDS, "0"]),
   );
   return { stream: streamName(kind, id), lastAccessAt: now.toISOString(), degraded };
 }

@@ -1,5 +1,6 @@
 import { IDEMPOTENCY_TTL_SECONDS } from "../lib/idempotency";
 import { USER_TTL_SECONDS } from "./keys";
+import { runUserWrite, type ActiveRecord } from "./active";
 import { luaMap, runReadScript, runScript, type ScriptRedis } from "./shared";
 import { ADD_TO_TALLY, CLEAR_TALLY, CLEAR_TALLY_KEY, READ_TALLY } from "./tally.lua";
 
@@ -13,14 +14,14 @@ export function addToTally(redis: ScriptRedis, hash: string, key: string, count:
   );
 }
 
-/** Zeroes one key of the tally and takes exactly its count off the total. */
-export function clearTallyKey(redis: ScriptRedis, hash: string, key: string) {
-  return runScript<{ cleared: number; total: number }>(redis, CLEAR_TALLY_KEY, [hash], [key]);
+/** Zeroes one key of the tally and takes exactly its count off the total (the owner's mark read: `record`, see `active.ts`). */
+export function clearTallyKey(redis: ScriptRedis, hash: string, key: string, record?: ActiveRecord) {
+  return runUserWrite<{ cleared: number; total: number }>(redis, record, CLEAR_TALLY_KEY, [hash], [key]);
 }
 
-/** Zeroes the whole tally. */
-export function clearTally(redis: ScriptRedis, hash: string) {
-  return runScript<{ cleared: number; total: number }>(redis, CLEAR_TALLY, [hash], []);
+/** Zeroes the whole tally (the owner's mark read: `record`, see `active.ts`). */
+export function clearTally(redis: ScriptRedis, hash: string, record?: ActiveRecord) {
+  return runUserWrite<{ cleared: number; total: number }>(redis, record, CLEAR_TALLY, [hash], []);
 }
 
 /** Every key's count and the total (cjson encodes an empty table as an array: read it as `{}`). */
