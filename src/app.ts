@@ -30,7 +30,7 @@ import { countersSubscriber } from "./counters/subscriber";
 import { flushCountersTask, reconcileCountersTask, reconcileSliceTask, trimTrendingTask } from "./counters/tasks";
 import { feedRoutes, trendingRoutes } from "./feed/routes";
 import { feedSubscriber } from "./feed/subscriber";
-import { feedBigAccountsTask, feedTombstoneTask } from "./feed/tasks";
+import { feedBigAccountsTask, feedTombstoneTask, feedTrendingTask } from "./feed/tasks";
 import { liveRoomsTask } from "./live/audiences";
 import { liveRoutes } from "./live/routes";
 import { notifyRoutes } from "./notify/routes";
@@ -41,7 +41,7 @@ export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSub
 
 /** Scheduled work by cron job (the status history samples last, what the other tasks left). */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
-  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask, feedBigAccountsTask, trimTrendingTask, liveRoomsTask, statusHistoryTask],
+  flush: [flushCountersTask, badgesRepairTask, reconcileSliceTask, feedTombstoneTask, feedBigAccountsTask, trimTrendingTask, feedTrendingTask, liveRoomsTask, statusHistoryTask],
   reconcile: [reconcileCountersTask],
 };
 

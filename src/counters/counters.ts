@@ -274,6 +274,17 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
   return { entity, fields, values, stale: true, staleIds: unreachable.length < ids.length ? new Set(unreachable) : undefined };
 }
 
+/**
+ * True values of entities a read found not cached (in a cache read of its own): with read regions
+ * completed near and cached after the answer (`completeNear`), else warmed on the primary first, as
+ * `readCounters` completes its misses. Throws when a database holding some of them is unreachable.
+ */
+export async function completeForRead(deps: Deps, entity: CounterEntity, ids: readonly string[]): Promise<Map<string, number[]>> {
+  const done = readsNear(deps) ? await completeNear(deps, entity, ids) : await completeWhereReachable(deps, entity, ids, "warm");
+  if (done.unreachable) throw done.unreachable.error;
+  return done.completed;
+}
+
 /** Deps of a request whose reads may be answered by a read region (`REDIS_READ_REGIONS` on). */
 type NearDeps = Deps & { waitUntil(promise: Promise<unknown>): void };
 

@@ -4,7 +4,7 @@ import type { CronTask } from "../scheduled";
 import { BIG_ACCOUNT_EXIT_RATIO, DEFAULT_BIG_ACCOUNT_FOLLOWERS, feedKeys, timelineMember, TOMBSTONE, TOMBSTONE_TTL_SECONDS } from "./keys";
 import { UNPUBLISH_POST } from "./publish.lua";
 import { onEveryDatabase, tombstoneElsewhere } from "./everywhere";
-import { dropTrendingPosts } from "./trending";
+import { dropTrendingPosts, refreshTrending } from "./trending";
 import { claimTransitions, readBigAccounts, readRecentlyDeleted } from "./store";
 import { SYNC_BIG_STATES } from "./transition.lua";
 
@@ -52,6 +52,13 @@ export const feedTombstoneTask: CronTask = {
     return { tombstoned: deleted.length };
   },
 };
+
+/**
+ * Every minute, with read regions on: every trending window's list recomputed and stored on the
+ * primary (three turns, each one lock and one recompute at most), so that readers, answered by their
+ * nearest region, never need to send one. Off: nothing (readers recompute, one per window per 5 s).
+ */
+export const feedTrendingTask: CronTask = { name: "feed.trending-refresh", run: (services) => refreshTrending(services) };
 
 /** Threshold crossings started per cron run (each is one queue message, then its own pages). */
 const TRANSITIONS_PER_RUN = 100;

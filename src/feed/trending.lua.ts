@@ -23,10 +23,9 @@ end
 
 /**
  * The stored list of a window as a read region has it (read-only, EVALSHA_RO), for deployments with
- * read regions: the fresh copy when there is one (`{"items":…}`); otherwise the last copy, if it was
- * stored at most ARGV[1] ms ago (its age is the last copy's life, ARGV[2] ms, minus its PTTL), as
- * `{"stale":true,"items":…}` — the caller answers it and sends the recompute (READ_TRENDING, on the
- * primary) after the answer; `{"missing":true}` when neither is there (the caller recomputes first).
+ * read regions: the fresh copy when there is one, else the last copy if it was stored at most
+ * ARGV[1] ms ago (its age is the last copy's life, ARGV[2] ms, minus its PTTL), as `{"items":…}`;
+ * `{"missing":true}` when neither is (the caller computes the list itself, read-only).
  * KEYS: fresh copy, last copy. Billed: EVALSHA_RO + HGETALL (+ PTTL + HGETALL when not fresh).
  */
 export const READ_TRENDING_COPY = readOnlyScript(`${LISTED}
@@ -34,23 +33,23 @@ local fresh = listed(KEYS[1])
 if fresh then return fresh end
 local ttl = redis.call('PTTL', KEYS[2])
 if ttl < 0 or tonumber(ARGV[2]) - ttl > tonumber(ARGV[1]) then return '{"missing":true}' end
-local last = listed(KEYS[2])
-if not last then return '{"missing":true}' end
-return '{"stale":true,' .. string.sub(last, 2)
+return listed(KEYS[2]) or '{"missing":true}'
 `);
 
 /**
- * One database's candidates for a window: its hourly buckets merged (ZUNIONSTORE into a scratch
- * key, deleted at once), its top `candidates` posts with a score above 0, each with its post cache
- * entry and cached counters. A post's whole score is in the buckets of the database holding it, so
- * these are exactly that database's top posts of the window. `top_candidates` answers the JSON the
- * Worker merges: `{ids, scores, posts, counts}` (ids empty when there is nothing).
+ * One database's candidates for a window: its top `candidates` posts with a score above 0, each
+ * with its post cache entry and cached counters. A post's whole score is in the buckets of the
+ * database holding it, so these are exactly that database's top posts of the window. Both answer
+ * the JSON the Worker merges: `{ids, scores, posts, counts}` (ids empty when there is nothing).
+ * - `top_candidates` merges the buckets with ZUNIONSTORE into a scratch key deleted at once (a
+ *   write: the primary's recompute);
+ * - `near_candidates` with ZUNION (read-only: a read region answers it), which returns the whole
+ *   union, lowest first, to the script: the top is its end, read backwards (the order ZREVRANGE
+ *   gives: score, then member, descending).
+ * `hydrated` takes the best-first (member, score) pairs to the answer.
  */
 const TOP_CANDIDATES = `
-local function top_candidates(scratch, buckets, candidates, postPrefix, counterPrefix, fields)
-  redis.call('ZUNIONSTORE', scratch, #buckets, unpack(buckets))
-  local top = redis.call('ZREVRANGE', scratch, 0, candidates - 1, 'WITHSCORES')
-  redis.call('DEL', scratch)
+local function hydrated(top, postPrefix, counterPrefix, fields)
   local ids, scores, postKeys, counterKeys = {}, {}, {}, {}
   for i = 1, #top, 2 do
     if tonumber(top[i + 1]) > 0 then
@@ -62,6 +61,24 @@ local function top_candidates(scratch, buckets, candidates, postPrefix, counterP
   end
   if #ids == 0 then return {ids = {}} end
   return {ids = ids, scores = scores, posts = redis.call('MGET', unpack(postKeys)), counts = read_counter_caches(counterKeys, fields)}
+end
+local function top_candidates(scratch, buckets, candidates, postPrefix, counterPrefix, fields)
+  redis.call('ZUNIONSTORE', scratch, #buckets, unpack(buckets))
+  local top = redis.call('ZREVRANGE', scratch, 0, candidates - 1, 'WITHSCORES')
+  redis.call('DEL', scratch)
+  return hydrated(top, postPrefix, counterPrefix, fields)
+end
+local function near_candidates(buckets, candidates, postPrefix, counterPrefix, fields)
+  local args = {#buckets}
+  for i = 1, #buckets do args[#args + 1] = buckets[i] end
+  args[#args + 1] = 'WITHSCORES'
+  local all = redis.call('ZUNION', unpack(args))
+  local top = {}
+  for k = 0, math.min(candidates, #all / 2) - 1 do
+    top[#top + 1] = all[#all - 2 * k - 1]
+    top[#top + 1] = all[#all - 2 * k]
+  end
+  return hydrated(top, postPrefix, counterPrefix, fields)
 end
 `;
 
@@ -108,6 +125,25 @@ local fields = {}
 for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
 return cjson.encode(top_candidates(KEYS[1], buckets, tonumber(ARGV[1]), ARGV[2], ARGV[3], fields))
 `;
+
+/**
+ * One database's candidates for a list a reader computes itself, read-only (EVALSHA_RO: a read
+ * region answers it), with read regions on when no stored copy is young enough: the top posts of
+ * the window as TRENDING_CANDIDATES answers them (`near_candidates`: ZUNION), and, on database 0
+ * (ARGV[4] = "1"), `gone`: the posts deleted in the last minute, which the reader leaves out (a post
+ * whose cache entry was not tombstoned on its own database yet). Nothing is stored.
+ * KEYS: gone, the buckets. ARGV: candidates, postPrefix, counterPrefix, read gone ("1"/"0"), the
+ * post fields. Billed: EVALSHA_RO + ZUNION (+ MGET + counters' MGET when it has any) (+ ZRANGE).
+ */
+export const NEAR_TRENDING_CANDIDATES = readOnlyScript(`${COUNTER_CACHE_READER}${TOP_CANDIDATES}
+local buckets = {}
+for i = 2, #KEYS do buckets[#buckets + 1] = KEYS[i] end
+local fields = {}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+local found = near_candidates(buckets, tonumber(ARGV[1]), ARGV[2], ARGV[3], fields)
+if ARGV[4] == '1' then found.gone = redis.call('ZRANGE', KEYS[1], 0, -1) end
+return cjson.encode(found)
+`);
 
 /**
  * Stores a recomputed list as the fresh copy (5 s) and the last copy, and releases the lock — only

@@ -1,21 +1,20 @@
-import { completeFromSnapshot, decodeCachedCounters } from "../counters/counters";
+import { completeForRead, completeFromSnapshot, decodeCachedCounters } from "../counters/counters";
 import { counterKeys } from "../counters/keys";
 import { fieldsOf } from "../counters/registry";
 import { TRENDING_WINDOWS, type TrendingWindow, windowHours } from "../counters/trending";
 import { isoTimestamp } from "../db/columns";
 import { readRegionsOn } from "../lib/consistency";
 import { isRedisCommandError } from "../lib/errors";
-import { errorText, log } from "../lib/log";
 import { runReadOnly } from "../lib/read-only-scripts";
 import { isRedisRateLimited } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { settleEveryDatabase } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
-import { afterResponse, type Services } from "../lib/services";
+import type { Services } from "../lib/services";
 import { feedKeys, TOMBSTONE } from "./keys";
 import { readPosts } from "./store";
 import { encodeCachedPost, type Post, type PostCounts, postCounts } from "./timeline";
-import { DROP_TRENDING_POSTS, READ_TRENDING, READ_TRENDING_COPY, STORE_TRENDING, TRENDING_CANDIDATES } from "./trending.lua";
+import { DROP_TRENDING_POSTS, NEAR_TRENDING_CANDIDATES, READ_TRENDING, READ_TRENDING_COPY, STORE_TRENDING, TRENDING_CANDIDATES } from "./trending.lua";
 
 export type TrendingItem = { post: Post; counts: PostCounts; score: number };
 export type TrendingPage = { window: TrendingWindow; items: TrendingItem[]; degraded: boolean };
@@ -34,10 +33,12 @@ const LOCK_MS = 10_000;
 const ISOLATE_MS = 2_000;
 /** A delete is remembered this long, far beyond a recompute (which gives up with its lock). */
 const GONE_MS = 60_000;
-/** With read regions, a last copy at most this old is answered while the recompute runs after the answer. */
-const STALE_COPY_MS = 60_000;
-/** With read regions, an isolate sends a window's recompute after answering at most this often. */
-const RECOMPUTE_AFTER_ANSWER_MS = 1_000;
+/**
+ * With read regions, a stored copy at most this old is the answer: the per-minute cron stores every
+ * window's list (`refreshTrending`), and this leaves 30 s for the cron's start and the tasks before
+ * it. A reader finding none that young computes the list itself, read-only, without storing it.
+ */
+export const NEAR_COPY_MAX_AGE_MS = 90_000;
 /** A reader that finds a recompute under way and no list at all asks again after these pauses (ms). */
 const WAIT_MS = [20, 40, 80, 160, 250];
 const WAIT_ATTEMPTS = 60;
@@ -46,8 +47,6 @@ const POST_FIELDS = fieldsOf("post");
 const WINDOWS = Object.keys(TRENDING_WINDOWS) as TrendingWindow[];
 /** Per isolate: the last list of each window and when it was read. */
 const isolateCache = new Map<TrendingWindow, { at: number; items: TrendingItem[] }>();
-/** Per isolate: when a near read last sent a window's recompute after answering. */
-const recomputeSentAt = new Map<TrendingWindow, number>();
 
 /** One database's top posts of a window, with their post cache entries and cached counters. */
 type Candidates = { ids?: string[]; scores?: string[]; posts?: (string | false)[]; counts?: unknown[] };
@@ -69,10 +68,11 @@ type ReadAnswer = Candidates & { items?: TrendingItem[]; wait?: boolean; compute
  * A database that does not answer leaves its posts out of that reader's answer (`degraded: true`),
  * which is not stored: other readers keep the last copy until the lock expires.
  *
- * With read regions (`REDIS_READ_REGIONS` on) a read first asks the nearest region for the stored
- * list, read-only (`readStoredNear`): a warm read never reaches the primary, and a reader that finds
- * only the last copy answers it and sends the recompute after the answer. Only a window with no
- * copy younger than a minute is recomputed before answering, on the primary, as without.
+ * With read regions (`REDIS_READ_REGIONS` on) nothing of a read reaches the primary: the per-minute
+ * cron recomputes and stores every window's list (`refreshTrending`), and a read asks the nearest
+ * region for the stored list (`readStoredNear`); a reader that finds no copy younger than
+ * NEAR_COPY_MAX_AGE_MS computes the list from the region itself (`computeNear`) and keeps it in its
+ * isolate only.
  */
 export async function readTrending(services: Services, window: TrendingWindow, limit: number, now = Date.now()): Promise<TrendingPage> {
   const hit = isolateCache.get(window);
@@ -81,7 +81,14 @@ export async function readTrending(services: Services, window: TrendingWindow, l
   const hours = windowHours(window, now);
   let items: TrendingItem[] | undefined;
   try {
-    if (readRegionsOn(services.env)) items = await readStoredNear(services, window, now);
+    if (readRegionsOn(services.env)) {
+      items = await readStoredNear(services, window);
+      if (!items) {
+        const computed = await computeNear(services, window, hours);
+        if (!computed.complete) return { window, items: computed.items.slice(0, limit), degraded: true };
+        items = computed.items;
+      }
+    }
     for (let attempt = 0; !items; attempt++) {
       const turn = await takeTurn(services, window, hours);
       if (turn !== "wait") {
@@ -101,39 +108,60 @@ export async function readTrending(services: Services, window: TrendingWindow, l
 }
 
 /**
- * With read regions: the stored list as the nearest region has it (one read-only call). A fresh
- * copy is the answer; a last copy not older than STALE_COPY_MS is the answer too, and the
- * recompute goes to the primary after it (`waitUntil`, at most once per RECOMPUTE_AFTER_ANSWER_MS per
- * window and isolate); undefined when the region has neither (the caller recomputes before
- * answering, on the primary, as without read regions).
+ * With read regions: the stored list as the nearest region has it (one read-only call): the fresh
+ * copy, else the last copy if it is at most NEAR_COPY_MAX_AGE_MS old; undefined when the region has
+ * neither (the caller computes the list itself).
  */
-async function readStoredNear(services: Services, window: TrendingWindow, now: number): Promise<TrendingItem[] | undefined> {
+async function readStoredNear(services: Services, window: TrendingWindow): Promise<TrendingItem[] | undefined> {
   const copy = await runReadOnly<string | ReadAnswer>(
     services.redis,
     READ_TRENDING_COPY,
     [counterKeys.trendingResult(window), counterKeys.trendingLast(window)],
-    [String(STALE_COPY_MS), String(LAST_COPY_SECONDS * 1000)],
+    [String(NEAR_COPY_MAX_AGE_MS), String(LAST_COPY_SECONDS * 1000)],
   );
-  const answer = (typeof copy === "string" ? JSON.parse(copy) : copy) as ReadAnswer & { stale?: boolean };
-  if (!answer.items) return undefined;
-  if (answer.stale && now - (recomputeSentAt.get(window) ?? Number.NEGATIVE_INFINITY) >= RECOMPUTE_AFTER_ANSWER_MS) {
-    recomputeSentAt.set(window, now);
-    services.waitUntil(recomputeAfterAnswer(services, window, now));
-  }
-  return answer.items;
+  return ((typeof copy === "string" ? JSON.parse(copy) : copy) as ReadAnswer).items;
 }
 
 /**
- * The recompute a near read sent after answering a last copy: one turn on the primary (it finds the
- * fresh copy another reader stored, or takes the lock and recomputes, or finds it taken). On
- * services of its own: the reader's Postgres pool is closed once it has answered.
+ * With read regions, when no stored copy is young enough (the cron has not run, or failed): the
+ * list computed as a recompute does, from every database's nearest region, read-only
+ * (NEAR_TRENDING_CANDIDATES, in parallel), merged and hydrated (post misses from Postgres, counter
+ * misses completed near and cached after the answer), without the lock and without storing it (a
+ * read region cannot write): the caller keeps it in its isolate. Posts deleted in the last minute
+ * (`gone`, database 0) are left out with the tombstoned ones. Database 0 failing fails the read;
+ * another database failing leaves its posts out (`complete` false), as in a recompute.
  */
-async function recomputeAfterAnswer(reader: Services, window: TrendingWindow, now: number): Promise<void> {
-  try {
-    await afterResponse(reader, (services) => takeTurn(services, window, windowHours(window, now)));
-  } catch (err) {
-    log.warn({ message: "trending recompute after answer failed", window, error: errorText(err) });
+async function computeNear(services: Services, window: TrendingWindow, hours: number[]): Promise<{ items: TrendingItem[]; complete: boolean }> {
+  const keys = [counterKeys.trendingGone(), ...hours.map((h) => counterKeys.trendingBucket(h))];
+  const args = (index: number) => [String(CANDIDATES), feedKeys.postPrefix(), counterKeys.cache("post", ""), index === 0 ? "1" : "0", ...POST_FIELDS];
+  const settled = await settleEveryDatabase(services.databases, (index) =>
+    runReadOnly<string | (Candidates & { gone?: unknown })>(services.redisAt(index), NEAR_TRENDING_CANDIDATES, keys, args(index)).then(
+      (raw) => (typeof raw === "string" ? JSON.parse(raw) : raw) as Candidates & { gone?: unknown },
+    ),
+  );
+  const first = settled.get(0);
+  if (first?.status === "rejected") throw first.reason;
+  const { parts, complete } = answeredParts(settled);
+  const gone = new Set(Array.isArray(parts[0]?.gone) ? parts[0].gone.map(String) : []);
+  const items = await computeItems(services, mergeParts(parts), "near");
+  return { items: gone.size > 0 ? items.filter((i) => !gone.has(i.post.id)) : items, complete };
+}
+
+/**
+ * The per-minute cron's part with read regions on (`feed.trending-refresh`): one turn per window on
+ * the primary, as a reader without read regions takes it (the lock keeps it to one recompute per
+ * window however many runs overlap; a fresh copy is kept). Reads then find a copy at most a minute
+ * and the cron's start old. Off, reads recompute as they always did and this does nothing.
+ */
+export async function refreshTrending(services: Services, now = Date.now()): Promise<{ recomputed: TrendingWindow[]; kept: TrendingWindow[]; incomplete: TrendingWindow[] } | { skipped: string }> {
+  if (!readRegionsOn(services.env)) return { skipped: "read regions off: readers recompute" };
+  const report = { recomputed: [] as TrendingWindow[], kept: [] as TrendingWindow[], incomplete: [] as TrendingWindow[] };
+  for (const window of WINDOWS) {
+    const turn = await takeTurn(services, window, windowHours(window, now));
+    if (turn === "wait" || !turn.computed) report.kept.push(window);
+    else (turn.complete ? report.recomputed : report.incomplete).push(window);
   }
+  return report;
 }
 
 /**
@@ -142,7 +170,7 @@ async function recomputeAfterAnswer(reader: Services, window: TrendingWindow, no
  * then nothing was stored); or the last list while another caller recomputes; or "wait" when a
  * recompute is under way and no list was ever stored.
  */
-async function takeTurn(services: Services, window: TrendingWindow, hours: number[]): Promise<{ items: TrendingItem[]; complete: boolean } | "wait"> {
+async function takeTurn(services: Services, window: TrendingWindow, hours: number[]): Promise<{ items: TrendingItem[]; complete: boolean; computed: boolean } | "wait"> {
   const keys = [
     counterKeys.trendingResult(window),
     counterKeys.trendingLast(window),
@@ -153,10 +181,11 @@ async function takeTurn(services: Services, window: TrendingWindow, hours: numbe
   const token = crypto.randomUUID();
   const args = [String(CANDIDATES), feedKeys.postPrefix(), counterKeys.cache("post", ""), token, String(LOCK_MS), ...POST_FIELDS];
   const answer = await runScript<ReadAnswer>(services.redis, READ_TRENDING, keys, args);
-  if (answer.items) return { items: answer.items, complete: true };
+  if (answer.items) return { items: answer.items, complete: true, computed: false };
   if (!answer.computed) return "wait";
   const merged = await mergeCandidates(services, window, hours, answer);
-  return { items: await storeRecomputed(services, window, token, await computeItems(services, merged.candidates), merged.complete), complete: merged.complete };
+  const items = await computeItems(services, merged.candidates, "warm");
+  return { items: await storeRecomputed(services, window, token, items, merged.complete), complete: merged.complete, computed: true };
 }
 
 async function runScript<T>(redis: ScriptRunner, source: string, keys: string[], args: string[]): Promise<T> {
@@ -206,13 +235,28 @@ async function mergeCandidates(services: Services, window: TrendingWindow, hours
   const keys = [counterKeys.trendingScratch(window), ...hours.map((h) => counterKeys.trendingBucket(h))];
   const args = [String(CANDIDATES), feedKeys.postPrefix(), counterKeys.cache("post", ""), ...POST_FIELDS];
   const settled = await settleEveryDatabase(n, (index) => runScript<Candidates>(services.redisAt(index), TRENDING_CANDIDATES, keys, args), 0);
-  const parts: Candidates[] = [first];
+  const { parts, complete } = answeredParts(settled);
+  return { candidates: mergeParts([first, ...parts]), complete };
+}
+
+/**
+ * The databases' answers, in index order; `complete` false when one did not answer or was past its
+ * command budget (its posts are missing). Any other failure is thrown.
+ */
+function answeredParts<T>(settled: Map<number, PromiseSettledResult<T>>): { parts: T[]; complete: boolean } {
+  const parts: T[] = [];
   let complete = true;
   for (const r of settled.values()) {
     if (r.status === "fulfilled") parts.push(r.value);
     else if (isRedisOutage(r.reason) || isRedisRateLimited(r.reason)) complete = false;
     else throw r.reason;
   }
+  return { parts, complete };
+}
+
+/** The databases' candidates as one list: by score (ties as ZREVRANGE orders them: member descending), cut to CANDIDATES. */
+function mergeParts(parts: readonly Candidates[]): Candidates {
+  if (parts.length === 1) return parts[0]!;
   type Row = { id: string; score: string; post: string | false | undefined; counts: unknown };
   const rows: Row[] = [];
   for (const part of parts) {
@@ -221,14 +265,15 @@ async function mergeCandidates(services: Services, window: TrendingWindow, hours
   }
   rows.sort((a, b) => Number(b.score) - Number(a.score) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const top = rows.slice(0, CANDIDATES);
-  return {
-    candidates: { ids: top.map((r) => r.id), scores: top.map((r) => r.score), posts: top.map((r) => r.post ?? false), counts: top.map((r) => r.counts) },
-    complete,
-  };
+  return { ids: top.map((r) => r.id), scores: top.map((r) => r.score), posts: top.map((r) => r.post ?? false), counts: top.map((r) => r.counts) };
 }
 
-/** Hydrates a recomputed top list: cached posts and counters, misses from Postgres; deleted or unknown posts dropped. */
-async function computeItems(services: Services, answer: Candidates) {
+/**
+ * Hydrates a top list: cached posts and counters, misses from Postgres; deleted or unknown posts
+ * dropped. Counter misses are warmed on the primary first for a list that is stored ("warm"), and
+ * completed near (cached after the answer) for a list a reader computed itself ("near").
+ */
+async function computeItems(services: Services, answer: Candidates, counters: "warm" | "near") {
   const ids = (Array.isArray(answer.ids) ? answer.ids : []).map(String);
   if (ids.length === 0) return [];
   const posts = new Map<string, string>();
@@ -244,7 +289,10 @@ async function computeItems(services: Services, answer: Candidates) {
     posts.set(r.id, r.deleted ? TOMBSTONE : encodeCachedPost({ authorId: r.author_id, text: r.text, createdAt: isoTimestamp(r.created_at) }));
   }
   const countMisses = ids.filter((id) => !counts.has(id) && posts.has(id) && posts.get(id) !== TOMBSTONE);
-  if (countMisses.length > 0) for (const [id, row] of await completeFromSnapshot(services, "post", countMisses, "warm")) counts.set(id, row);
+  if (countMisses.length > 0) {
+    const completed = counters === "near" ? await completeForRead(services, "post", countMisses) : await completeFromSnapshot(services, "post", countMisses, "warm");
+    for (const [id, row] of completed) counts.set(id, row);
+  }
   const items: TrendingItem[] = [];
   ids.forEach((id, i) => {
     const cached = posts.get(id);

@@ -9,10 +9,8 @@
  * (test/badges/read-only.test.ts); this one watches the routing itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Redis } from "@upstash/redis";
 import type { Redis as RedisConnection } from "ioredis";
 import type { ReadRegion } from "../../scripts/stack/far-region.js";
-import type { UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
 import { activeRecord } from "../../src/badges/active";
 import { getBadgesAndBigFollows } from "../../src/badges/badges";
 import { readDirectMessages } from "../../src/badges/dms";
@@ -23,17 +21,14 @@ import { takeActiveUsers } from "../../src/badges/repair";
 import type { Env } from "../../src/env";
 import { readFeedUnseenMany } from "../../src/feed/unseen";
 import type { Services } from "../../src/lib/services";
-import { eventually } from "../support/eventually";
-import { startRegionWithPrimary, type RegionWithPrimary } from "../support/read-region";
+import { regionServices, startRegionWithPrimary, type RegionWithPrimary } from "../support/read-region";
 
 describe("badge reads through a read region 40 ms from the primary", () => {
   const FAR_MS = 40;
   const user = "4242";
   let world: RegionWithPrimary;
-  let primaryBridge: UpstashBridge;
   let region: ReadRegion;
   let primaryServer: RedisConnection;
-  let replicaServer: RedisConnection;
   let services: Services;
   /** The same, as a deployment with read regions on (`REDIS_READ_REGIONS = "on"`) builds it. */
   let withRegions: Services;
@@ -41,21 +36,9 @@ describe("badge reads through a read region 40 ms from the primary", () => {
 
   beforeAll(async () => {
     world = await startRegionWithPrimary({ name: "badges read-region test primary", token: "badges-region-token", farRoundTripMs: FAR_MS });
-    ({ primaryBridge, region, primaryServer, replicaServer } = world);
-    // The Worker's client of a deployment with read regions: each request answered as fresh as the region has it.
-    const client = new Redis({ url: region.restUrl, token: primaryBridge.token, enableAutoPipelining: false, readYourWrites: false }) as unknown as Services["redis"];
-    services = {
-      env: {} as Env,
-      redis: client,
-      databases: 1,
-      redisAt: () => client,
-      redisFor: () => client,
-      get db(): never {
-        throw new Error("a warm badges read reads no Postgres");
-      },
-      events: { emit: async () => {} } as unknown as Services["events"],
-      waitUntil: (p) => void background.push(p),
-    };
+    ({ region, primaryServer } = world);
+    services = regionServices(world, { noPostgres: "a warm badges read reads no Postgres", waitUntil: (p) => void background.push(p) });
+    // The same, as a deployment with read regions on (`REDIS_READ_REGIONS = "on"`) builds it.
     withRegions = Object.create(services, { env: { value: { REDIS_READ_REGIONS: "on" } as Env } });
     // A warm user: every cache built, recorded active this minute, TTLs renewed today.
     const now = Date.now();
@@ -75,13 +58,7 @@ describe("badge reads through a read region 40 ms from the primary", () => {
   }, 60_000);
   afterAll(() => world?.stop());
 
-  /** Resolves once the replica has applied everything the primary has. */
-  async function replicated() {
-    const offset = (info: string) => Number(/^master_repl_offset:(\d+)/m.exec(info)![1]);
-    const target = offset(await primaryServer.info("replication"));
-    const reached = await eventually(async () => offset(await replicaServer.info("replication")), (at) => at >= target, 10_000);
-    if (reached < target) throw new Error(`the replica is at ${reached}, the primary at ${target}`);
-  }
+  const replicated = () => world.replicated();
 
   /** What `read` sent to the replica and to the primary, and what was written after it (background). */
   async function routed(read: () => Promise<unknown>) {

@@ -8,10 +8,14 @@
  * beforeAll(async () => (world = await startRegionWithPrimary({ name: "x test primary", token: "x-token", farRoundTripMs: 40 })));
  * afterAll(() => world?.stop());
  */
+import { Redis } from "@upstash/redis";
 import { Redis as RedisConnection } from "ioredis";
 import { startReadRegion, type ReadRegion, type ReadRegionOptions } from "../../scripts/stack/far-region.js";
 import { startRedis, type RedisHandle } from "../../scripts/stack/redis.js";
 import { startUpstashBridge, type UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
+import type { Env } from "../../src/env";
+import type { Services } from "../../src/lib/services";
+import { eventually } from "./eventually";
 
 export interface RegionWithPrimary {
   primary: RedisHandle;
@@ -19,6 +23,8 @@ export interface RegionWithPrimary {
   region: ReadRegion;
   primaryServer: RedisConnection;
   replicaServer: RedisConnection;
+  /** Resolves once the replica has applied everything the primary has. */
+  replicated(): Promise<void>;
   /** Stops all of it, last started first. */
   stop(): Promise<void>;
 }
@@ -45,9 +51,37 @@ export async function startRegionWithPrimary({
     stops.push(() => primaryServer.disconnect());
     const replicaServer = new RedisConnection(region.replicaUrl);
     stops.push(() => replicaServer.disconnect());
-    return { primary, primaryBridge, region, primaryServer, replicaServer, stop };
+    const replicated = async () => {
+      const offset = (info: string) => Number(/^master_repl_offset:(\d+)/m.exec(info)![1]);
+      const target = offset(await primaryServer.info("replication"));
+      const reached = await eventually(async () => offset(await replicaServer.info("replication")), (at) => at >= target, 10_000);
+      if (reached < target) throw new Error(`the replica is at ${reached}, the primary at ${target}`);
+    };
+    return { primary, primaryBridge, region, primaryServer, replicaServer, replicated, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/**
+ * The services of a Worker in the region's data centre (one database): its Redis client is the
+ * region's REST URL as a deployment with read regions has it (each request answered as fresh as the
+ * region has it; writes forwarded to the primary), Postgres refused with `noPostgres` (the reads
+ * under test read none), `waitUntil` handed to the test.
+ */
+export function regionServices(world: RegionWithPrimary, options: { env?: Partial<Env>; noPostgres: string; waitUntil: (p: Promise<unknown>) => void }): Services {
+  const client = new Redis({ url: world.region.restUrl, token: world.primaryBridge.token, enableAutoPipelining: false, readYourWrites: false }) as unknown as Services["redis"];
+  return {
+    env: (options.env ?? {}) as Env,
+    redis: client,
+    databases: 1,
+    redisAt: () => client,
+    redisFor: () => client,
+    get db(): never {
+      throw new Error(options.noPostgres);
+    },
+    events: { emit: async () => {} } as unknown as Services["events"],
+    waitUntil: options.waitUntil,
+  };
 }
