@@ -12,6 +12,7 @@ import { Redis as RedisConnection } from "ioredis";
 import { startReadRegion, type ReadRegion, type ReadRegionOptions } from "../../scripts/stack/far-region.js";
 import { startRedis, type RedisHandle } from "../../scripts/stack/redis.js";
 import { startUpstashBridge, type UpstashBridge } from "../../scripts/stack/upstash-bridge.js";
+import { eventually } from "./eventually";
 
 export interface RegionWithPrimary {
   primary: RedisHandle;
@@ -19,6 +20,8 @@ export interface RegionWithPrimary {
   region: ReadRegion;
   primaryServer: RedisConnection;
   replicaServer: RedisConnection;
+  /** Resolves once the replica has applied everything the primary has (set-up written to the primary is then readable near). */
+  replicated(): Promise<void>;
   /** Stops all of it, last started first. */
   stop(): Promise<void>;
 }
@@ -45,7 +48,13 @@ export async function startRegionWithPrimary({
     stops.push(() => primaryServer.disconnect());
     const replicaServer = new RedisConnection(region.replicaUrl);
     stops.push(() => replicaServer.disconnect());
-    return { primary, primaryBridge, region, primaryServer, replicaServer, stop };
+    const replicated = async () => {
+      const offset = (info: string) => Number(/^master_repl_offset:(\d+)/m.exec(info)![1]);
+      const target = offset(await primaryServer.info("replication"));
+      const reached = await eventually(async () => offset(await replicaServer.info("replication")), (at) => at >= target, 10_000);
+      if (reached < target) throw new Error(`the replica is at ${reached}, the primary at ${target}`);
+    };
+    return { primary, primaryBridge, region, primaryServer, replicaServer, replicated, stop };
   } catch (error) {
     await stop();
     throw error;
