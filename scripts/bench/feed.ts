@@ -209,8 +209,8 @@ async function benchAt(databases: number): Promise<string> {
     const ranked = await measured("ranked page (300 candidates scored)", () =>
       runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: auth(i) }) }),
     );
-    // A later ranked page reads the snapshot its first page stored: one first page per reader, then
-    // their second pages over and over (a snapshot is read, never changed, by its pages).
+    // A later ranked page hydrates the slice of the ranking its cursor carries: one first page per
+    // reader, then their second pages over and over (a cursor is read, never changed, by its pages).
     const rankedCursors = await Promise.all(
       Array.from({ length: READERS }, async (_, r) => {
         const first = (await (await fetch(`${bench.url}/v1/me/feed?order=ranked&limit=20`, { headers: auth(r) })).json()) as { nextCursor: string | null };
@@ -218,7 +218,7 @@ async function benchAt(databases: number): Promise<string> {
         return first.nextCursor;
       }),
     );
-    await measured("ranked page, next (snapshot read)", () =>
+    await measured("ranked page, next (cursor's slice)", () =>
       runLoad({
         baseUrl: bench.url,
         concurrency: CONCURRENCY,
@@ -407,6 +407,7 @@ async function benchAt(databases: number): Promise<string> {
       { measure: "ranked page p99 ms / chronological p99 ms", value: `${fmt(ranked.result.p99Ms)} / ${fmt(chrono.result.p99Ms)}` },
       { measure: "ranked page req/s / chronological req/s", value: `${fmt(ranked.result.rps)} / ${fmt(chrono.result.rps)}` },
       { measure: "ranked page: throughput vs chronological (same run)", value: ranked.result.rps / chrono.result.rps },
+      { measure: "ranked first page's cursor (the rest of the ranking): characters, longest of the readers'", value: Math.max(...rankedCursors.map((c) => c.length)) },
       { measure: "merged page: speedup vs naive", value: merged.result.rps / mergedNaive.result.rps },
       { measure: "trending: billed commands added per increment (ZINCRBY per like)", value: trendingPerIncrement },
       { measure: "trending: billed commands per increment in all", value: incrBilled.total / incrOk },

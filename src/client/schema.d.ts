@@ -6671,7 +6671,7 @@ export interface paths {
                     limit?: number;
                     /** @description Opaque cursor from a previous page's nextCursor */
                     cursor?: string;
-                    /** @description `ranked`: the newest 300 items scored by `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5`; the cursor walks one snapshot of that ranking (15 minutes), so items do not move between pages; drop the cursor for a new one */
+                    /** @description `ranked`: the newest 300 items scored by `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5`; the cursor carries that ranking (at most 4 KB) and walks it for 15 minutes, so items do not move between pages; after that, or with a cursor of an earlier version, it is refused (400 on `cursor`): drop the cursor for a new ranking */
                     order?: "chronological" | "ranked";
                 };
                 header?: never;

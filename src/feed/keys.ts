@@ -6,8 +6,7 @@
  * stay below 2^53 (Lua and zset scores are doubles); identity ids start at 1 and grow by one.
  *
  * OWNERS (where a key lives at N > 1, `src/lib/redis-topology.ts`): the READER's database for
- * `timeline`, `flags`, `unfollowEpoch`, `intent` (the follower's), `bigFollows`, `seen` and
- * `rankedSnapshot`; the POST's database for a live `post` cache entry; EVERY database for
+ * `timeline`, `flags`, `unfollowEpoch`, `intent` (the follower's), `bigFollows` and `seen`; the POST's database for a live `post` cache entry; EVERY database for
  * `outbox`, `bigStates`, `activity` (read on every page and badges call, written rarely) and a
  * `post` tombstone (`d`: every reader's first round and every fan-out page sees it on its own
  * database). At N = 1 all of them are on the one database.
@@ -61,8 +60,11 @@ export const OUTBOX_CAP = 1000;
 export const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
 /** The ranked feed scores this many newest items of the merged timeline. */
 export const RANKED_CANDIDATES = 300;
-/** A ranked snapshot lives this long; a cursor into an expired one is refused (400). */
-export const RANKED_SNAPSHOT_TTL_SECONDS = 15 * 60;
+/**
+ * A ranking's cursor (which carries the ranking: ranked-cursor.ts) is refused this long after the
+ * ranking was made (400, start again): a walk shows counts as they are, in an order that was.
+ */
+export const RANKING_TTL_MS = 15 * 60 * 1000;
 
 /** Sentinel members of a timeline (score 0, below every post id). */
 export const BUILT = "0";
@@ -130,8 +132,8 @@ export const feedKeys = {
   bigStates: () => "feed:big",
   /** Sorted set author → newest post id, for big and transitioning accounts ("most recently active first"). On EVERY database. */
   activity: () => "feed:act",
-  /** List of the members of one ranked snapshot, in ranked order. TTL 15 minutes. */
-  rankedSnapshot: (userId: string, snapshot: string) => `feed:rk:${userId}:${snapshot}`,
+  // (`feed:rk:{user}:{snapshot}`, a ranked first page's stored ranking up to this version, is
+  // written by nothing any more: the cursor carries the ranking. Its keys expire within 15 minutes.)
   /**
    * HOT-ONLY string: the newest post id (score) of the user's timeline when they last read its
    * first page — the `feed` badge is the timeline's posts above it (`ZCOUNT (marker +inf`, read

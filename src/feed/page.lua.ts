@@ -6,9 +6,9 @@ import { MERGED_TOP_FUNCTION } from "./unseen.lua";
 /**
  * Every page script is read-only (\`#!lua flags=no-writes\`, called with EVALSHA_RO: a read region of
  * a Global database answers it, docs/scale.md#apps-worldwide). What a page used to write in passing
- * — dropping tombstoned members, renewing TTLs, marking a timeline as building, storing a ranked
- * snapshot — it now reports, and the Worker sends it as a write of its own (\`UPKEEP_TIMELINE\`,
- * \`MARK_BUILDING\`, \`STORE_RANKING\`), only when there is something to write.
+ * — dropping tombstoned members, renewing TTLs, marking a timeline as building — it now reports,
+ * and the Worker sends it as a write of its own (\`UPKEEP_TIMELINE\`, \`MARK_BUILDING\`), only when
+ * there is something to write. A ranking is stored nowhere: its cursor carries it (ranked-cursor.ts).
  */
 /**
  * Lua functions of a page, shared by the chronological read, the build and the ranked read. `cfg`
@@ -27,7 +27,8 @@ import { MERGED_TOP_FUNCTION } from "./unseen.lua";
  * Redis: a cold page answered from what its build read, while the build is written beside it.
  *
  * hydrate(cfg, members): each member's post cache entry, its cached counters (the counters
- * capability's reader: one cache, one never-double-count rule) and the reader's flag fields. A
+ * capability's reader: one cache, one never-double-count rule) and the reader's flag fields
+ * (members are \`postId:authorId\`, or bare post ids: a ranked next page's, from its cursor). A
  * tombstoned post (\`d\`) comes back as such: the Worker leaves it out and drops it from the timeline
  * (\`UPKEEP_TIMELINE\`). Billed: MGET + counters' reader + HMGET.
  *
@@ -83,7 +84,7 @@ local function hydrate(cfg, members)
   if #members == 0 then return {members = {}} end
   local postKeys, counterKeys, flagFields = {}, {}, {'f', 'x'}
   for i, m in ipairs(members) do
-    local id = string.match(m, '^(%d+):')
+    local id = string.match(m, '^(%d+)')
     postKeys[i] = cfg.postPrefix .. id
     counterKeys[i] = cfg.counterPrefix .. id
     flagFields[#flagFields + 1] = 'l' .. id
@@ -268,19 +269,19 @@ end
  * The ranked home page, read-only. A first page (no cursor) scores the RANKED_CANDIDATES newest
  * items of the merged timeline — `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5`
  * from the cached counters and the post's creation time — and answers its first page with the
- * whole ranking (\`ranked\`) and the tombstoned candidates (\`gone\`): the Worker stores the ranking as
- * a snapshot (STORE_RANKING, a list with a short TTL) just after the answer; later pages read that
- * snapshot from \`offset\`, so items never move between pages while the user scrolls. Candidates
- * whose post or counters are not cached come back as \`missing\` (the caller fills them and asks
- * again).
+ * ids of the rest of the ranking (\`rest\`, ranked order) and the tombstoned candidates (\`gone\`):
+ * the Worker puts \`rest\` in the cursor (ranked-cursor.ts), and a later page (mode 'page') hydrates
+ * exactly the ids of its slice, given after the config, so items never move between pages while
+ * the user scrolls. Candidates whose post or counters are not cached come back as \`missing\` (the
+ * caller fills them and asks again).
  * Mode 'members' (N > 1): the candidates (newest first) and the reader's flags for them (\`flags\`:
  * the hash's f and x; \`on\`: 2p + 1 for a liked candidate at 0-based place p, 2p + 2 for a
  * favourited one), and this database's own share of the ranking (\`order\`, \`scores\`, \`posts\`,
  * \`counts\`, \`gone\`: see ranking_answer); every other database scores its own
- * (SCORE_CANDIDATES), the caller merges them and stores the snapshot.
- * ARGV: mode ('new'|'page'|'members'), offset, limit, first ('1': answer the marker view), now (ms),
- * candidates, likes/comments/forwards positions in the fields, then the config. KEYS[7]: the
- * snapshot list.
+ * (SCORE_CANDIDATES), the caller merges them.
+ * ARGV: mode ('new'|'page'|'members'), limit, first ('1': answer the marker view), now (ms),
+ * candidates, likes/comments/forwards positions in the fields, then the config, then (mode 'page')
+ * the post ids of the page.
  */
 export const READ_RANKED = `${NO_WRITES}${PAGE_FUNCTIONS}${READ_CONFIG}${RANKING_FUNCTIONS}
 -- The first ranked page, hydrated from what the ranking read (the same call, so the same values
@@ -303,20 +304,16 @@ local function ranked_page(cfg, members, order, posts, packed, limit)
 end
 
 local mode = ARGV[1]
-local offset = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
-local first = ARGV[4] == '1'
-local now = tonumber(ARGV[5])
-local candidates = tonumber(ARGV[6])
-local iLikes, iComments, iForwards = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
-local cfg = read_config(10)
-local snapshot = KEYS[7]
+local limit = tonumber(ARGV[2])
+local first = ARGV[3] == '1'
+local now = tonumber(ARGV[4])
+local candidates = tonumber(ARGV[5])
+local iLikes, iComments, iForwards = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local cfg = read_config(9)
 
 if mode == 'page' then
-  local members = redis.call('LRANGE', snapshot, offset, offset + limit - 1)
-  if #members == 0 and redis.call('EXISTS', snapshot) == 0 then return cjson.encode({expired = true}) end
-  local page = hydrate(cfg, members)
-  page.more = redis.call('LLEN', snapshot) > offset + limit
+  -- A later page: the ids its cursor gave, hydrated as any page is (the Worker knows what follows).
+  local page = hydrate(cfg, {unpack(ARGV, cfg.nextArg)})
   page.renew = renewal_due(cfg)
   return cjson.encode(page)
 end
@@ -367,9 +364,8 @@ end
 local order, missing, posts, packed, _, gone = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
 if #missing > 0 then return cjson.encode({missing = missing}) end
 local page = ranked_page(cfg, members, order, posts, packed, limit)
-page.more = #order > limit
-page.ranked = {}
-for k, i in ipairs(order) do page.ranked[k] = members[i] end
+page.rest = {}
+for k = limit + 1, #order do page.rest[k - limit] = string.match(members[order[k]], '^(%d+)') end
 page.gone = gone
 page.renew = renewal_due(cfg)
 if first then marker_view(cfg, page) end
@@ -401,25 +397,6 @@ return cjson.encode(ranking_answer({gone = gone}, order, scoreOf, posts, packed,
 `;
 
 /**
- * A ranked first page's snapshot, ranked by the page's read (READ_RANKED at N = 1; the caller's
- * merge of every database's SCORE_CANDIDATES at N > 1): stored on the reader's database just after
- * the answer (DEL first: the same snapshot is never written twice), and the tombstoned candidates
- * the ranking met leave the timeline. KEYS: feed:rk:{user}:{snapshot}, feed:tl:{user}. ARGV: TTL,
- * the number of tombstoned members, them, then the members in ranked order.
- * Billed: EVALSHA + DEL + RPUSH + EXPIRE (+ ZREM).
- */
-export const STORE_RANKING = `
-local gone = tonumber(ARGV[2])
-if gone > 0 then redis.call('ZREM', KEYS[2], unpack(ARGV, 3, 2 + gone)) end
-if #ARGV > 2 + gone then
-  redis.call('DEL', KEYS[1])
-  redis.call('RPUSH', KEYS[1], unpack(ARGV, 3 + gone))
-  redis.call('EXPIRE', KEYS[1], ARGV[1])
-end
-return 1
-`;
-
-/**
  * Marks a timeline that is not built as building (sentinel \`b\`, short TTL) BEFORE the caller reads
  * Postgres, so a post fanned out while the build runs lands in it, and answers the unfollow epoch
  * the build must still see when it writes — read here, on the primary, not on a replica that may
@@ -440,10 +417,17 @@ return cjson.encode({epoch = redis.call('GET', KEYS[2]) or '0'})
  * the TTLs are due (\`renewal_due\`) — the timeline (when it holds posts), the pulled set and a
  * usable flags hash (a floor and not overflowed) get their 7 days again.
  * KEYS: feed:tl:{user}, feed:bf:{user}, feed:rx:{user}. ARGV: TTL, renew ('1' | ''), then the members
- * to drop. Billed: EVALSHA (+ ZREM) (+ ZCARD + EXPIRE + EXPIRE + HMGET (+ EXPIRE)).
+ * to drop: \`postId:authorId\`, or a bare post id (a ranked next page knows only the ids its cursor
+ * carries), dropped by its score, the post id. Billed: EVALSHA (+ ZREM) (+ ZREMRANGEBYSCORE per bare
+ * id) (+ ZCARD + EXPIRE + EXPIRE + HMGET (+ EXPIRE)).
  */
 export const UPKEEP_TIMELINE = `
-if #ARGV > 2 then redis.call('ZREM', KEYS[1], unpack(ARGV, 3)) end
+local members = {}
+for i = 3, #ARGV do
+  if string.find(ARGV[i], ':', 1, true) then members[#members + 1] = ARGV[i]
+  else redis.call('ZREMRANGEBYSCORE', KEYS[1], ARGV[i], ARGV[i]) end
+end
+if #members > 0 then redis.call('ZREM', KEYS[1], unpack(members)) end
 if ARGV[2] == '1' then
   if redis.call('ZCARD', KEYS[1]) > 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
   redis.call('EXPIRE', KEYS[2], ARGV[1])

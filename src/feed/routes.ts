@@ -3,6 +3,7 @@ import { authenticate } from "../lib/auth";
 import { IdSchema } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonContent, newRouter } from "../lib/openapi";
 import { PaginationQuery } from "../lib/pagination";
+import { RANKED_CURSOR_MAX_LENGTH } from "./ranked-cursor";
 import { readHomeFeed } from "./timeline";
 import { readingFirstPage } from "./unseen";
 import { MAX_TRENDING, readTrending, TRENDING_WINDOWS } from "./trending";
@@ -80,13 +81,19 @@ export const feedRoutes = newRouter().openapi(
     middleware: [authenticate()] as const,
     request: {
       query: PaginationQuery.extend({
+        // A ranked cursor carries the ranking's ids (ranked-cursor.ts: at most 3,203 characters).
+        cursor: z
+          .string()
+          .max(RANKED_CURSOR_MAX_LENGTH)
+          .optional()
+          .openapi({ param: { name: "cursor", in: "query" }, description: "Opaque cursor from a previous page's nextCursor" }),
         order: z
           .enum(["chronological", "ranked"])
           .default("chronological")
           .openapi({
             param: { name: "order", in: "query" },
             description:
-              "`ranked`: the newest 300 items scored by `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5`; the cursor walks one snapshot of that ranking (15 minutes), so items do not move between pages; drop the cursor for a new one",
+              "`ranked`: the newest 300 items scored by `(1 + likes + 2·comments + 3·forwards) / (age_hours + 2)^1.5`; the cursor carries that ranking (at most 4 KB) and walks it for 15 minutes, so items do not move between pages; after that, or with a cursor of an earlier version, it is refused (400 on `cursor`): drop the cursor for a new ranking",
           }),
       }),
     },

@@ -21,7 +21,6 @@ import {
   maxPulledAccounts,
   DEFAULT_TIMELINE_CAP,
   RANKED_CANDIDATES,
-  RANKED_SNAPSHOT_TTL_SECONDS,
   EMPTY_TIMELINE_TTL_SECONDS,
   feedKeys,
   FLAGS_CAP,
@@ -31,8 +30,9 @@ import {
   TOMBSTONE,
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
-import { MARK_BUILDING, READ_PAGE, READ_RANKED, SCORE_CANDIDATES, STORE_RANKING, UPKEEP_TIMELINE } from "./page.lua";
+import { MARK_BUILDING, READ_PAGE, READ_RANKED, SCORE_CANDIDATES, UPKEEP_TIMELINE } from "./page.lua";
 import { postCopies } from "./post-copies";
+import { decodeRankedCursor, encodeRankedCursor, isRankedCursor, rankingExpired, type RankedCursor } from "./ranked-cursor";
 import { firstPageWatch, type FirstPageWatch } from "./unseen";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
 
@@ -71,11 +71,12 @@ type RawPage = {
   renew?: boolean;
   top?: string | false;
   marker?: string | false;
+  /** Tombstoned timeline members a ranking met beyond the page (dropped with the page's upkeep). */
+  gone?: string[];
 };
-type ScriptAnswer = ({ cold: true } | { retry: true } | { expired: true } | { missing: string[] } | { ready: true } | { epoch: string } | RawPage) & {
+type ScriptAnswer = ({ cold: true } | { retry: true } | { missing: string[] } | { ready: true } | { epoch: string } | RawPage) & {
   cold?: boolean;
   retry?: boolean;
-  expired?: boolean;
   ready?: boolean;
   epoch?: string;
   missing?: string[];
@@ -233,7 +234,7 @@ async function buildTimeline(services: Services, userId: string, max: string, li
 }
 
 /**
- * Sends a write a page found to do — fills, the timeline's upkeep, a ranked snapshot — once the
+ * Sends a write a page found to do — fills, the timeline's upkeep — once the
  * answer is on its way (`waitUntil`): the answer never waits on the primary for it. Its failure
  * only loses a cache write (an outage, expected, is not even logged).
  */
@@ -275,8 +276,9 @@ async function hydrate(
     const [id, authorId] = m.split(":") as [string, string];
     return { id, authorId, member: m };
   });
+  const gone = Array.isArray(raw.gone) ? raw.gone : []; // cjson: {} for an empty table
   if (members.length === 0) {
-    upkeep(services, userId, [], raw.renew === true);
+    upkeep(services, userId, gone, raw.renew === true);
     return { items: [], degraded: false };
   }
   // N > 1: posts of other databases than the reader's, from their own databases (round 2), unless
@@ -358,12 +360,7 @@ async function hydrate(
     if (fill === "await") await written;
     else afterAnswer(services, "cache fill", written);
   }
-  upkeep(
-    services,
-    userId,
-    members.filter((m) => posts.get(m.id) === TOMBSTONE).map((m) => m.member),
-    raw.renew === true,
-  );
+  upkeep(services, userId, [...members.filter((m) => posts.get(m.id) === TOMBSTONE).map((m) => m.member), ...gone], raw.renew === true);
 
   const items: FeedItem[] = [];
   for (const m of members) {
@@ -557,40 +554,52 @@ export function rankScore(counts: PostCounts, createdAtMs: number, now: number):
   return (1 + counts.likes + 2 * counts.comments + 3 * counts.forwards) / (ageHours + 2) ** 1.5;
 }
 
-function decodeRankedCursor(cursor: string): { snapshot: string; offset: number } {
-  const [snapshot, offset] = decodeCursor(cursor, 2) as [string, string];
-  if (!/^[a-z0-9-]{1,40}$/.test(snapshot) || !/^\d{1,4}$/.test(offset) || Number(offset) > RANKED_CANDIDATES) {
-    throw new ApiError("bad_request", "Invalid cursor", [{ field: "cursor", message: "is not a cursor this endpoint issued" }]);
+/**
+ * Where a ranked cursor goes on: the ranking it carries (ranked-cursor.ts), or — the degraded
+ * walk's `["pg", offset]` — the Postgres ranking again from that offset. A cursor of the stored
+ * rankings before (`[snapshot, offset]`) names a ranking kept nowhere now: expired, as after 15
+ * minutes, and the client starts again.
+ */
+function rankedPosition(cursor: string, now: number): RankedCursor | { pg: number } {
+  if (isRankedCursor(cursor)) return decodeRankedCursor(cursor, now);
+  const [name, offset] = decodeCursor(cursor, 2) as [string, string];
+  if (/^\d{1,4}$/.test(offset) && Number(offset) <= RANKED_CANDIDATES) {
+    if (name === "pg") return { pg: Number(offset) };
+    if (/^[a-z0-9-]{1,40}$/.test(name)) throw rankingExpired();
   }
-  return { snapshot, offset: Number(offset) };
+  throw new ApiError("bad_request", "Invalid cursor", [{ field: "cursor", message: "is not a cursor this endpoint issued" }]);
 }
 
-/** Builds, fills and retries before a ranked page gives up on Redis and ranks from Postgres. */
-const RANKED_ATTEMPTS = 4;
+/** The next cursor of a ranking: the ids not shown yet, or null when none are left. */
+const nextRanked = (ranking: RankedCursor): string | null => (ranking.ids.length > 0 ? encodeRankedCursor(ranking) : null);
 
-/** How long a next ranked page waits before asking again for a snapshot its first page is still storing: 25, 50, 100 ms. */
-const SNAPSHOT_WAIT_MS = 25;
+/** The post id of a timeline member (`postId:authorId`). */
+const postIdOf = (member: string) => member.slice(0, member.indexOf(":"));
+
+/** Builds, fills and retries before a ranked first page gives up on Redis and ranks from Postgres. */
+const RANKED_ATTEMPTS = 4;
 
 /**
  * The ranked home page: the newest RANKED_CANDIDATES items of the merged timeline scored in the
- * page script (read-only) and kept as a snapshot (15 minutes), stored just after the first page's
- * answer; the cursor names the snapshot and the offset, so paging walks one ranking and items
- * never jump between pages. Dropping the cursor starts a new snapshot. Warm: one round trip.
- * Redis down: the candidates are ranked from one Postgres statement (`degraded: true`; without a
- * snapshot, later pages are ranked again).
+ * page script (read-only), the first page answered with the ranking's other ids in its cursor
+ * (ranked-cursor.ts, 15 minutes), so paging walks one ranking, items never jump between pages, and
+ * nothing is stored: a later page hydrates its slice (`readRankedSlice`). Dropping the cursor
+ * ranks again. Warm: one round trip at N = 1, read-only. Redis down: the candidates are ranked
+ * from one Postgres statement (`degraded: true`; its `pg` cursors rank again on every page).
  */
 async function readRankedFeed(services: Services, userId: string, page: { limit: number; cursor?: string }): Promise<FeedPage> {
-  const at = page.cursor ? decodeRankedCursor(page.cursor) : { snapshot: crypto.randomUUID(), offset: 0 };
-  if (at.snapshot === "pg") return rankedFromPostgres(services, userId, at.offset, page.limit);
+  const now = Date.now();
+  if (page.cursor) {
+    const at = rankedPosition(page.cursor, now);
+    return "pg" in at ? rankedFromPostgres(services, userId, at.pg, page.limit) : readRankedSlice(services, userId, at, page.limit);
+  }
   const fields = POST_FIELDS as readonly string[];
-  const watch = page.cursor ? undefined : firstPageWatch(services);
+  const watch = firstPageWatch(services);
   // N > 1: a first page's candidates live on several databases: the reader's answers them and the
   // reader's flags, each post's database scores its own, and this Worker merges the rankings.
-  const mode = page.cursor ? "page" : services.databases > 1 ? "members" : "new";
-  const now = Date.now();
-  const args = () => [
+  const mode = services.databases > 1 ? "members" : "new";
+  const args = [
     mode,
-    at.offset,
     page.limit,
     watch ? "1" : "",
     now,
@@ -600,21 +609,9 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
     fields.indexOf("forwards") + 1,
     ...configArgs(services.env),
   ];
-  const keys = [...pageKeys(userId), feedKeys.rankedSnapshot(userId, at.snapshot)];
   try {
     for (let attempt = 0; attempt < RANKED_ATTEMPTS; attempt++) {
-      // A next page whose snapshot was not found asks again on the primary (the same read-only
-      // script, sent as EVALSHA): a read region may not have the snapshot its first page stored.
-      const answer = await run(services.redisFor(userId), READ_RANKED, keys, args(), { readonly: attempt === 0 || mode !== "page" });
-      // A first page stores its ranking just after answering (its request left before the
-      // answer did); a next page that still came first waits a little and reads again.
-      if (answer.expired && attempt < RANKED_ATTEMPTS - 1) {
-        await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_WAIT_MS * 2 ** attempt));
-        continue;
-      }
-      if (answer.expired) {
-        throw new ApiError("bad_request", "This ranking has expired", [{ field: "cursor", message: "names a ranking that expired: start again without a cursor" }]);
-      }
+      const answer = await run(services.redisFor(userId), READ_RANKED, pageKeys(userId), args, { readonly: true });
       if (answer.cold) {
         // Build the timeline (its chronological first page only fills caches), then rank.
         const built = await buildTimeline(services, userId, "+inf", page.limit, watch);
@@ -626,39 +623,46 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
         await hydrate(services, userId, { members: answer.missing, posts: answer.missing.map(() => false), counts: [], flags: [], more: false }, "await");
         continue;
       }
-      const raw = answer as RawPage & { ranked?: string[]; gone?: string[] };
+      const raw = answer as RawPage & { rest?: string[] };
       if (watch && raw.top !== undefined) watch.saw(raw.top, raw.marker ?? false);
+      let served: RawPage = raw;
+      let rest = Array.isArray(raw.rest) ? raw.rest : []; // cjson: {} for an empty table
       if (mode === "members") {
         const ranked = await rankAcrossDatabases(services, userId, answer as unknown as Candidates, now, page.limit);
         if ("missing" in ranked) {
           await hydrate(services, userId, { members: ranked.missing, posts: ranked.missing.map(() => false), counts: [], flags: [], more: false }, "await");
           continue;
         }
-        return await serveRanking(services, userId, at.snapshot, ranked, page.limit);
+        served = ranked.page;
+        rest = ranked.ranked.slice(page.limit).map(postIdOf);
       }
-      if (mode === "new") storeRanking(services, userId, at.snapshot, Array.isArray(raw.ranked) ? raw.ranked : [], Array.isArray(raw.gone) ? raw.gone : []);
-      const { items, degraded } = await hydrate(services, userId, raw, "after answer");
-      return { items, nextCursor: raw.more ? encodeCursor([at.snapshot, at.offset + page.limit]) : null, degraded };
+      const { items, degraded } = await hydrate(services, userId, served, "after answer");
+      return { items, nextCursor: nextRanked({ at: now, shown: page.limit, ids: rest }), degraded };
     }
-    return await rankedFromPostgres(services, userId, at.offset, page.limit);
+    return await rankedFromPostgres(services, userId, 0, page.limit);
   } catch (err) {
     if (err instanceof ApiError || !isRedisOutage(err)) throw err;
-    return rankedFromPostgres(services, userId, at.offset, page.limit);
+    return rankedFromPostgres(services, userId, 0, page.limit);
   }
 }
 
 /**
- * Stores a ranked first page's snapshot on the reader's database once its answer is on its way
- * (STORE_RANKING), and drops the tombstoned candidates the ranking met from the timeline. Nothing is
- * sent when there is neither.
+ * A later ranked page: exactly the ids of its slice of the ranking its cursor carries, through the
+ * read-only page path (READ_RANKED mode 'page' on the reader's database: posts, counters, flags;
+ * at N > 1 round 2 for the posts of other databases), deleted posts skipped. No snapshot, no wait,
+ * nothing for the primary. Redis down: the Postgres ranking from where the walk is (`degraded`).
  */
-function storeRanking(services: Services, userId: string, snapshot: string, ranked: readonly string[], gone: readonly string[]): void {
-  if (ranked.length === 0 && gone.length === 0) return;
-  const write = services
-    .redisFor(userId)
-    .createScript(STORE_RANKING)
-    .exec([feedKeys.rankedSnapshot(userId, snapshot), feedKeys.timeline(userId)], [String(RANKED_SNAPSHOT_TTL_SECONDS), String(gone.length), ...gone, ...ranked]);
-  afterAnswer(services, "ranked snapshot store", write);
+async function readRankedSlice(services: Services, userId: string, ranking: RankedCursor, limit: number): Promise<FeedPage> {
+  const slice = ranking.ids.slice(0, limit);
+  const args = ["page", limit, "", ranking.at, RANKED_CANDIDATES, 0, 0, 0, ...configArgs(services.env), ...slice];
+  try {
+    const raw = await run(services.redisFor(userId), READ_RANKED, pageKeys(userId), args, { readonly: true });
+    const { items, degraded } = await hydrate(services, userId, raw as RawPage, "after answer");
+    return { items, nextCursor: nextRanked({ at: ranking.at, shown: ranking.shown + slice.length, ids: ranking.ids.slice(limit) }), degraded };
+  } catch (err) {
+    if (err instanceof ApiError || !isRedisOutage(err)) throw err;
+    return rankedFromPostgres(services, userId, ranking.shown, limit);
+  }
 }
 
 /** READ_RANKED's order: score descending, ties newest first. */
@@ -681,8 +685,8 @@ type Candidates = { members: string[]; flags: (string | false)[]; on: number[]; 
 /** SCORE_CANDIDATES' answer from one database (see page.lua.ts). */
 type DatabaseRanking = { order: number[]; scores: string[]; posts: string[]; counts: (string | false)[]; gone: string[]; missing?: string[] };
 
-/** The merged ranking of a first page at N > 1: members in ranked order, the page's hydration, the tombstoned candidates. */
-type Ranking = { ranked: string[]; page: RawPage; gone: string[] };
+/** The merged ranking of a first page at N > 1: members in ranked order, and the page's hydration with the tombstoned candidates (`gone`). */
+type Ranking = { ranked: string[]; page: RawPage };
 
 /**
  * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share; each
@@ -757,20 +761,10 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
     flags: [flags[0] ?? false, flags[1] ?? false, ...top.flatMap((c) => [on.has(2 * c.position + 1) && "1", on.has(2 * c.position + 2) && "1"])],
     more: scored.length > limit,
     renew: candidates.renew === true,
+    gone,
     complete: true,
   };
-  return { ranked: scored.map((c) => c.member), page, gone };
-}
-
-/**
- * N > 1: serves the merged ranking's first page; the snapshot later pages walk is stored on the
- * reader's database once the page is answered (not a round of the answer; a next page arriving
- * first reads once more), with the tombstoned candidates leaving the timeline in the same call.
- */
-async function serveRanking(services: Services, userId: string, snapshot: string, ranking: Ranking, limit: number): Promise<FeedPage> {
-  const { items, degraded } = await hydrate(services, userId, ranking.page, "after answer");
-  storeRanking(services, userId, snapshot, ranking.ranked, ranking.gone);
-  return { items, nextCursor: ranking.ranked.length > limit ? encodeCursor([snapshot, limit]) : null, degraded };
+  return { ranked: scored.map((c) => c.member), page };
 }
 
 /** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */

@@ -68,7 +68,7 @@ const RULES: Rule[] = [
   { pattern: /^feed:fi:(\d+):\d+$/, action: "copy" }, // follow intent: the follower's
   { pattern: /^feed:ob:\d+$/, action: "everywhere" }, // a big account's outbox: on every database (read with every reader's page and badges)
   { pattern: /^feed:bf:(\d+)$/, action: "drop" }, // big follows: cache
-  { pattern: /^feed:rk:(\d+):.+$/, action: "copy" }, // ranked snapshot: open cursors point into it
+  { pattern: /^feed:rk:(\d+):.+$/, action: "drop" }, // ranked snapshots: read by nothing any more (the cursor carries the ranking)
   { pattern: /^feed:seen:(\d+)$/, action: "copy" }, // the feed badge's marker: hot-only
   { pattern: /^feed:new:(\d+)$/, action: "drop" }, // read by nothing any more
   { pattern: /^feed:(big|act)$/, action: "everywhere" }, // big states, activity: on every database

@@ -7,7 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { queryRows } from "../../src/counters/store";
-import { feedKeys, timelineMember } from "../../src/feed/keys";
+import { feedKeys, RANKING_TTL_MS, timelineMember } from "../../src/feed/keys";
+import { encodeRankedCursor } from "../../src/feed/ranked-cursor";
+import { encodeCursor } from "../../src/lib/pagination";
 import { feedBigAccountsTask } from "../../src/feed/tasks";
 import { servicesFor } from "../counters/support";
 import { api, type ApiResponse, newId, show } from "../support/api";
@@ -226,19 +228,30 @@ describe("GET /v1/me/feed?order=ranked", () => {
     expect(ties.size).toBeLessThan(items.length - 10); // many exact ties: the tie-break decides
   });
 
-  it("refuses a cursor into an expired snapshot, and a malformed one, with 400 on cursor", async () => {
+  it("refuses an expired ranking, a cursor of the stored rankings before, and a malformed one, with 400 on cursor", async () => {
     const reader = newId();
-    await post({ userId: reader });
-    await post({ userId: reader });
+    const posts = [await post({ userId: reader }), await post({ userId: reader })];
     const first = await api("GET", "/v1/me/feed?order=ranked&limit=1", { as: { userId: reader } });
-    // The snapshot is stored just after the first page's answer.
-    const keys = await eventually(() => redis.keys(`feed:rk:${reader}:*`), (k) => k.length > 0);
-    await redis.del(...keys);
-    for (const cursor of [first.body.nextCursor, "WyJ4IiwiOTk5OTkiXQ", "garbage"]) {
+    expect(first.status, show(first)).toBe(200);
+    const shown = first.body.items[0].post.id as string;
+    const rest = posts.filter((id) => id !== shown);
+    const old = Date.now() - RANKING_TTL_MS - 1_000;
+    const expired = [encodeRankedCursor({ at: old, shown: 1, ids: rest }), encodeCursor([crypto.randomUUID(), 1])];
+    for (const cursor of expired) {
       const res = await api("GET", `/v1/me/feed?order=ranked&cursor=${cursor}`, { as: { userId: reader } });
       expect(res.status, show(res)).toBe(400);
+      expect(res.body.error.message).toBe("This ranking has expired");
       expect(res.body.error.details[0].field).toBe("cursor");
     }
+    for (const cursor of ["WyJ4IiwiOTk5OTkiXQ", "garbage", "r1.!!", `${first.body.nextCursor}AA`, "r1." + "A".repeat(5000)]) {
+      const res = await api("GET", `/v1/me/feed?order=ranked&cursor=${cursor}`, { as: { userId: reader } });
+      expect(res.status, show(res)).toBe(400);
+      expect(JSON.stringify(res.body.error.details), show(res)).toContain("cursor");
+    }
+    // The ranking's own cursor, just under its 15 minutes, still serves.
+    const fresh = await api("GET", `/v1/me/feed?order=ranked&cursor=${encodeRankedCursor({ at: Date.now() - RANKING_TTL_MS + 5_000, shown: 1, ids: rest })}`, { as: { userId: reader } });
+    expect(fresh.status, show(fresh)).toBe(200);
+    expect(fresh.body.items.map((i: { post: { id: string } }) => i.post.id)).toEqual(rest);
     expect((await api("GET", "/v1/me/feed?order=popular", { as: { userId: reader } })).status).toBe(400);
   });
 });

@@ -23,7 +23,7 @@ export interface RegionWithPrimary {
   region: ReadRegion;
   primaryServer: RedisConnection;
   replicaServer: RedisConnection;
-  /** Resolves once the replica has applied everything the primary has. */
+  /** Resolves once the replica has applied everything the primary has (set-up written to the primary is then readable near). */
   replicated(): Promise<void>;
   /** Stops all of it, last started first. */
   stop(): Promise<void>;
