@@ -502,6 +502,31 @@ export async function redisCommandStats(target: string | Pick<Stack, "databases"
 }
 
 /**
+ * Loads every Lua script of the Worker (each string exported by a `.lua.ts` module under `src/`) into every
+ * database's primary, as in a deployment that has run a while: a script's first use on a database
+ * otherwise costs a refused EVALSHA and an EVAL, a round the call would not pay again.
+ */
+export async function loadEveryScript(stack: Pick<Stack, "databases">): Promise<number> {
+  const root = new URL("../../src/", import.meta.url);
+  const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".lua.ts"));
+  const sources = new Set<string>();
+  for (const file of files) {
+    for (const value of Object.values(await import(new URL(file, root).href))) if (typeof value === "string" && value.includes("redis.call")) sources.add(value);
+  }
+  await Promise.all(
+    stack.databases.map(async (d) => {
+      const redis = new IORedis(d.redisUrl);
+      try {
+        for (const source of sources) await redis.script("LOAD", source);
+      } finally {
+        redis.disconnect();
+      }
+    }),
+  );
+  return sources.size;
+}
+
+/**
  * HTTP requests the stack's Upstash bridges received since their start (or last reset), summed over
  * every database. Parallel requests to several databases count one each (they are one round).
  */

@@ -6,7 +6,7 @@
 import type { RequestSpan } from "../stack/upstash-bridge.js";
 
 /** Groups of overlapping spans, in order of arrival (a span not yet answered overlaps all later ones). */
-export function countRounds(spans: RequestSpan[]): number {
+export function countRounds(spans: Pick<RequestSpan, "start" | "end">[]): number {
   const sorted = [...spans].sort((a, b) => a.start - b.start);
   let rounds = 0;
   let groupEnd = Number.NEGATIVE_INFINITY;
@@ -15,4 +15,17 @@ export function countRounds(spans: RequestSpan[]): number {
     groupEnd = Math.max(groupEnd, Number.isNaN(end) ? Number.POSITIVE_INFINITY : end);
   }
   return rounds;
+}
+
+/** The spans in order of arrival as `label` writes each, `|` before each one that starts a round: what each round sent. */
+export function roundsText<S extends Pick<RequestSpan, "start" | "end">>(spans: S[], label: (span: S) => string): string {
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  let groupEnd = Number.NEGATIVE_INFINITY;
+  return sorted
+    .map((span, i) => {
+      const text = `${i > 0 && span.start > groupEnd ? "| " : ""}${label(span)}`;
+      groupEnd = Math.max(groupEnd, Number.isNaN(span.end) ? Number.POSITIVE_INFINITY : span.end);
+      return text;
+    })
+    .join(" ");
 }

@@ -24,7 +24,8 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis as RedisConnection } from "ioredis";
 import { READ_COMMANDS } from "../../src/lib/consistency.js";
-import { countRequest, emptyStats as emptyBridgeStats, MAX_BODY_BYTES, pathOf, STATS_PATH, SYNC_TOKEN_HEADER, type BridgeStats } from "./upstash-bridge.js";
+import { performance } from "node:perf_hooks";
+import { commandNames, countRequest, emptyStats as emptyBridgeStats, MAX_BODY_BYTES, pathOf, STATS_PATH, SYNC_TOKEN_HEADER, type BridgeStats, type RequestSpan } from "./upstash-bridge.js";
 
 export { SYNC_TOKEN_HEADER };
 
@@ -84,6 +85,13 @@ export interface NearRegionBridge {
   port: number;
   readonly stats: NearRegionBridgeStats;
   resetStats(): void;
+  /**
+   * Starts recording the requests this region forwarded to the primary, each from its arrival here
+   * to its answer leaving (so each spans at least the round trip R, as the Worker waits for it);
+   * the returned function stops and answers them. Requests the Worker sent at once overlap here
+   * whatever order they reach the primary in: how `bench:geo` counts a write's primary rounds.
+   */
+  trace(): () => RequestSpan[];
   close(): Promise<void>;
 }
 
@@ -157,7 +165,10 @@ export async function startNearRegionBridge({
     );
   });
 
+  let spans: RequestSpan[] | undefined;
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAt = performance.now();
     const path = pathOf(req.url ?? "/");
     if (path === STATS_PATH && req.method === "GET" && req.headers.authorization === `Bearer ${token}`) return respond(res, 200, JSON.stringify(stats));
     countRequest(stats, path, req);
@@ -175,6 +186,11 @@ export async function startNearRegionBridge({
 
     if (route === "primary") {
       stats.primary += 1;
+      if (spans) {
+        const span: RequestSpan = { start: arrivedAt, end: Number.NaN, commands: commandNames(commands!) };
+        spans.push(span);
+        res.once("finish", () => (span.end = performance.now()));
+      }
       await sleep(oneWay);
       const answer = await forward(primaryBridgeUrl, req, body);
       // Scripts are not replicated (Redis 7): a read region has the ones loaded through it.
@@ -217,6 +233,13 @@ export async function startNearRegionBridge({
     port: actualPort,
     stats,
     resetStats: () => Object.assign(stats, emptyStats()),
+    trace() {
+      const recorded: RequestSpan[] = (spans = []);
+      return () => {
+        if (spans === recorded) spans = undefined;
+        return recorded;
+      };
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -53,6 +53,8 @@ export interface UpstashBridge {
 export interface RequestSpan {
   start: number;
   end: number;
+  /** The names of its commands (`evalsha`, `get`…), once its body was read: what a round sent. */
+  commands?: string[];
 }
 
 export interface UpstashBridgeOptions {
@@ -195,9 +197,9 @@ export async function startUpstashBridge({
       return respond(res, 200, stats);
     }
     countRequest(stats, path, req);
-    if (spans) {
-      const span = { start: performance.now(), end: Number.NaN };
-      spans.push(span);
+    const span: RequestSpan | undefined = spans ? { start: performance.now(), end: Number.NaN } : undefined;
+    if (span) {
+      spans!.push(span);
       res.once("finish", () => (span.end = performance.now()));
     }
     res.setHeader(SYNC_TOKEN_HEADER, `local:${++answered}`);
@@ -214,6 +216,7 @@ export async function startUpstashBridge({
       const body = await readJson(req);
       if (path === "/") {
         const command = asCommand(body);
+        if (span) span.commands = commandNames([command]);
         if (!(await withinBudget(1))) return refuse(res);
         stats.commands += 1;
         const reply = await runOne(command);
@@ -222,6 +225,7 @@ export async function startUpstashBridge({
       }
       if (path === "/pipeline" || path === "/multi-exec") {
         const commands = asCommandList(body);
+        if (span) span.commands = commandNames(commands);
         if (!(await withinBudget(commands.length))) return refuse(res);
         stats.commands += commands.length;
         const replies = path === "/pipeline" ? await runPipeline(commands) : await runMultiExec(commands);
@@ -404,6 +408,11 @@ function asCommand(value: unknown): Command {
     throw new BadRequestError("body must be a JSON array command like [\"GET\",\"key\"]");
   }
   return value as Command;
+}
+
+/** Each command's name in lower case (`evalsha`, `get`): what a traced request sent. */
+export function commandNames(commands: readonly (readonly unknown[])[]): string[] {
+  return commands.map((c) => String(c[0]).toLowerCase());
 }
 
 function asCommandList(value: unknown): Command[] {

@@ -21,12 +21,13 @@ export type ApiResponse<T = any> = { status: number; body: T; headers: Headers }
 
 /**
  * Calls the Worker as a client would. With `env` overrides the Worker's default export runs
- * in-process with those bindings (used to point it at an outage-simulating bridge or proxy).
+ * in-process with those bindings (used to point it at an outage-simulating bridge or proxy), and
+ * `answered` is called as its answer comes back, before the request's `waitUntil` work is awaited.
  */
 export async function api<T = any>(
   method: string,
   path: string,
-  options: { as?: As; body?: unknown; headers?: Record<string, string>; env?: Partial<Env> } = {},
+  options: { as?: As; body?: unknown; headers?: Record<string, string>; env?: Partial<Env>; answered?: () => void } = {},
 ): Promise<ApiResponse<T>> {
   const headers = new Headers(options.headers);
   if (options.as) {
@@ -42,6 +43,7 @@ export async function api<T = any>(
   if (options.env) {
     const ctx = createExecutionContext();
     response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...(env as unknown as Env), ...options.env }, ctx);
+    options.answered?.(); // before its `waitUntil` work is waited for
     await waitOnExecutionContext(ctx);
   } else {
     response = await (readRegionsOn(env as unknown as Env) ? carryingToken(request) : SELF.fetch(request));

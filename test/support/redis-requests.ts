@@ -23,6 +23,13 @@ export type RedisRequest = {
   commands: string[][];
   /** Whether a Global database answers it from the primary (a write-class request). */
   primary: boolean;
+  /**
+   * When it was sent and when its answer came back, on the recording's own clock, which ticks once
+   * per event (a send, an answer, a `tick()` of the work): requests sent before any of them was
+   * answered overlap, whatever the wall clock says (workerd's stands still between I/O).
+   */
+  start: number;
+  end: number;
 };
 
 /**
@@ -32,11 +39,13 @@ export type RedisRequest = {
  * the primary fails with that said, after `holdPrimary` ms — and what they are is in `requests`.
  */
 export async function recordRedisRequests<T>(
-  work: () => Promise<T>,
+  work: (tick: () => number) => Promise<T>,
   options: { urls?: readonly string[]; holdPrimary?: number } = {},
 ): Promise<{ result: T; requests: RedisRequest[]; release: () => void }> {
   const { urls, holdPrimary } = options;
   const requests: RedisRequest[] = [];
+  let clock = 0;
+  const tick = () => ++clock;
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const original = globalThis.fetch;
@@ -48,19 +57,25 @@ export async function recordRedisRequests<T>(
     if (Array.isArray(parsed)) {
       const commands = (Array.isArray(parsed[0]) ? parsed : [parsed]) as unknown[][];
       const primary = writesData(parsed);
-      requests.push({ path: url.pathname, commands: commands.map((c) => c.map(String)), primary });
+      const request: RedisRequest = { path: url.pathname, commands: commands.map((c) => c.map(String)), primary, start: tick(), end: Number.NaN };
+      requests.push(request);
       if (primary && holdPrimary !== undefined) await released;
+      try {
+        return await original(input, init);
+      } finally {
+        request.end = tick();
+      }
     }
     return original(input, init);
   }) as typeof fetch;
   try {
-    if (holdPrimary === undefined) return { result: await work(), requests, release };
+    if (holdPrimary === undefined) return { result: await work(tick), requests, release };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const waited = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the work waited ${holdPrimary} ms for a request to the primary: ${commandNames(requests.filter((r) => r.primary)).join("; ")}`)), holdPrimary);
     });
     try {
-      return { result: await Promise.race([work(), waited]), requests, release };
+      return { result: await Promise.race([work(tick), waited]), requests, release };
     } finally {
       clearTimeout(timer);
     }
