@@ -245,7 +245,16 @@ async function warm(layout: Layout): Promise<void> {
   const { worker } = layout;
   const users = [...layout.readers, ...layout.mergedReaders, layout.writer];
   const tokens = await Promise.all(users.map((u) => worker.token(u)));
-  const everyone = (path: string) => runLoad({ baseUrl: worker.url, concurrency: 12, total: users.length, request: (i) => ({ path, headers: { Authorization: `Bearer ${tokens[i]}` } }) });
+  // A failed warm-up call leaves its caches unbuilt and the measured calls cold: asked again up to
+  // twice, then said in the output (the measured calls of that layout are cold, not warm).
+  const everyone = async (path: string) => {
+    for (let attempt = 1; ; attempt++) {
+      const load = await runLoad({ baseUrl: worker.url, concurrency: 12, total: users.length, request: (i) => ({ path, headers: { Authorization: `Bearer ${tokens[i]}` } }) });
+      if (load.errors === 0) return;
+      console.log(`WARNING ${layout.name}: warming ${path}, attempt ${attempt}: ${load.errors} of ${load.requests} failed (${JSON.stringify(load.errorStatuses)})`);
+      if (attempt === 3) return;
+    }
+  };
   // Timelines and badge caches built side by side; ranked pages read the built timelines.
   await Promise.all([everyone("/v1/me/feed?limit=20"), everyone("/v1/me/badges")]);
   await Promise.all([everyone("/v1/me/feed?order=ranked&limit=20"), everyone("/v1/me/feed?limit=20")]);
