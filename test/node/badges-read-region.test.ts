@@ -21,7 +21,7 @@ import { takeActiveUsers } from "../../src/badges/repair";
 import type { Env } from "../../src/env";
 import { readFeedUnseenMany } from "../../src/feed/unseen";
 import type { Services } from "../../src/lib/services";
-import { regionServices, startRegionWithPrimary, type RegionWithPrimary } from "../support/read-region";
+import { regionServices, routedThrough, startRegionWithPrimary, type RegionWithPrimary } from "../support/read-region";
 
 describe("badge reads through a read region 40 ms from the primary", () => {
   const FAR_MS = 40;
@@ -61,14 +61,7 @@ describe("badge reads through a read region 40 ms from the primary", () => {
   const replicated = () => world.replicated();
 
   /** What `read` sent to the replica and to the primary, and what was written after it (background). */
-  async function routed(read: () => Promise<unknown>) {
-    background = [];
-    region.near.resetStats();
-    await read();
-    const forAnswer = { replica: region.near.stats.replica, primary: region.near.stats.primary };
-    await Promise.all(background);
-    return { forAnswer, after: { replica: region.near.stats.replica - forAnswer.replica, primary: region.near.stats.primary - forAnswer.primary } };
-  }
+  const routed = (read: () => Promise<unknown>) => routedThrough(world, () => ((background = []), read()), () => Promise.all(background));
 
   it("a warm badges call is answered by the replica, and nothing goes to the primary", async () => {
     // The first call loads the script into the region (EVALSHA_RO, NOSCRIPT, then EVAL_RO: both near).

@@ -18,7 +18,7 @@ import { encodeCachedPost, rankScore, readHomeFeed, type FeedPage } from "../../
 import { readingFirstPage } from "../../src/feed/unseen";
 import { redisAt } from "../../src/lib/redis";
 import type { Services } from "../../src/lib/services";
-import { startRegionWithPrimary, type RegionWithPrimary } from "../support/read-region";
+import { routedThrough, startRegionWithPrimary, type RegionWithPrimary } from "../support/read-region";
 
 describe("ranked feed pages through a read region 40 ms from the primary", () => {
   const FAR_MS = 40;
@@ -71,18 +71,8 @@ describe("ranked feed pages through a read region 40 ms from the primary", () =>
   const replicated = () => world.replicated();
 
   /** What `read` sent to the replica and to the primary (the near bridge's count and the primary bridge's own), before its answer and after it. */
-  async function routed(read: () => Promise<unknown>) {
-    background = [];
-    region.near.resetStats();
-    primaryBridge.resetStats();
-    await read();
-    const forAnswer = { replica: region.near.stats.replica, primary: region.near.stats.primary, primaryBridge: primaryBridge.stats.requests };
-    await Promise.all(background);
-    return {
-      forAnswer,
-      after: { replica: region.near.stats.replica - forAnswer.replica, primary: region.near.stats.primary - forAnswer.primary, primaryBridge: primaryBridge.stats.requests - forAnswer.primaryBridge },
-    };
-  }
+  const routed = (read: () => Promise<unknown>) =>
+    routedThrough(world, () => ((background = []), read()), () => Promise.all(background), { primaryBridge: true });
 
   const firstPage = () => readingFirstPage(services, reader, (scoped) => readHomeFeed(scoped, reader, { limit: 10, order: "ranked" }));
 

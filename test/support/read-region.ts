@@ -85,3 +85,32 @@ export function regionServices(world: RegionWithPrimary, options: { env?: Partia
     waitUntil: options.waitUntil,
   };
 }
+
+type Routed = { replica: number; primary: number; primaryBridge?: number };
+
+/**
+ * What `read` sent to the replica and to the primary (the near bridge's counts; with
+ * `primaryBridge`, also the primary bridge's own), before its answer and, once `settle` (its
+ * `waitUntil` work) is done, after it.
+ */
+export async function routedThrough(
+  world: RegionWithPrimary,
+  read: () => Promise<unknown>,
+  settle: () => Promise<unknown>,
+  options: { primaryBridge?: boolean } = {},
+): Promise<{ forAnswer: Routed; after: Routed }> {
+  const { region, primaryBridge } = world;
+  const counts = (): Routed => ({
+    replica: region.near.stats.replica,
+    primary: region.near.stats.primary,
+    ...(options.primaryBridge ? { primaryBridge: primaryBridge.stats.requests } : {}),
+  });
+  region.near.resetStats();
+  if (options.primaryBridge) primaryBridge.resetStats();
+  await read();
+  const forAnswer = counts();
+  await settle();
+  const total = counts();
+  const after = Object.fromEntries(Object.entries(total).map(([k, v]) => [k, v - forAnswer[k as keyof Routed]!])) as Routed;
+  return { forAnswer, after };
+}
