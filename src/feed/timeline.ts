@@ -752,7 +752,8 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   if (missing.length > 0) return { missing };
   scored.sort((a, b) => b.score - a.score || a.position - b.position);
   const top = scored.slice(0, limit);
-  const flags = candidates.flags;
+  // An empty timeline's answer has no flags (nor candidates): cjson leaves the field out.
+  const flags = Array.isArray(candidates.flags) ? candidates.flags : [];
   const on = new Set(Array.isArray(candidates.on) ? candidates.on : []);
   const page: RawPage & { complete: true } = {
     members: top.map((c) => c.member),

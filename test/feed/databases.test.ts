@@ -122,6 +122,24 @@ describe.skipIf(!enough)("feed keys at N = 3", () => {
     }
   });
 
+  it("an empty home timeline answers an empty page in both orders, on every database (a reader who follows nobody)", async () => {
+    const { services, close } = open();
+    try {
+      for (let d = 0; d < 3; d++) {
+        const reader = newIdOn(d, 3);
+        for (const order of ["chronological", "ranked"] as const) {
+          for (let read = 0; read < 2; read++) {
+            // The first read builds the (empty) timeline, the second finds it built.
+            const page = await readHomeFeed(services, reader, { limit: 20, order });
+            expect(page, `${order} read ${read} on database ${d}`).toEqual({ items: [], nextCursor: null, degraded: false });
+          }
+        }
+      }
+    } finally {
+      await close();
+    }
+  });
+
   it("a ranked walk holds every item once, highest score first, with the reader's flags", async () => {
     const { services, close, drain } = open();
     try {
