@@ -474,7 +474,7 @@ async function completeRemote(services: Services, userId: string, members: Parse
   const asks = new Map<number, { id: string; i: number; post: boolean; counts: boolean }[]>();
   for (const [index, list] of byDatabase) {
     const countsCopied = boundMs > 0 && held?.[index] === undefined;
-    const left: { id: string; i: number; post: boolean; counts: boolean }[] = [];
+    let complete = true;
     for (const m of list) {
       // A post's entry is served from its copy only beside its counts': a database is asked for the
       // entry whenever it is asked for the counts, so a tombstone that reached only the post's own
@@ -483,9 +483,12 @@ async function completeRemote(services: Services, userId: string, members: Parse
       const post = counts ? postCopies.get(m.id) : undefined;
       raw.posts[m.i] = post ?? false;
       raw.counts[m.i] = counts ? counts.values : false;
-      if (post === undefined || !counts) left.push({ id: m.id, i: m.i, post: post === undefined, counts: !counts });
+      if (post === undefined || !counts) complete = false;
     }
-    if (left.length > 0) asks.set(index, left);
+    // A database asked at all is asked for every post of the page it holds: their copies are then
+    // refreshed together and come due together, so later pages ask it once, not once per post
+    // whose copy happens to be due (a few keys more in a request that is made anyway).
+    if (!complete) asks.set(index, list.map((m) => ({ id: m.id, i: m.i, post: true, counts: true })));
   }
   if (asks.size === 0) return unreachable;
   // A bare MGET (one billed command per database, no script), its values taken as Redis holds
@@ -510,9 +513,14 @@ async function completeRemote(services: Services, userId: string, members: Parse
     const { posts, counted, values } = outcome.value;
     posts.forEach((m, k) => {
       const value = values[k];
-      if (typeof value !== "string") return;
+      // Not cached there (and not tombstoned there): a copy, which never changes, still answers.
+      if (typeof value !== "string") {
+        raw.posts[m.i] = postCopies.get(m.id) ?? false;
+        return;
+      }
       raw.posts[m.i] = value;
-      if (value !== TOMBSTONE) postCopies.keep(m.id, value);
+      if (value === TOMBSTONE) postCopies.forget(m.id);
+      else postCopies.keep(m.id, value);
     });
     counted.forEach((m, k) => {
       const row = unpackCounters(values[posts.length + k], POST_FIELDS.length)?.map(Number);
