@@ -654,7 +654,7 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
           continue;
         }
         served = ranked.page;
-        rest = ranked.ranked.slice(page.limit).map(postIdOf);
+        rest = ranked.rest;
       }
       const { items, degraded } = await hydrate(services, userId, served, "after answer");
       return { items, nextCursor: nextRanked({ at: now, shown: page.limit, ids: rest }), degraded };
@@ -713,8 +713,8 @@ type Candidates = {
   gone?: string[];
 };
 
-/** The merged ranking of a first page at N > 1: members in ranked order, and the page's hydration with the tombstoned candidates (`gone`). */
-type Ranking = { ranked: string[]; page: RawPage };
+/** The merged ranking of a first page at N > 1: the post ids after the page's, in ranked order (the cursor's), and the page's hydration with the tombstoned candidates (`gone`). */
+type Ranking = { rest: string[]; page: RawPage };
 
 /** A candidate of another database than the reader's, and what scores and hydrates it once known. */
 type Remote = { member: string; id: string; position: number; post?: string; counts?: readonly number[] };
@@ -748,18 +748,20 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   const skip = new Set<string>(gone);
   // Round 1's own share: what the reader's database scored of the posts that live there (a copy of
   // another database's post found there, which no path writes, is scored from its own database).
+  const ids = members.map(postIdOf);
   const order = Array.isArray(candidates.order) ? candidates.order : [];
+  const ownScored = new Set<number>();
   order.forEach((i, k) => {
     const member = members[i - 1];
-    if (member === undefined || databaseOf(postIdOf(member), n) !== own) return;
-    skip.add(member);
+    if (member === undefined || databaseOf(ids[i - 1]!, n) !== own) return;
+    ownScored.add(i - 1);
     scored.push({ member, position: i - 1, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
   });
-  const byDatabase = groupByDatabase(
-    members.flatMap((member, position): Remote[] => (skip.has(member) ? [] : [{ member, id: postIdOf(member), position }])),
-    (c) => c.id,
-    n,
-  );
+  const rest: Remote[] = [];
+  members.forEach((member, position) => {
+    if (!ownScored.has(position) && !skip.has(member)) rest.push({ member, id: ids[position]!, position });
+  });
+  const byDatabase = groupByDatabase(rest, (c) => c.id, n);
   // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
   const missing = (byDatabase.get(own) ?? []).map((c) => c.member);
   byDatabase.delete(own);
@@ -835,7 +837,7 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
     gone,
     complete: true,
   };
-  return { ranked: scored.map((c) => c.member), page };
+  return { rest: scored.slice(limit).map((c) => ids[c.position]!), page };
 }
 
 /** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */
