@@ -31,7 +31,7 @@ import {
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
 import { MARK_BUILDING, READ_PAGE, READ_RANKED, UPKEEP_TIMELINE } from "./page.lua";
-import { postCopies } from "./post-copies";
+import { entryCreatedAtMs, postCopies } from "./post-copies";
 import { decodeRankedCursor, encodeRankedCursor, isRankedCursor, rankingExpired, type RankedCursor } from "./ranked-cursor";
 import { firstPageWatch, type FirstPageWatch } from "./unseen";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
@@ -717,7 +717,7 @@ type Candidates = {
 type Ranking = { rest: string[]; page: RawPage };
 
 /** A candidate of another database than the reader's, and what scores and hydrates it once known. */
-type Remote = { member: string; id: string; position: number; post?: string; counts?: readonly number[] };
+type Remote = { member: string; id: string; position: number; post?: string; createdAtMs?: number; counts?: readonly number[] };
 
 /**
  * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share (Lua);
@@ -766,10 +766,9 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   const missing = (byDatabase.get(own) ?? []).map((c) => c.member);
   byDatabase.delete(own);
   const score = (c: Remote) => {
-    // The entry is JSON [authorId, text, createdAt, createdAtMs]: its last element, as the script reads it (an entry without it ages from now).
-    const created = /,(-?\d+)\]$/.exec(c.post!.slice(-24));
+    // The entry's creation time, as the script reads it (an entry without one ages from now).
     const row = c.counts!;
-    scored.push({ member: c.member, position: c.position, score: scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, created ? Number(created[1]) : now, now), post: c.post, counts: row });
+    scored.push({ member: c.member, position: c.position, score: scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, c.createdAtMs ?? now, now), post: c.post, counts: row });
   };
   // Served from the copies; the databases left to ask.
   const boundMs = edgeCacheBoundMs(services.env);
@@ -780,9 +779,12 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
     let complete = true;
     for (const c of list) {
       const counts = countsCopied ? edgeCounters.lookup(countsKey("post", c.id), boundMs) : null;
-      const post = counts ? postCopies.get(c.id) : undefined;
-      if (counts && post !== undefined) [c.counts, c.post] = [counts.values, post];
-      else complete = false;
+      const copy = counts ? postCopies.copy(c.id) : undefined;
+      if (counts && copy !== undefined) {
+        c.counts = counts.values;
+        c.post = copy.value;
+        c.createdAtMs = copy.createdAtMs;
+      } else complete = false;
     }
     if (complete) list.forEach(score);
     else asks.set(index, list);
@@ -817,7 +819,9 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
         postCopies.keep(c.id, post);
         // A complete answer of a reachable database: exact as of this read.
         if (boundMs > 0) edgeCounters.store(countsKey("post", c.id), row, read, boundMs);
-        [c.post, c.counts] = [post, row];
+        c.post = post;
+        c.createdAtMs = entryCreatedAtMs(post);
+        c.counts = row;
         score(c);
       });
     }
