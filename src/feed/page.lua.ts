@@ -277,7 +277,8 @@ end
  * exactly the ids of its slice, given after the config, so items never move between pages while
  * the user scrolls. Candidates whose post or counters are not cached come back as \`missing\` (the
  * caller fills them and asks again).
- * Mode 'members' (N > 1): the candidates (newest first) and the reader's flags for them (\`flags\`:
+ * Mode 'members' (N > 1): the candidates' post ids (\`ids\`, newest first: the Worker needs no
+ * more of them, and a page or an upkeep takes bare ids) and the reader's flags for them (\`flags\`:
  * the hash's f and x; \`on\`: 2p + 1 for a liked candidate at 0-based place p, 2p + 2 for a
  * favourited one), and this database's own share of the ranking (\`order\`, \`scores\`, \`posts\`,
  * \`counts\`, \`gone\`: see ranking_answer); the Worker scores the other databases' candidates
@@ -330,14 +331,15 @@ if #members == 0 then
   return cjson.encode(page)
 end
 if mode == 'members' then
-  -- N > 1: the candidates and the reader's flags for them, and this database's own share of the
+  -- N > 1: the candidates' post ids and the reader's flags for them, and this database's own share of the
   -- ranking: the candidates whose post and counters are cached here (the posts that live here: a
   -- live post's cache entry and counters are on its own database only) scored (ranking_answer),
   -- tombstoned ones in \`gone\`. The Worker scores the others (rankAcrossDatabases); one request
   -- less than asking this one again.
-  local flagFields = {'f', 'x'}
+  local flagFields, ids = {'f', 'x'}, {}
   for i, m in ipairs(members) do
     local id = string.match(m, '^(%d+):')
+    ids[i] = id
     flagFields[2 * i + 1] = 'l' .. id
     flagFields[2 * i + 2] = 'v' .. id
   end
@@ -357,7 +359,7 @@ if mode == 'members' then
   for i = 3, #values do
     if values[i] == '1' then on[#on + 1] = i - 2 end
   end
-  local answer = {members = members, flags = {values[1], values[2]}, on = on, renew = renewal_due(cfg)}
+  local answer = {ids = ids, flags = {values[1], values[2]}, on = on, renew = renewal_due(cfg)}
   local order, _, posts, packed, scoreOf, gone = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
   ranking_answer(answer, order, scoreOf, posts, packed, limit)
   answer.gone = gone

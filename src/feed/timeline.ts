@@ -593,8 +593,11 @@ function rankedPosition(cursor: string, now: number): RankedCursor | { pg: numbe
 /** The next cursor of a ranking: the ids not shown yet, or null when none are left. */
 const nextRanked = (ranking: RankedCursor): string | null => (ranking.ids.length > 0 ? encodeRankedCursor(ranking) : null);
 
-/** The post id of a timeline member (`postId:authorId`). */
-const postIdOf = (member: string) => member.slice(0, member.indexOf(":"));
+/** The post id of a timeline member (`postId:authorId`), or of a bare post id. */
+const postIdOf = (member: string) => {
+  const cut = member.indexOf(":");
+  return cut < 0 ? member : member.slice(0, cut);
+};
 
 /** Builds, fills and retries before a ranked first page gives up on Redis and ranks from Postgres. */
 const RANKED_ATTEMPTS = 4;
@@ -694,7 +697,7 @@ function rank(items: FeedItem[], now: number): FeedItem[] {
 }
 
 /**
- * READ_RANKED's answer in mode "members": the candidates, newest first, the reader's flags hash's
+ * READ_RANKED's answer in mode "members": the candidates' post ids, newest first, the reader's flags hash's
  * floor and overflow mark (`flags`: f, x), which candidates it marks (`on`: 2p + 1 for a like of
  * the candidate at 0-based place p, 2p + 2 for a favourite), and the reader's database's own share
  * of the ranking (`order` indexes the candidates, 1-based; each one's score as '%.17g' text; the
@@ -702,7 +705,7 @@ function rank(items: FeedItem[], now: number): FeedItem[] {
  * ranking_answer in page.lua.ts).
  */
 type Candidates = {
-  members: string[];
+  ids: string[];
   flags: (string | false)[];
   on: number[];
   renew?: boolean;
@@ -717,7 +720,7 @@ type Candidates = {
 type Ranking = { rest: string[]; page: RawPage };
 
 /** A candidate of another database than the reader's, and what scores and hydrates it once known. */
-type Remote = { member: string; id: string; position: number; post?: string; createdAtMs?: number; counts?: readonly number[] };
+type Remote = { id: string; position: number; post?: string; createdAtMs?: number; counts?: readonly number[] };
 
 /**
  * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share (Lua);
@@ -735,7 +738,7 @@ type Remote = { member: string; id: string; position: number; post?: string; cre
  * fails the ranking (the caller answers it from Postgres).
  */
 async function rankAcrossDatabases(services: Services, userId: string, candidates: Candidates, now: number, limit: number): Promise<Ranking | { missing: string[] }> {
-  const members = Array.isArray(candidates.members) ? candidates.members : []; // cjson: {} for an empty table
+  const ids = Array.isArray(candidates.ids) ? candidates.ids : []; // cjson: {} for an empty table
   const n = services.databases;
   const own = databaseOf(userId, n);
   const fieldCount = POST_FIELDS.length;
@@ -743,32 +746,32 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   const [iLikes, iComments, iForwards] = [fields.indexOf("likes"), fields.indexOf("comments"), fields.indexOf("forwards")];
   // Every ranked candidate: its score, its place among the candidates (newest first: the tie-break)
   // and what hydrates it (round 1's own share: for its first `limit` only).
-  const scored: { member: string; position: number; score: number; post?: string; counts?: string | false | readonly number[] }[] = [];
+  const scored: { id: string; position: number; score: number; post?: string; counts?: string | false | readonly number[] }[] = [];
+  // Tombstoned candidates, as members (round 1's) or bare ids (the upkeep takes both).
   const gone = Array.isArray(candidates.gone) ? [...candidates.gone] : [];
-  const skip = new Set<string>(gone);
+  const skip = new Set<string>(gone.map(postIdOf));
   // Round 1's own share: what the reader's database scored of the posts that live there (a copy of
   // another database's post found there, which no path writes, is scored from its own database).
-  const ids = members.map(postIdOf);
   const order = Array.isArray(candidates.order) ? candidates.order : [];
   const ownScored = new Set<number>();
   order.forEach((i, k) => {
-    const member = members[i - 1];
-    if (member === undefined || databaseOf(ids[i - 1]!, n) !== own) return;
+    const id = ids[i - 1];
+    if (id === undefined || databaseOf(id, n) !== own) return;
     ownScored.add(i - 1);
-    scored.push({ member, position: i - 1, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
+    scored.push({ id, position: i - 1, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
   });
   const rest: Remote[] = [];
-  members.forEach((member, position) => {
-    if (!ownScored.has(position) && !skip.has(member)) rest.push({ member, id: ids[position]!, position });
+  ids.forEach((id, position) => {
+    if (!ownScored.has(position) && !skip.has(id)) rest.push({ id, position });
   });
   const byDatabase = groupByDatabase(rest, (c) => c.id, n);
   // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
-  const missing = (byDatabase.get(own) ?? []).map((c) => c.member);
+  const missing = (byDatabase.get(own) ?? []).map((c) => c.id);
   byDatabase.delete(own);
   const score = (c: Remote) => {
     // The entry's creation time, as the script reads it (an entry without one ages from now).
     const row = c.counts!;
-    scored.push({ member: c.member, position: c.position, score: scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, c.createdAtMs ?? now, now), post: c.post, counts: row });
+    scored.push({ id: c.id, position: c.position, score: scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, c.createdAtMs ?? now, now), post: c.post, counts: row });
   };
   // Served from the copies; the databases left to ask.
   const boundMs = edgeCacheBoundMs(services.env);
@@ -808,12 +811,12 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
         const post = values[k];
         if (post === TOMBSTONE) {
           postCopies.forget(c.id);
-          gone.push(c.member);
+          gone.push(c.id);
           return;
         }
         const row = unpackCounters(values[list.length + k], fieldCount)?.map(Number);
         if (typeof post !== "string" || !row) {
-          missing.push(c.member);
+          missing.push(c.id);
           return;
         }
         postCopies.keep(c.id, post);
@@ -832,7 +835,7 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   const flags = candidates.flags;
   const on = new Set(Array.isArray(candidates.on) ? candidates.on : []);
   const page: RawPage & { complete: true } = {
-    members: top.map((c) => c.member),
+    members: top.map((c) => c.id),
     posts: top.map((c) => c.post ?? false),
     counts: top.map((c) => (typeof c.counts === "string" ? (unpackCounters(c.counts, fieldCount) ?? false) : (c.counts ?? false))),
     flags: [flags[0] ?? false, flags[1] ?? false, ...top.flatMap((c) => [on.has(2 * c.position + 1) && "1", on.has(2 * c.position + 2) && "1"])],
@@ -841,7 +844,7 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
     gone,
     complete: true,
   };
-  return { rest: scored.slice(limit).map((c) => ids[c.position]!), page };
+  return { rest: scored.slice(limit).map((c) => c.id), page };
 }
 
 /** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */
