@@ -185,7 +185,8 @@ return cjson.encode(page)
 /**
  * rank_candidates(cfg, members, now, at): what a ranked first page computes, over the candidates
  * one database holds — all of them at N = 1 (READ_RANKED), the reader's database's share at N > 1
- * (the Worker scores the others' the same way: `scoreOf` in timeline.ts). Needs cfg.postPrefix, cfg.counterPrefix, cfg.fields (only their number).
+ * (the Worker scores the others' the same way: `scoreOf` in timeline.ts). Needs cfg.postPrefix,
+ * cfg.counterPrefix, cfg.fields (only their number).
  */
 export const RANKING_FUNCTIONS = `
 -- rank_candidates(cfg, members, now, at): the candidates (members, newest first) in ranked order
@@ -331,8 +332,8 @@ if #members == 0 then
   return cjson.encode(page)
 end
 if mode == 'members' then
-  -- N > 1: the candidates' post ids and the reader's flags for them, and this database's own share of the
-  -- ranking: the candidates whose post and counters are cached here (the posts that live here: a
+  -- N > 1: the candidates' post ids and the reader's flags for them, and this database's own
+  -- share of the ranking: the candidates whose post and counters are cached here (the posts that live here: a
   -- live post's cache entry and counters are on its own database only) scored (ranking_answer),
   -- tombstoned ones in \`gone\`. The Worker scores the others (rankAcrossDatabases); one request
   -- less than asking this one again.

@@ -34,7 +34,8 @@ export class PostCopies {
     if (copy === undefined) return undefined;
     // Most recently used last (Map keeps insertion order). An entry placed among the newest half
     // is left where it is: it is half the capacity away from eviction, and is moved last once a
-    // use finds it past that (a ranked page looks up hundreds of copies; a move is a delete and an insert).
+    // use finds it past that (a ranked page looks up hundreds of copies; a move is a delete and
+    // an insert).
     if (this.#placed - copy.placed > this.capacity / 2) {
       this.#entries.delete(id);
       this.#entries.set(id, copy);

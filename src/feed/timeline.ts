@@ -697,8 +697,8 @@ function rank(items: FeedItem[], now: number): FeedItem[] {
 }
 
 /**
- * READ_RANKED's answer in mode "members": the candidates' post ids, newest first, the reader's flags hash's
- * floor and overflow mark (`flags`: f, x), which candidates it marks (`on`: 2p + 1 for a like of
+ * READ_RANKED's answer in mode "members": the candidates' post ids, newest first, the reader's
+ * flags hash's floor and overflow mark (`flags`: f, x), which candidates it marks (`on`: 2p + 1 for a like of
  * the candidate at 0-based place p, 2p + 2 for a favourite), and the reader's database's own share
  * of the ranking (`order` indexes the candidates, 1-based; each one's score as '%.17g' text; the
  * post entries and packed counters of its first `limit`; the tombstoned candidates: see
