@@ -184,8 +184,9 @@ return cjson.encode(page)
 
 /**
  * rank_candidates(cfg, members, now, at): what a ranked first page computes, over the candidates
- * one database holds — all of them at N = 1 (READ_RANKED), a database's share at N > 1
- * (SCORE_CANDIDATES). Needs cfg.postPrefix, cfg.counterPrefix, cfg.fields (only their number).
+ * one database holds — all of them at N = 1 (READ_RANKED), the reader's database's share at N > 1
+ * (the Worker scores the others' the same way: `scoreOf` in timeline.ts). Needs cfg.postPrefix,
+ * cfg.counterPrefix, cfg.fields (only their number).
  */
 export const RANKING_FUNCTIONS = `
 -- rank_candidates(cfg, members, now, at): the candidates (members, newest first) in ranked order
@@ -198,7 +199,7 @@ export const RANKING_FUNCTIONS = `
 -- follow in the order they came, newest first. Read-only: the caller drops the tombstoned ones.
 -- Billed: MGET + counters' MGET.
 local function rank_candidates(cfg, members, now, at)
-  local match, tonum, max = string.match, tonumber, math.max
+  local match, tonum, max, sqrt = string.match, tonumber, math.max, math.sqrt
   local postKeys, counterKeys = {}, {}
   for i, m in ipairs(members) do
     local id = match(m, '^(%d+):')
@@ -221,7 +222,10 @@ local function rank_candidates(cfg, members, now, at)
       local created = tonum(match(post, ',(%-?%d+)%]$', -24)) or now
       local ageHours = max(0, now - created) / 3600000
       local engagement = 1 + likes[i] + 2 * comments[i] + 3 * forwards[i]
-      local score = engagement / (ageHours + 2) ^ 1.5
+      -- (age + 2)^1.5 as base · sqrt(base): IEEE operations only, so the Worker's rankScore
+      -- computes the very same double (C's pow and V8's differ in the last bit for ~9% of inputs).
+      local base = ageHours + 2
+      local score = engagement / (base * sqrt(base))
       local f = first[score]
       if f then
         after[tail[f] or f] = i
@@ -274,11 +278,12 @@ end
  * exactly the ids of its slice, given after the config, so items never move between pages while
  * the user scrolls. Candidates whose post or counters are not cached come back as \`missing\` (the
  * caller fills them and asks again).
- * Mode 'members' (N > 1): the candidates (newest first) and the reader's flags for them (\`flags\`:
+ * Mode 'members' (N > 1): the candidates' post ids (\`ids\`, newest first: the Worker needs no
+ * more of them, and a page or an upkeep takes bare ids) and the reader's flags for them (\`flags\`:
  * the hash's f and x; \`on\`: 2p + 1 for a liked candidate at 0-based place p, 2p + 2 for a
  * favourited one), and this database's own share of the ranking (\`order\`, \`scores\`, \`posts\`,
- * \`counts\`, \`gone\`: see ranking_answer); every other database scores its own
- * (SCORE_CANDIDATES), the caller merges them.
+ * \`counts\`, \`gone\`: see ranking_answer); the Worker scores the other databases' candidates
+ * (from its copies, or one MGET per database) and merges them.
  * ARGV: mode ('new'|'page'|'members'), limit, first ('1': answer the marker view), now (ms),
  * candidates, likes/comments/forwards positions in the fields, then the config, then (mode 'page')
  * the post ids of the page.
@@ -327,14 +332,15 @@ if #members == 0 then
   return cjson.encode(page)
 end
 if mode == 'members' then
-  -- N > 1: the candidates and the reader's flags for them, and this database's own share of the
-  -- ranking: the candidates whose post and counters are cached here (the posts that live here: a
-  -- live post's cache entry and counters are on its own database only) scored as SCORE_CANDIDATES
-  -- scores them (ranking_answer), tombstoned ones in \`gone\`. The others are scored on their own
-  -- databases: the Worker knows which those are; one request less than asking this one again.
-  local flagFields = {'f', 'x'}
+  -- N > 1: the candidates' post ids and the reader's flags for them, and this database's own
+  -- share of the ranking: the candidates whose post and counters are cached here (the posts that live here: a
+  -- live post's cache entry and counters are on its own database only) scored (ranking_answer),
+  -- tombstoned ones in \`gone\`. The Worker scores the others (rankAcrossDatabases); one request
+  -- less than asking this one again.
+  local flagFields, ids = {'f', 'x'}, {}
   for i, m in ipairs(members) do
     local id = string.match(m, '^(%d+):')
+    ids[i] = id
     flagFields[2 * i + 1] = 'l' .. id
     flagFields[2 * i + 2] = 'v' .. id
   end
@@ -354,7 +360,7 @@ if mode == 'members' then
   for i = 3, #values do
     if values[i] == '1' then on[#on + 1] = i - 2 end
   end
-  local answer = {members = members, flags = {values[1], values[2]}, on = on, renew = renewal_due(cfg)}
+  local answer = {ids = ids, flags = {values[1], values[2]}, on = on, renew = renewal_due(cfg)}
   local order, _, posts, packed, scoreOf, gone = rank_candidates(cfg, members, now, {iLikes, iComments, iForwards})
   ranking_answer(answer, order, scoreOf, posts, packed, limit)
   answer.gone = gone
@@ -370,30 +376,6 @@ page.gone = gone
 page.renew = renewal_due(cfg)
 if first then marker_view(cfg, page) end
 return cjson.encode(page)
-`;
-
-/**
- * N > 1, round 2 of a ranked first page, on each database holding candidates: rank_candidates over
- * the candidates whose posts live here (given newest first), the ranking as
- * `{order, scores, posts, counts, missing, gone}` — order: indices into the given members, ranked;
- * scores: each one's score as '%.17g' text (the exact double, so the caller merges the databases'
- * lists by the very numbers N = 1 ranks by, ties newest first); posts and counts: the post cache
- * entries and packed counters of the first `limit` of them (every item of the merged first page is
- * among its own database's first `limit`); missing: candidates whose post or counters are not
- * cached; gone: tombstoned ones (the caller drops them from the timeline).
- * ARGV: now (ms), limit, likes/comments/forwards positions, postPrefix, counterPrefix, number of
- * counter fields, then the members. Billed: EVALSHA + MGET + MGET.
- */
-export const SCORE_CANDIDATES = `${NO_WRITES}${COUNTER_CACHE_READER}${RANKING_FUNCTIONS}
-local now, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
-local at = {tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])}
-local cfg = {postPrefix = ARGV[6], counterPrefix = ARGV[7], fields = {}}
-for i = 1, tonumber(ARGV[8]) do cfg.fields[i] = i end
-local members = {}
-for i = 9, #ARGV do members[i - 8] = ARGV[i] end
-local order, missing, posts, packed, scoreOf, gone = rank_candidates(cfg, members, now, at)
-if #missing > 0 then return cjson.encode({missing = missing}) end
-return cjson.encode(ranking_answer({gone = gone}, order, scoreOf, posts, packed, limit))
 `;
 
 /**

@@ -14,7 +14,9 @@
  * here; a delete in this isolate drops its copy as well.
  */
 export class PostCopies {
-  readonly #entries = new Map<string, string>();
+  readonly #entries = new Map<string, PostCopy>();
+  /** Entries placed (kept, or moved last by a use) so far: orders the placements. */
+  #placed = 0;
 
   constructor(
     /** Entries kept; the least recently used goes first. */
@@ -23,18 +25,29 @@ export class PostCopies {
 
   /** The entry of post `id` if this isolate keeps one. */
   get(id: string): string | undefined {
-    const value = this.#entries.get(id);
-    if (value === undefined) return undefined;
-    // Most recently used last: Map keeps insertion order.
-    this.#entries.delete(id);
-    this.#entries.set(id, value);
-    return value;
+    return this.copy(id)?.value;
+  }
+
+  /** The entry of post `id` and its creation time (`entryCreatedAtMs`), if this isolate keeps one. */
+  copy(id: string): Readonly<PostCopy> | undefined {
+    const copy = this.#entries.get(id);
+    if (copy === undefined) return undefined;
+    // Most recently used last (Map keeps insertion order). An entry placed among the newest half
+    // is left where it is: it is half the capacity away from eviction, and is moved last once a
+    // use finds it past that (a ranked page looks up hundreds of copies; a move is a delete and
+    // an insert).
+    if (this.#placed - copy.placed > this.capacity / 2) {
+      this.#entries.delete(id);
+      this.#entries.set(id, copy);
+      copy.placed = ++this.#placed;
+    }
+    return copy;
   }
 
   /** Keeps the live entry `value` of post `id`, as read from the post's database. */
   keep(id: string, value: string): void {
     this.#entries.delete(id);
-    this.#entries.set(id, value);
+    this.#entries.set(id, { value, createdAtMs: entryCreatedAtMs(value), placed: ++this.#placed });
     if (this.#entries.size > this.capacity) this.#entries.delete(this.#entries.keys().next().value!);
   }
 
@@ -46,6 +59,17 @@ export class PostCopies {
   get size(): number {
     return this.#entries.size;
   }
+}
+
+type PostCopy = { value: string; createdAtMs: number | undefined; placed: number };
+
+/**
+ * The creation time (ms) a post entry ends with, read as the ranked page script reads it
+ * (`rank_candidates`: a `,digits]` within its last 24 characters); undefined when the entry has none.
+ */
+export function entryCreatedAtMs(entry: string): number | undefined {
+  const found = /,(-?\d+)\]$/.exec(entry.slice(-24));
+  return found ? Number(found[1]) : undefined;
 }
 
 /** Posts one isolate keeps (an entry is ~150–400 bytes with its key: ~4 MB at most of a 128 MB isolate). */

@@ -30,8 +30,8 @@ import {
   TOMBSTONE,
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
-import { MARK_BUILDING, READ_PAGE, READ_RANKED, SCORE_CANDIDATES, UPKEEP_TIMELINE } from "./page.lua";
-import { postCopies } from "./post-copies";
+import { MARK_BUILDING, READ_PAGE, READ_RANKED, UPKEEP_TIMELINE } from "./page.lua";
+import { entryCreatedAtMs, postCopies } from "./post-copies";
 import { decodeRankedCursor, encodeRankedCursor, isRankedCursor, rankingExpired, type RankedCursor } from "./ranked-cursor";
 import { firstPageWatch, type FirstPageWatch } from "./unseen";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
@@ -474,7 +474,7 @@ async function completeRemote(services: Services, userId: string, members: Parse
   const asks = new Map<number, { id: string; i: number; post: boolean; counts: boolean }[]>();
   for (const [index, list] of byDatabase) {
     const countsCopied = boundMs > 0 && held?.[index] === undefined;
-    const left: { id: string; i: number; post: boolean; counts: boolean }[] = [];
+    let complete = true;
     for (const m of list) {
       // A post's entry is served from its copy only beside its counts': a database is asked for the
       // entry whenever it is asked for the counts, so a tombstone that reached only the post's own
@@ -483,9 +483,12 @@ async function completeRemote(services: Services, userId: string, members: Parse
       const post = counts ? postCopies.get(m.id) : undefined;
       raw.posts[m.i] = post ?? false;
       raw.counts[m.i] = counts ? counts.values : false;
-      if (post === undefined || !counts) left.push({ id: m.id, i: m.i, post: post === undefined, counts: !counts });
+      if (post === undefined || !counts) complete = false;
     }
-    if (left.length > 0) asks.set(index, left);
+    // A database asked at all is asked for every post of the page it holds: their copies are then
+    // refreshed together and come due together, so later pages ask it once, not once per post
+    // whose copy happens to be due (a few keys more in a request that is made anyway).
+    if (!complete) asks.set(index, list.map((m) => ({ id: m.id, i: m.i, post: true, counts: true })));
   }
   if (asks.size === 0) return unreachable;
   // A bare MGET (one billed command per database, no script), its values taken as Redis holds
@@ -510,9 +513,14 @@ async function completeRemote(services: Services, userId: string, members: Parse
     const { posts, counted, values } = outcome.value;
     posts.forEach((m, k) => {
       const value = values[k];
-      if (typeof value !== "string") return;
+      // Not cached there (and not tombstoned there): a copy, which never changes, still answers.
+      if (typeof value !== "string") {
+        raw.posts[m.i] = postCopies.get(m.id) ?? false;
+        return;
+      }
       raw.posts[m.i] = value;
-      if (value !== TOMBSTONE) postCopies.keep(m.id, value);
+      if (value === TOMBSTONE) postCopies.forget(m.id);
+      else postCopies.keep(m.id, value);
     });
     counted.forEach((m, k) => {
       const row = unpackCounters(values[posts.length + k], POST_FIELDS.length)?.map(Number);
@@ -547,11 +555,23 @@ async function pageFromPostgres(services: Services, userId: string, before: stri
 
 /**
  * A ranked item's score: engagement over age, `(1 + likes + 2·comments + 3·forwards) /
- * (age_hours + 2)^1.5` — the same formula as READ_RANKED's (used here when Redis is down).
+ * (age_hours + 2)^1.5` — READ_RANKED's formula, computed as it computes it (`scoreOf`), so a
+ * score made here is the very double Redis makes (used when Redis is down, and at N > 1 for the
+ * candidates this isolate's copies answer).
  */
 export function rankScore(counts: PostCounts, createdAtMs: number, now: number): number {
+  return scoreOf(counts.likes, counts.comments, counts.forwards, createdAtMs, now);
+}
+
+/**
+ * rank_candidates' arithmetic (page.lua.ts) step for step: (age + 2)^1.5 as base · sqrt(base),
+ * IEEE operations only, since `**` and C's pow differ in the last bit for ~9% of inputs, which
+ * would break exact ties between posts scored here and posts scored by a database.
+ */
+function scoreOf(likes: number, comments: number, forwards: number, createdAtMs: number, now: number): number {
   const ageHours = Math.max(0, now - createdAtMs) / 3_600_000;
-  return (1 + counts.likes + 2 * counts.comments + 3 * counts.forwards) / (ageHours + 2) ** 1.5;
+  const base = ageHours + 2;
+  return (1 + likes + 2 * comments + 3 * forwards) / (base * Math.sqrt(base));
 }
 
 /**
@@ -573,8 +593,11 @@ function rankedPosition(cursor: string, now: number): RankedCursor | { pg: numbe
 /** The next cursor of a ranking: the ids not shown yet, or null when none are left. */
 const nextRanked = (ranking: RankedCursor): string | null => (ranking.ids.length > 0 ? encodeRankedCursor(ranking) : null);
 
-/** The post id of a timeline member (`postId:authorId`). */
-const postIdOf = (member: string) => member.slice(0, member.indexOf(":"));
+/** The post id of a timeline member (`postId:authorId`), or of a bare post id. */
+const postIdOf = (member: string) => {
+  const cut = member.indexOf(":");
+  return cut < 0 ? member : member.slice(0, cut);
+};
 
 /** Builds, fills and retries before a ranked first page gives up on Redis and ranks from Postgres. */
 const RANKED_ATTEMPTS = 4;
@@ -634,7 +657,7 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
           continue;
         }
         served = ranked.page;
-        rest = ranked.ranked.slice(page.limit).map(postIdOf);
+        rest = ranked.rest;
       }
       const { items, degraded } = await hydrate(services, userId, served, "after answer");
       return { items, nextCursor: nextRanked({ at: now, shown: page.limit, ids: rest }), degraded };
@@ -674,80 +697,137 @@ function rank(items: FeedItem[], now: number): FeedItem[] {
 }
 
 /**
- * READ_RANKED's answer in mode "members": the candidates, newest first, the reader's flags hash's
- * floor and overflow mark (`flags`: f, x), which candidates it marks (`on`: 2p + 1 for a like of
+ * READ_RANKED's answer in mode "members": the candidates' post ids, newest first, the reader's
+ * flags hash's floor and overflow mark (`flags`: f, x), which candidates it marks (`on`: 2p + 1 for a like of
  * the candidate at 0-based place p, 2p + 2 for a favourite), and the reader's database's own share
- * of the ranking (`order` indexes the candidates, 1-based; `scores`, `posts`, `counts`, `gone` as
- * SCORE_CANDIDATES answers them).
+ * of the ranking (`order` indexes the candidates, 1-based; each one's score as '%.17g' text; the
+ * post entries and packed counters of its first `limit`; the tombstoned candidates: see
+ * ranking_answer in page.lua.ts).
  */
-type Candidates = { members: string[]; flags: (string | false)[]; on: number[]; renew?: boolean } & Partial<Omit<DatabaseRanking, "missing">>;
+type Candidates = {
+  ids: string[];
+  flags: (string | false)[];
+  on: number[];
+  renew?: boolean;
+  order?: number[];
+  scores?: string[];
+  posts?: string[];
+  counts?: (string | false)[];
+  gone?: string[];
+};
 
-/** SCORE_CANDIDATES' answer from one database (see page.lua.ts). */
-type DatabaseRanking = { order: number[]; scores: string[]; posts: string[]; counts: (string | false)[]; gone: string[]; missing?: string[] };
+/** The merged ranking of a first page at N > 1: the post ids after the page's, in ranked order (the cursor's), and the page's hydration with the tombstoned candidates (`gone`). */
+type Ranking = { rest: string[]; page: RawPage };
 
-/** The merged ranking of a first page at N > 1: members in ranked order, and the page's hydration with the tombstoned candidates (`gone`). */
-type Ranking = { ranked: string[]; page: RawPage };
+/** A candidate of another database than the reader's, and what scores and hydrates it once known. */
+type Remote = { id: string; position: number; post?: string; createdAtMs?: number; counts?: readonly number[] };
 
 /**
- * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share; each
- * other database holding candidates scores its own (SCORE_CANDIDATES, in parallel) and answers its
- * ranking and its first `limit` items hydrated;
- * the lists are merged here by those scores (ties: the newer post first, as READ_RANKED), so the
- * order is N = 1's. The page's items are among their databases' first `limit`, so the page needs
- * no further read; the reader's flags came with the candidates. Answers the candidates to fill
- * when some database lacks posts or counters (the caller fills them and asks again).
+ * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share (Lua);
+ * the candidates of every other database are scored here, by rank_candidates' own arithmetic
+ * (`scoreOf`: the same doubles), from what this isolate holds — the counters' edge copy under its
+ * rules, and the post entry's copy beside it, as `completeRemote` serves a chronological page —
+ * so a warm ranked page is one request, as at N = 1. A database holding candidates the copies do
+ * not answer is asked with ONE bare MGET (no script) for the entries and counters of ALL its
+ * candidates, in parallel with the others (≤ 6): asking all of them refreshes their copies
+ * together, so they come due together again and a later page asks once, not once per post; and a
+ * database asked for a post's counters is asked for its entry too, so a tombstone that reached only
+ * the post's database drops it within the bound. The lists are merged by score (ties: the newer
+ * post first, as READ_RANKED), so the order is N = 1's. Answers the candidates to fill when some
+ * database lacks posts or counters (the caller fills them and asks again); a database that fails
+ * fails the ranking (the caller answers it from Postgres).
  */
 async function rankAcrossDatabases(services: Services, userId: string, candidates: Candidates, now: number, limit: number): Promise<Ranking | { missing: string[] }> {
-  const members = Array.isArray(candidates.members) ? candidates.members : []; // cjson: {} for an empty table
+  const ids = Array.isArray(candidates.ids) ? candidates.ids : []; // cjson: {} for an empty table
   const n = services.databases;
   const own = databaseOf(userId, n);
-  const idOf = (member: string) => member.slice(0, member.indexOf(":"));
-  // Every ranked candidate: its score, its place among the candidates (newest first: the tie-break)
-  // and, for its database's first `limit`, what hydrates it.
-  const scored: { member: string; position: number; score: number; post?: string; counts?: string | false }[] = [];
-  const gone = Array.isArray(candidates.gone) ? [...candidates.gone] : [];
-  const skip = new Set<string>(gone);
-  // Round 1's own share: what the reader's database scored of the posts that live there (a copy of
-  // another database's post found there, which no path writes, is asked of its own database).
-  const order = Array.isArray(candidates.order) ? candidates.order : [];
-  order.forEach((i, k) => {
-    const member = members[i - 1];
-    if (member === undefined || databaseOf(idOf(member), n) !== own) return;
-    skip.add(member);
-    scored.push({ member, position: i - 1, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
-  });
-  const byDatabase = groupByDatabase(
-    members.flatMap((member, position) => (skip.has(member) ? [] : [{ member, position }])),
-    (c) => idOf(c.member),
-    n,
-  );
-  // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
-  const missing = (byDatabase.get(own) ?? []).map((c) => c.member);
-  byDatabase.delete(own);
+  const fieldCount = POST_FIELDS.length;
   const fields = POST_FIELDS as readonly string[];
-  const settled = await settleEach(byDatabase, async (index, list) => {
-    const args = [now, limit, fields.indexOf("likes") + 1, fields.indexOf("comments") + 1, fields.indexOf("forwards") + 1, feedKeys.postPrefix(), counterKeys.cache("post", ""), fields.length, ...list.map((c) => c.member)];
-    const raw = await readOnlyScriptOf(services.redisAt(index), SCORE_CANDIDATES).exec([], args.map(String));
-    return (typeof raw === "string" ? JSON.parse(raw) : raw) as DatabaseRanking;
+  const [iLikes, iComments, iForwards] = [fields.indexOf("likes"), fields.indexOf("comments"), fields.indexOf("forwards")];
+  // Every ranked candidate: its score, its place among the candidates (newest first: the tie-break)
+  // and what hydrates it (round 1's own share: for its first `limit` only).
+  const scored: { id: string; position: number; score: number; post?: string; counts?: string | false | readonly number[] }[] = [];
+  // Tombstoned candidates, as members (round 1's) or bare ids (the upkeep takes both).
+  const gone = Array.isArray(candidates.gone) ? [...candidates.gone] : [];
+  const skip = new Set<string>(gone.map(postIdOf));
+  // Round 1's own share: what the reader's database scored of the posts that live there (a copy of
+  // another database's post found there, which no path writes, is scored from its own database).
+  const order = Array.isArray(candidates.order) ? candidates.order : [];
+  const ownScored = new Set<number>();
+  order.forEach((i, k) => {
+    const id = ids[i - 1];
+    if (id === undefined || databaseOf(id, n) !== own) return;
+    ownScored.add(i - 1);
+    scored.push({ id, position: i - 1, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
   });
+  const rest: Remote[] = [];
+  ids.forEach((id, position) => {
+    if (!ownScored.has(position) && !skip.has(id)) rest.push({ id, position });
+  });
+  const byDatabase = groupByDatabase(rest, (c) => c.id, n);
+  // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
+  const missing = (byDatabase.get(own) ?? []).map((c) => c.id);
+  byDatabase.delete(own);
+  const score = (c: Remote) => {
+    // The entry's creation time, as the script reads it (an entry without one ages from now).
+    const row = c.counts!;
+    scored.push({ id: c.id, position: c.position, score: scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, c.createdAtMs ?? now, now), post: c.post, counts: row });
+  };
+  // Served from the copies; the databases left to ask.
+  const boundMs = edgeCacheBoundMs(services.env);
+  const held = heldSyncTokens();
+  const asks = new Map<number, Remote[]>();
   for (const [index, list] of byDatabase) {
-    const outcome = settled.get(index)!;
-    // A database that fails answers the whole ranking from Postgres (the caller's outage path).
-    if (outcome.status === "rejected") {
-      if (isRedisCommandError(outcome.reason)) throw commandFailure("Feed ranking script", outcome.reason);
-      throw outcome.reason;
+    const countsCopied = boundMs > 0 && held?.[index] === undefined;
+    let complete = true;
+    for (const c of list) {
+      const counts = countsCopied ? edgeCounters.lookup(countsKey("post", c.id), boundMs) : null;
+      const copy = counts ? postCopies.copy(c.id) : undefined;
+      if (counts && copy !== undefined) {
+        c.counts = counts.values;
+        c.post = copy.value;
+        c.createdAtMs = copy.createdAtMs;
+      } else complete = false;
     }
-    const answer = outcome.value;
-    if (answer.missing) {
-      missing.push(...(Array.isArray(answer.missing) ? answer.missing : []));
-      continue;
-    }
-    const ranked = Array.isArray(answer.order) ? answer.order : [];
-    ranked.forEach((i, k) => {
-      const c = list[i - 1]!;
-      scored.push({ member: c.member, position: c.position, score: Number(answer.scores[k]), post: answer.posts[k], counts: answer.counts[k] });
+    if (complete) list.forEach(score);
+    else asks.set(index, list);
+  }
+  if (asks.size > 0) {
+    const read = edgeCounters.begin();
+    const settled = await settleEach(asks, async (index, list) => {
+      const keys = list.map((c) => feedKeys.post(c.id));
+      for (const c of list) keys.push(counterKeys.cache("post", c.id));
+      return (await rawCommand(services.redisAt(index), ["MGET", ...keys])) as unknown[];
     });
-    if (Array.isArray(answer.gone)) gone.push(...answer.gone);
+    for (const [index, list] of asks) {
+      const outcome = settled.get(index)!;
+      // A database that fails answers the whole ranking from Postgres (the caller's outage path).
+      if (outcome.status === "rejected") {
+        if (isRedisCommandError(outcome.reason)) throw commandFailure("Feed ranking read", outcome.reason);
+        throw outcome.reason;
+      }
+      const values = outcome.value;
+      list.forEach((c, k) => {
+        const post = values[k];
+        if (post === TOMBSTONE) {
+          postCopies.forget(c.id);
+          gone.push(c.id);
+          return;
+        }
+        const row = unpackCounters(values[list.length + k], fieldCount)?.map(Number);
+        if (typeof post !== "string" || !row) {
+          missing.push(c.id);
+          return;
+        }
+        postCopies.keep(c.id, post);
+        // A complete answer of a reachable database: exact as of this read.
+        if (boundMs > 0) edgeCounters.store(countsKey("post", c.id), row, read, boundMs);
+        c.post = post;
+        c.createdAtMs = entryCreatedAtMs(post);
+        c.counts = row;
+        score(c);
+      });
+    }
   }
   if (missing.length > 0) return { missing };
   scored.sort((a, b) => b.score - a.score || a.position - b.position);
@@ -756,16 +836,16 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   const flags = Array.isArray(candidates.flags) ? candidates.flags : [];
   const on = new Set(Array.isArray(candidates.on) ? candidates.on : []);
   const page: RawPage & { complete: true } = {
-    members: top.map((c) => c.member),
+    members: top.map((c) => c.id),
     posts: top.map((c) => c.post ?? false),
-    counts: top.map((c) => (typeof c.counts === "string" ? (unpackCounters(c.counts, POST_FIELDS.length) ?? false) : false)),
+    counts: top.map((c) => (typeof c.counts === "string" ? (unpackCounters(c.counts, fieldCount) ?? false) : (c.counts ?? false))),
     flags: [flags[0] ?? false, flags[1] ?? false, ...top.flatMap((c) => [on.has(2 * c.position + 1) && "1", on.has(2 * c.position + 2) && "1"])],
     more: scored.length > limit,
     renew: candidates.renew === true,
     gone,
     complete: true,
   };
-  return { ranked: scored.map((c) => c.member), page };
+  return { rest: scored.slice(limit).map((c) => c.id), page };
 }
 
 /** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */

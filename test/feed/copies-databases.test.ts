@@ -91,6 +91,36 @@ describe.skipIf(!databases.enough)("pages at N = 3 from this isolate's copies", 
     }
   });
 
+  it("a warm ranked first page scores the other databases' candidates from the copies: one request, to the reader's database, in the order a page reading every database gives", async () => {
+    const s = open(1000);
+    try {
+      const { reader, ids } = await readerWithRemotePosts(s, "ranked");
+      const ranked = () => readHomeFeed(s.services, reader, { limit: 50, order: "ranked" });
+      await ranked(); // fills what the ranking missed, and the copies
+      await waitOnExecutionContext(s.ctx);
+      // Asked of every database (no copy younger than a bound of 0 ms): the reference ranking.
+      const { services: fresh, close: closeFresh } = open(0);
+      let exact: Awaited<ReturnType<typeof ranked>>;
+      try {
+        exact = await readHomeFeed(fresh, reader, { limit: 50, order: "ranked" });
+      } finally {
+        await closeFresh();
+      }
+      expect(exact.items.map((i) => i.post.id).sort()).toEqual([...ids].sort());
+      const tries: number[][] = [];
+      for (let attempt = 0; attempt < 3; attempt++) {
+        await ranked();
+        let served: Awaited<ReturnType<typeof ranked>> | undefined;
+        tries.push(await requestsPerDatabase(async () => void (served = await ranked())));
+        expect(served!.items).toEqual(exact.items);
+        if (tries.at(-1)!.join() === "1,0,0") break;
+      }
+      expect(tries.at(-1), `requests per database, each try: ${JSON.stringify(tries)}`).toEqual([1, 0, 0]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("a count written elsewhere shows once the bound has passed; one written in this isolate (a like) shows at once", async () => {
     const bound = 300;
     const s = open(bound);
