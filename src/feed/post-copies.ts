@@ -44,11 +44,13 @@ export class PostCopies {
     return copy;
   }
 
-  /** Keeps the live entry `value` of post `id`, as read from the post's database. */
-  keep(id: string, value: string): void {
+  /** Keeps the live entry `value` of post `id`, as read from the post's database; answers the copy. */
+  keep(id: string, value: string): Readonly<PostCopy> {
+    const copy = { value, createdAtMs: entryCreatedAtMs(value), placed: ++this.#placed };
     this.#entries.delete(id);
-    this.#entries.set(id, { value, createdAtMs: entryCreatedAtMs(value), placed: ++this.#placed });
+    this.#entries.set(id, copy);
     if (this.#entries.size > this.capacity) this.#entries.delete(this.#entries.keys().next().value!);
+    return copy;
   }
 
   /** Drops the copy of a deleted post. */

@@ -31,7 +31,7 @@ import {
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
 import { MARK_BUILDING, READ_PAGE, READ_RANKED, UPKEEP_TIMELINE } from "./page.lua";
-import { entryCreatedAtMs, postCopies } from "./post-copies";
+import { postCopies } from "./post-copies";
 import { decodeRankedCursor, encodeRankedCursor, isRankedCursor, rankingExpired, type RankedCursor } from "./ranked-cursor";
 import { firstPageWatch, type FirstPageWatch } from "./unseen";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
@@ -439,12 +439,7 @@ async function writeFill(services: Services, userId: string, fill: { posts: [str
  * are not asked for. Answers the ids whose database failed: left as misses, their posts and
  * counters are read from Postgres.
  *
- * What this isolate holds is not asked for: a post's counters from the counters' edge copy under
- * that copy's own rules (younger than `COUNTER_EDGE_CACHE_MS`, dropped by this isolate's writes;
- * none while the request holds a consistency token for that database: the client wrote there, and
- * reads its write), and then its entry from its copy (`postCopies`: entries never change, and round
- * 1 has just checked the tombstone on the reader's database). The rest is one bare MGET per database still needed,
- * in parallel (≤ 6 at once), whose answers refresh both copies. So a warm page whose posts this
+ * What this isolate holds is not asked for (`readOtherDatabases`), so a warm page whose posts this
  * isolate drew within the bound is one round, as at N = 1. `ticket`: taken before round 1, whose
  * exact counters of the reader's database's own posts refresh the counters' copy too (a copy is
  * never older than what a page here already showed).
@@ -453,7 +448,7 @@ async function completeRemote(services: Services, userId: string, members: Parse
   const own = databaseOf(userId, services.databases);
   const boundMs = edgeCacheBoundMs(services.env);
   const byDatabase = groupByDatabase(
-    members.flatMap((m, i) => {
+    members.flatMap((m, i): (OtherDatabasePost & { i: number })[] => {
       if (raw.posts[i] !== TOMBSTONE) return [{ id: m.id, i }];
       postCopies.forget(m.id);
       return [];
@@ -468,68 +463,97 @@ async function completeRemote(services: Services, userId: string, members: Parse
     }
   }
   byDatabase.delete(own);
+  const failed = await readOtherDatabases(services, byDatabase);
   const unreachable = new Set<string>();
-  // Served from the copies; what is left to ask, per database.
+  for (const [index, list] of byDatabase) {
+    const reason = failed.get(index);
+    if (reason !== undefined && (reason instanceof ApiError || !isRedisOutage(reason))) throw reason;
+    for (const m of list) {
+      if (reason !== undefined) {
+        raw.posts[m.i] = m.post ?? false;
+        raw.counts[m.i] = false;
+        unreachable.add(m.id);
+        continue;
+      }
+      // An entry its database no longer caches (and did not tombstone): a copy, which never changes, still answers.
+      raw.posts[m.i] = m.post ?? postCopies.get(m.id) ?? false;
+      raw.counts[m.i] = m.counts ?? false;
+    }
+  }
+  return unreachable;
+}
+
+/** A post of another database than the reader's, as `readOtherDatabases` found it. */
+type OtherDatabasePost = {
+  id: string;
+  /** Its entry (TOMBSTONE: deleted), from its copy or its database; undefined when neither had it. */
+  post?: string;
+  /** The entry's creation time (`entryCreatedAtMs`). */
+  createdAtMs?: number;
+  /** Its counters (POST_FIELDS order), from the counters' edge copy or its database. */
+  counts?: readonly number[];
+};
+
+/**
+ * Round 2 at N > 1, for chronological and ranked pages alike: the entries and counters of posts
+ * that live on other databases than the reader's (`byDatabase`), filled into each item. What this
+ * isolate holds is not asked for: a post's counters from the counters' edge copy under that copy's
+ * own rules (younger than `COUNTER_EDGE_CACHE_MS`, dropped by this isolate's writes; none while the
+ * request holds a consistency token for that database: the client wrote there, and reads its
+ * write), and beside them its entry from its copy (`postCopies`: entries never change). A database
+ * whose posts are not all held is asked with ONE bare MGET (one billed command, no script) for the
+ * entries and counters of ALL of them, in parallel (≤ 6 at once): their copies are then refreshed
+ * together and come due together, so a later page asks once, not once per post whose copy happens
+ * to be due; and a database asked for a post's counters is asked for its entry too, so a tombstone
+ * that reached only the post's own database drops it within the bound (its copy is dropped here).
+ * Answers the databases that failed, with why (their items keep what the copies gave).
+ */
+async function readOtherDatabases(services: Services, byDatabase: Map<number, OtherDatabasePost[]>): Promise<Map<number, unknown>> {
+  const boundMs = edgeCacheBoundMs(services.env);
   const held = heldSyncTokens();
-  const asks = new Map<number, { id: string; i: number; post: boolean; counts: boolean }[]>();
+  const asks = new Map<number, OtherDatabasePost[]>();
   for (const [index, list] of byDatabase) {
     const countsCopied = boundMs > 0 && held?.[index] === undefined;
     let complete = true;
-    for (const m of list) {
-      // A post's entry is served from its copy only beside its counts': a database is asked for the
-      // entry whenever it is asked for the counts, so a tombstone that reached only the post's own
-      // database still drops the post within the bound.
-      const counts = countsCopied ? edgeCounters.lookup(countsKey("post", m.id), boundMs) : null;
-      const post = counts ? postCopies.get(m.id) : undefined;
-      raw.posts[m.i] = post ?? false;
-      raw.counts[m.i] = counts ? counts.values : false;
-      if (post === undefined || !counts) complete = false;
+    for (const p of list) {
+      const counts = countsCopied ? edgeCounters.lookup(countsKey("post", p.id), boundMs) : null;
+      const copy = counts ? postCopies.copy(p.id) : undefined;
+      if (counts && copy !== undefined) {
+        p.counts = counts.values;
+        p.post = copy.value;
+        p.createdAtMs = copy.createdAtMs;
+      } else complete = false;
     }
-    // A database asked at all is asked for every post of the page it holds: their copies are then
-    // refreshed together and come due together, so later pages ask it once, not once per post
-    // whose copy happens to be due (a few keys more in a request that is made anyway).
-    if (!complete) asks.set(index, list.map((m) => ({ id: m.id, i: m.i, post: true, counts: true })));
+    if (!complete) asks.set(index, list);
   }
-  if (asks.size === 0) return unreachable;
-  // A bare MGET (one billed command per database, no script), its values taken as Redis holds
-  // them: post caches are the JSON text hydrate reads, counters are decoded by the counters' own rule.
+  const failed = new Map<number, unknown>();
+  if (asks.size === 0) return failed;
+  // Post caches are the JSON text hydrate reads; counters are decoded by the counters' own rule.
   const read = edgeCounters.begin();
   const settled = await settleEach(asks, async (index, list) => {
-    const posts = list.filter((m) => m.post);
-    const counted = list.filter((m) => m.counts);
-    const values = (await rawCommand(services.redisAt(index), ["MGET", ...posts.map((m) => feedKeys.post(m.id)), ...counted.map((m) => counterKeys.cache("post", m.id))])) as unknown[];
-    return { posts, counted, values };
+    const keys = list.map((p) => feedKeys.post(p.id));
+    for (const p of list) keys.push(counterKeys.cache("post", p.id));
+    return (await rawCommand(services.redisAt(index), ["MGET", ...keys])) as unknown[];
   });
   for (const [index, list] of asks) {
     const outcome = settled.get(index)!;
     if (outcome.status === "rejected") {
-      if (outcome.reason instanceof ApiError || !isRedisOutage(outcome.reason)) throw outcome.reason;
-      for (const m of list) {
-        if (m.counts) raw.counts[m.i] = false;
-        unreachable.add(m.id);
-      }
+      failed.set(index, outcome.reason);
       continue;
     }
-    const { posts, counted, values } = outcome.value;
-    posts.forEach((m, k) => {
+    const values = outcome.value;
+    list.forEach((p, k) => {
       const value = values[k];
-      // Not cached there (and not tombstoned there): a copy, which never changes, still answers.
-      if (typeof value !== "string") {
-        raw.posts[m.i] = postCopies.get(m.id) ?? false;
-        return;
-      }
-      raw.posts[m.i] = value;
-      if (value === TOMBSTONE) postCopies.forget(m.id);
-      else postCopies.keep(m.id, value);
-    });
-    counted.forEach((m, k) => {
-      const row = unpackCounters(values[posts.length + k], POST_FIELDS.length)?.map(Number);
-      raw.counts[m.i] = row ?? false;
+      const copy = value === TOMBSTONE ? (postCopies.forget(p.id), undefined) : typeof value === "string" ? postCopies.keep(p.id, value) : undefined;
+      p.post = typeof value === "string" ? value : undefined;
+      p.createdAtMs = copy?.createdAtMs;
+      const row = unpackCounters(values[list.length + k], POST_FIELDS.length)?.map(Number);
+      p.counts = row;
       // A complete answer of a reachable database: exact as of this read.
-      if (row && boundMs > 0) edgeCounters.store(countsKey("post", m.id), row, read, boundMs);
+      if (row && boundMs > 0) edgeCounters.store(countsKey("post", p.id), row, read, boundMs);
     });
   }
-  return unreachable;
+  return failed;
 }
 
 /** A post's counters as the feed shows them (the counters capability's rule: never below zero). */
@@ -720,19 +744,14 @@ type Candidates = {
 type Ranking = { rest: string[]; page: RawPage };
 
 /** A candidate of another database than the reader's, and what scores and hydrates it once known. */
-type Remote = { id: string; position: number; post?: string; createdAtMs?: number; counts?: readonly number[] };
+type Remote = OtherDatabasePost & { position: number };
 
 /**
  * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share (Lua);
  * the candidates of every other database are scored here, by rank_candidates' own arithmetic
- * (`scoreOf`: the same doubles), from what this isolate holds — the counters' edge copy under its
- * rules, and the post entry's copy beside it, as `completeRemote` serves a chronological page —
- * so a warm ranked page is one request, as at N = 1. A database holding candidates the copies do
- * not answer is asked with ONE bare MGET (no script) for the entries and counters of ALL its
- * candidates, in parallel with the others (≤ 6): asking all of them refreshes their copies
- * together, so they come due together again and a later page asks once, not once per post; and a
- * database asked for a post's counters is asked for its entry too, so a tombstone that reached only
- * the post's database drops it within the bound. The lists are merged by score (ties: the newer
+ * (`scoreOf`: the same doubles), from what this isolate holds or else one MGET per database
+ * (`readOtherDatabases`, as a chronological page's round 2), so a warm ranked page is one request,
+ * as at N = 1. The lists are merged by score (ties: the newer
  * post first, as READ_RANKED), so the order is N = 1's. Answers the candidates to fill when some
  * database lacks posts or counters (the caller fills them and asks again); a database that fails
  * fails the ranking (the caller answers it from Postgres).
@@ -768,65 +787,19 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
   const missing = (byDatabase.get(own) ?? []).map((c) => c.id);
   byDatabase.delete(own);
-  const score = (c: Remote) => {
-    // The entry's creation time, as the script reads it (an entry without one ages from now).
-    const row = c.counts!;
-    scored.push({ id: c.id, position: c.position, score: scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, c.createdAtMs ?? now, now), post: c.post, counts: row });
-  };
-  // Served from the copies; the databases left to ask.
-  const boundMs = edgeCacheBoundMs(services.env);
-  const held = heldSyncTokens();
-  const asks = new Map<number, Remote[]>();
+  const failed = await readOtherDatabases(services, byDatabase);
   for (const [index, list] of byDatabase) {
-    const countsCopied = boundMs > 0 && held?.[index] === undefined;
-    let complete = true;
+    const reason = failed.get(index);
+    // A database that fails answers the whole ranking from Postgres (the caller's outage path).
+    if (reason !== undefined) throw isRedisCommandError(reason) ? commandFailure("Feed ranking read", reason) : reason;
     for (const c of list) {
-      const counts = countsCopied ? edgeCounters.lookup(countsKey("post", c.id), boundMs) : null;
-      const copy = counts ? postCopies.copy(c.id) : undefined;
-      if (counts && copy !== undefined) {
-        c.counts = counts.values;
-        c.post = copy.value;
-        c.createdAtMs = copy.createdAtMs;
-      } else complete = false;
-    }
-    if (complete) list.forEach(score);
-    else asks.set(index, list);
-  }
-  if (asks.size > 0) {
-    const read = edgeCounters.begin();
-    const settled = await settleEach(asks, async (index, list) => {
-      const keys = list.map((c) => feedKeys.post(c.id));
-      for (const c of list) keys.push(counterKeys.cache("post", c.id));
-      return (await rawCommand(services.redisAt(index), ["MGET", ...keys])) as unknown[];
-    });
-    for (const [index, list] of asks) {
-      const outcome = settled.get(index)!;
-      // A database that fails answers the whole ranking from Postgres (the caller's outage path).
-      if (outcome.status === "rejected") {
-        if (isRedisCommandError(outcome.reason)) throw commandFailure("Feed ranking read", outcome.reason);
-        throw outcome.reason;
+      if (c.post === TOMBSTONE) gone.push(c.id);
+      else if (c.post === undefined || !c.counts) missing.push(c.id);
+      else {
+        // The entry's creation time, as the script reads it (an entry without one ages from now).
+        const row = c.counts;
+        scored.push({ id: c.id, position: c.position, score: scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, c.createdAtMs ?? now, now), post: c.post, counts: row });
       }
-      const values = outcome.value;
-      list.forEach((c, k) => {
-        const post = values[k];
-        if (post === TOMBSTONE) {
-          postCopies.forget(c.id);
-          gone.push(c.id);
-          return;
-        }
-        const row = unpackCounters(values[list.length + k], fieldCount)?.map(Number);
-        if (typeof post !== "string" || !row) {
-          missing.push(c.id);
-          return;
-        }
-        postCopies.keep(c.id, post);
-        // A complete answer of a reachable database: exact as of this read.
-        if (boundMs > 0) edgeCounters.store(countsKey("post", c.id), row, read, boundMs);
-        c.post = post;
-        c.createdAtMs = entryCreatedAtMs(post);
-        c.counts = row;
-        score(c);
-      });
     }
   }
   if (missing.length > 0) return { missing };
