@@ -37,17 +37,26 @@ import { errorText, log } from "../lib/log";
  *   is never cached; a miss goes to today's read path and answers what it answers.
  */
 export class EdgeCounterCache {
-  readonly #entries = new Map<string, Entry>();
+  /**
+   * Copies by entity, then by id, each map in placement order (Map keeps insertion order). Two
+   * levels, not one `entity:id` key: a lookup then hashes the id string it was given, whose hash
+   * the string keeps, instead of building and hashing a new key string (a ranked page at N > 1
+   * looks up hundreds of copies; the key strings were most of that lookup's cost).
+   */
+  readonly #byEntity = new Map<CounterEntity, Map<string, Entry>>();
+  #size = 0;
   /** Orders read starts, stores and forgets (one isolate is single-threaded: a plain counter). */
   #seq = 0;
   /** No read started at or before this may store: a copy still within the bound was evicted then. */
   #floor = 0;
+  /** Entries placed (stored, forgotten, or moved last by a use) so far: orders the placements. */
+  #placed = 0;
 
   constructor(
     /** Entries kept; the least recently used goes first. */
     readonly capacity = EDGE_CACHE_ENTRIES,
     /** Milliseconds; workerd's clock is that of the current event (it moves on I/O). */
-    private readonly now: () => number = () => Date.now(),
+    readonly now: () => number = () => Date.now(),
   ) {}
 
   /** Marks the start of a Redis read whose result may be stored (`store`). */
@@ -56,62 +65,81 @@ export class EdgeCounterCache {
   }
 
   /**
-   * The copy of `key` if it is younger than `boundMs`, else null (the caller reads Redis). A copy
-   * past half the bound is handed out as a miss to one reader (who refreshes it) and as a hit to
-   * the others.
+   * The copy of `entity` `id` if it is younger than `boundMs`, else null (the caller reads Redis).
+   * A copy past half the bound is handed out as a miss to one reader (who refreshes it) and as a
+   * hit to the others. `now`: the clock as of this lookup (a batch reads it once; workerd's clock
+   * only moves on I/O).
    */
-  lookup(key: string, boundMs: number): { values: readonly number[]; ageMs: number } | null {
-    const entry = this.#entries.get(key);
+  lookup(entity: CounterEntity, id: string, boundMs: number, now = this.now()): { values: readonly number[]; ageMs: number } | null {
+    const entries = this.#byEntity.get(entity);
+    const entry = entries?.get(id);
     if (!entry?.values) return null;
-    const now = this.now();
     const ageMs = now - entry.fetchedAt;
     if (ageMs >= boundMs || ageMs < 0) return null;
     if (ageMs >= boundMs * REFRESH_AFTER && now - entry.refreshClaimedAt >= boundMs * REFRESH_AFTER) {
       entry.refreshClaimedAt = now;
       return null;
     }
-    // Most recently used last: Map keeps insertion order.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    // Most recently used last. An entry placed among the newer half is left where it is: at
+    // least half the capacity of placements away from eviction, it is moved last once a use finds
+    // it past that (a move is a delete and an insert).
+    if (this.#placed - entry.placed >= this.capacity / 2) {
+      entries!.delete(id);
+      entries!.set(id, entry);
+      entry.placed = ++this.#placed;
+    }
     return { values: entry.values, ageMs };
   }
 
   /**
-   * Keeps `values` of `key` as read by the read that took `ticket`, unless a copy stored (or a
-   * write forgotten) after that read started is already there, or the result is already too old
-   * to serve. Returns whether it was kept.
+   * Keeps `values` of `entity` `id` as read by the read that took `ticket`, unless a copy stored
+   * (or a write forgotten) after that read started is already there, or the result is already too
+   * old to serve. Returns whether it was kept.
    */
-  store(key: string, values: readonly number[], ticket: ReadTicket, boundMs: number): boolean {
+  store(entity: CounterEntity, id: string, values: readonly number[], ticket: ReadTicket, boundMs: number): boolean {
     if (this.now() - ticket.at >= boundMs || ticket.seq <= this.#floor) return false;
-    const entry = this.#entries.get(key);
+    const entry = this.#byEntity.get(entity)?.get(id);
     if (entry && ticket.seq <= entry.storedSeq) return false;
-    this.#entries.delete(key);
-    this.#entries.set(key, { values, fetchedAt: ticket.at, storedSeq: ++this.#seq, refreshClaimedAt: Number.NEGATIVE_INFINITY });
-    this.#evict(boundMs);
+    this.#place(entity, id, { values, fetchedAt: ticket.at, storedSeq: ++this.#seq, refreshClaimedAt: Number.NEGATIVE_INFINITY, placed: 0 }, boundMs);
     return true;
   }
 
-  /** Drops the copy of `key` after a write: reads that started before now may not store it again. */
-  forget(key: string, boundMs: number): void {
+  /** Drops the copy of `entity` `id` after a write: reads that started before now may not store it again. */
+  forget(entity: CounterEntity, id: string, boundMs: number): void {
     if (boundMs <= 0) return; // nothing is kept, nothing to guard
-    this.#entries.delete(key);
-    this.#entries.set(key, { values: null, fetchedAt: this.now(), storedSeq: ++this.#seq, refreshClaimedAt: Number.NEGATIVE_INFINITY });
-    this.#evict(boundMs);
+    this.#place(entity, id, { values: null, fetchedAt: this.now(), storedSeq: ++this.#seq, refreshClaimedAt: Number.NEGATIVE_INFINITY, placed: 0 }, boundMs);
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#size;
+  }
+
+  /** Puts `entry` last in its entity's map, then evicts down to the capacity. */
+  #place(entity: CounterEntity, id: string, entry: Entry, boundMs: number) {
+    let entries = this.#byEntity.get(entity);
+    if (entries === undefined) this.#byEntity.set(entity, (entries = new Map()));
+    if (!entries.delete(id)) this.#size++;
+    entry.placed = ++this.#placed;
+    entries.set(id, entry);
+    this.#evict(boundMs);
   }
 
   #evict(boundMs: number) {
     const now = this.now();
-    for (const [key, entry] of this.#entries) {
-      if (this.#entries.size <= this.capacity) return;
-      this.#entries.delete(key);
+    while (this.#size > this.capacity) {
+      // The least recently placed entry is the first of one of the entities' maps (a handful).
+      let oldest: { entries: Map<string, Entry>; id: string; entry: Entry } | undefined;
+      for (const entries of this.#byEntity.values()) {
+        const first = entries.entries().next();
+        if (!first.done && (oldest === undefined || first.value[1].placed < oldest.entry.placed)) oldest = { entries, id: first.value[0], entry: first.value[1] };
+      }
+      if (oldest === undefined) return;
+      oldest.entries.delete(oldest.id);
+      this.#size--;
       // Evicting a copy that could still be served, or a recent forget, loses what guards its
       // key: from now on, reads that started before this point may not store anything. (A read
       // that started before an older entry's time is refused by its age anyway.)
-      if (now - entry.fetchedAt < boundMs) this.#floor = Math.max(this.#floor, entry.storedSeq);
+      if (now - oldest.entry.fetchedAt < boundMs) this.#floor = Math.max(this.#floor, oldest.entry.storedSeq);
     }
   }
 }
@@ -124,6 +152,8 @@ type Entry = {
   storedSeq: number;
   /** When a reader last took it on itself to refresh this copy. */
   refreshClaimedAt: number;
+  /** Its place among the placements (`#placed`): how far it is from eviction, and the eviction order across entities. */
+  placed: number;
 };
 
 export type ReadTicket = { seq: number; at: number };
@@ -161,7 +191,7 @@ export async function readCountersAtEdge(
   const values = new Map<string, number[]>();
   const misses: string[] = [];
   for (const id of ids) {
-    const hit = boundMs > 0 && !fresh ? cache.lookup(countsKey(entity, id), boundMs) : null;
+    const hit = boundMs > 0 && !fresh ? cache.lookup(entity, id, boundMs) : null;
     if (hit) values.set(id, hit.values as number[]);
     else misses.push(id);
   }
@@ -174,7 +204,7 @@ export async function readCountersAtEdge(
       values.set(id, row);
       // Never a copy of a Postgres fallback: only values read from a reachable database are exact.
       const stale = read.staleIds ? read.staleIds.has(id) : read.stale;
-      if (!stale && boundMs > 0) cache.store(countsKey(entity, id), row, ticket, boundMs);
+      if (!stale && boundMs > 0) cache.store(entity, id, row, ticket, boundMs);
     }
   }
   return { entity, fields: read.fields, values, stale: read.stale };
@@ -182,7 +212,7 @@ export async function readCountersAtEdge(
 
 /** After a write of these entities in this isolate: their copies go, and reads that began before may not bring them back. */
 export function forgetAtEdge(entity: CounterEntity, ids: readonly string[], boundMs: number, cache = edgeCounters): void {
-  for (const id of ids) cache.forget(countsKey(entity, id), boundMs);
+  for (const id of ids) cache.forget(entity, id, boundMs);
 }
 
 /**

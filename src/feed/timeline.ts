@@ -459,7 +459,7 @@ async function completeRemote(services: Services, userId: string, members: Parse
   if (ticket && boundMs > 0) {
     for (const m of byDatabase.get(own) ?? []) {
       const row = decodeCachedCounters(raw.counts[m.i], POST_FIELDS.length);
-      if (row) edgeCounters.store(countsKey("post", m.id), row, ticket, boundMs);
+      if (row) edgeCounters.store("post", m.id, row, ticket, boundMs);
     }
   }
   byDatabase.delete(own);
@@ -512,11 +512,16 @@ async function readOtherDatabases(services: Services, byDatabase: Map<number, Ot
   const boundMs = edgeCacheBoundMs(services.env);
   const held = heldSyncTokens();
   const asks = new Map<number, OtherDatabasePost[]>();
+  const now = edgeCounters.now(); // one clock for the batch (workerd's only moves on I/O)
   for (const [index, list] of byDatabase) {
-    const countsCopied = boundMs > 0 && held?.[index] === undefined;
+    // A held token for a database reads it; so does a copy turned off.
+    if (boundMs <= 0 || held?.[index] !== undefined) {
+      asks.set(index, list);
+      continue;
+    }
     let complete = true;
     for (const p of list) {
-      const counts = countsCopied ? edgeCounters.lookup(countsKey("post", p.id), boundMs) : null;
+      const counts = edgeCounters.lookup("post", p.id, boundMs, now);
       const copy = counts ? postCopies.copy(p.id) : undefined;
       if (counts && copy !== undefined) {
         p.counts = counts.values;
@@ -550,7 +555,7 @@ async function readOtherDatabases(services: Services, byDatabase: Map<number, Ot
       const row = unpackCounters(values[list.length + k], POST_FIELDS.length)?.map(Number);
       p.counts = row;
       // A complete answer of a reachable database: exact as of this read.
-      if (row && boundMs > 0) edgeCounters.store(countsKey("post", p.id), row, read, boundMs);
+      if (row && boundMs > 0) edgeCounters.store("post", p.id, row, read, boundMs);
     });
   }
   return failed;
@@ -743,8 +748,11 @@ type Candidates = {
 /** The merged ranking of a first page at N > 1: the post ids after the page's, in ranked order (the cursor's), and the page's hydration with the tombstoned candidates (`gone`). */
 type Ranking = { rest: string[]; page: RawPage };
 
-/** A candidate of another database than the reader's, and what scores and hydrates it once known. */
+/** A candidate of another database than the reader's, and what scores and hydrates it once known (every field set at creation: one object shape). */
 type Remote = OtherDatabasePost & { position: number };
+
+/** A scored candidate of a ranked first page at N > 1 (round 1's own share carries its packed counters, the others their row). */
+type Scored = { id: string; position: number; score: number; post: string | false | undefined; counts: string | false | readonly number[] | undefined };
 
 /**
  * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share (Lua);
@@ -760,33 +768,41 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   const ids = Array.isArray(candidates.ids) ? candidates.ids : []; // cjson: {} for an empty table
   const n = services.databases;
   const own = databaseOf(userId, n);
-  const fieldCount = POST_FIELDS.length;
   const fields = POST_FIELDS as readonly string[];
   const [iLikes, iComments, iForwards] = [fields.indexOf("likes"), fields.indexOf("comments"), fields.indexOf("forwards")];
   // Every ranked candidate: its score, its place among the candidates (newest first: the tie-break)
-  // and what hydrates it (round 1's own share: for its first `limit` only).
-  const scored: { id: string; position: number; score: number; post?: string; counts?: string | false | readonly number[] }[] = [];
+  // and what hydrates it (round 1's own share: for its first `limit` only). One shape for all.
+  const scored: Scored[] = [];
   // Tombstoned candidates, as members (round 1's) or bare ids (the upkeep takes both).
   const gone = Array.isArray(candidates.gone) ? [...candidates.gone] : [];
-  const skip = new Set<string>(gone.map(postIdOf));
+  const skip = gone.length > 0 ? new Set<string>(gone.map(postIdOf)) : undefined;
   // Round 1's own share: what the reader's database scored of the posts that live there (a copy of
   // another database's post found there, which no path writes, is scored from its own database).
   const order = Array.isArray(candidates.order) ? candidates.order : [];
-  const ownScored = new Set<number>();
-  order.forEach((i, k) => {
-    const id = ids[i - 1];
-    if (id === undefined || databaseOf(id, n) !== own) return;
-    ownScored.add(i - 1);
-    scored.push({ id, position: i - 1, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
-  });
-  const rest: Remote[] = [];
-  ids.forEach((id, position) => {
-    if (!ownScored.has(position) && !skip.has(id)) rest.push({ id, position });
-  });
-  const byDatabase = groupByDatabase(rest, (c) => c.id, n);
+  const ownScored = new Uint8Array(ids.length);
+  for (let k = 0; k < order.length; k++) {
+    const position = order[k]! - 1;
+    const id = ids[position];
+    if (id === undefined || databaseOf(id, n) !== own) continue;
+    ownScored[position] = 1;
+    scored.push({ id, position, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
+  }
+  // The others, by database, newest first (one pass: a ranked page has hundreds of candidates).
   // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
-  const missing = (byDatabase.get(own) ?? []).map((c) => c.id);
-  byDatabase.delete(own);
+  const missing: string[] = [];
+  const byDatabase = new Map<number, Remote[]>();
+  for (let position = 0; position < ids.length; position++) {
+    const id = ids[position]!;
+    if (ownScored[position] === 1 || skip?.has(id)) continue;
+    const index = databaseOf(id, n);
+    if (index === own) {
+      missing.push(id);
+      continue;
+    }
+    let group = byDatabase.get(index);
+    if (group === undefined) byDatabase.set(index, (group = []));
+    group.push({ id, position, post: undefined, createdAtMs: undefined, counts: undefined });
+  }
   const failed = await readOtherDatabases(services, byDatabase);
   for (const [index, list] of byDatabase) {
     const reason = failed.get(index);
@@ -811,7 +827,7 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   const page: RawPage & { complete: true } = {
     members: top.map((c) => c.id),
     posts: top.map((c) => c.post ?? false),
-    counts: top.map((c) => (typeof c.counts === "string" ? (unpackCounters(c.counts, fieldCount) ?? false) : (c.counts ?? false))),
+    counts: top.map((c) => (typeof c.counts === "string" ? (unpackCounters(c.counts, POST_FIELDS.length) ?? false) : (c.counts ?? false))),
     flags: [flags[0] ?? false, flags[1] ?? false, ...top.flatMap((c) => [on.has(2 * c.position + 1) && "1", on.has(2 * c.position + 2) && "1"])],
     more: scored.length > limit,
     renew: candidates.renew === true,

@@ -23,69 +23,92 @@ describe("EdgeCounterCache", () => {
     const { clock, cache } = cacheOnClock();
     const ticket = cache.begin();
     clock.t += 30; // the Redis read took 30 ms
-    expect(cache.store("post:1", [5], ticket, 100)).toBe(true);
-    expect(cache.lookup("post:1", 100)).toEqual({ values: [5], ageMs: 30 });
+    expect(cache.store("post", "1", [5], ticket, 100)).toBe(true);
+    expect(cache.lookup("post", "1", 100)).toEqual({ values: [5], ageMs: 30 });
     clock.t += 19;
-    expect(cache.lookup("post:1", 100)?.values).toEqual([5]);
+    expect(cache.lookup("post", "1", 100)?.values).toEqual([5]);
     clock.t += 51; // 100 ms after the read started
-    expect(cache.lookup("post:1", 100)).toBeNull();
+    expect(cache.lookup("post", "1", 100)).toBeNull();
   });
 
   it("does not keep a result that is already as old as the bound", () => {
     const { clock, cache } = cacheOnClock();
     const ticket = cache.begin();
     clock.t += 100;
-    expect(cache.store("post:1", [5], ticket, 100)).toBe(false);
-    expect(cache.lookup("post:1", 100)).toBeNull();
+    expect(cache.store("post", "1", [5], ticket, 100)).toBe(false);
+    expect(cache.lookup("post", "1", 100)).toBeNull();
   });
 
   it("hands a copy past half the bound to one reader to refresh, and to the others as a hit", () => {
     const { clock, cache } = cacheOnClock();
-    cache.store("post:1", [5], cache.begin(), 100);
+    cache.store("post", "1", [5], cache.begin(), 100);
     clock.t += 60;
-    expect(cache.lookup("post:1", 100)).toBeNull(); // this reader refreshes
-    expect(cache.lookup("post:1", 100)?.values).toEqual([5]);
-    expect(cache.lookup("post:1", 100)?.values).toEqual([5]);
+    expect(cache.lookup("post", "1", 100)).toBeNull(); // this reader refreshes
+    expect(cache.lookup("post", "1", 100)?.values).toEqual([5]);
+    expect(cache.lookup("post", "1", 100)?.values).toEqual([5]);
     const refresh = cache.begin();
-    expect(cache.store("post:1", [6], refresh, 100)).toBe(true);
-    expect(cache.lookup("post:1", 100)).toEqual({ values: [6], ageMs: 0 });
+    expect(cache.store("post", "1", [6], refresh, 100)).toBe(true);
+    expect(cache.lookup("post", "1", 100)).toEqual({ values: [6], ageMs: 0 });
   });
 
   it("never replaces a copy with the result of a read that started before the copy was stored", () => {
     const { cache } = cacheOnClock();
     const early = cache.begin(); // may have run in Redis before or after `late`
     const late = cache.begin();
-    expect(cache.store("post:1", [7], late, 100)).toBe(true);
-    expect(cache.store("post:1", [6], early, 100)).toBe(false);
-    expect(cache.lookup("post:1", 100)?.values).toEqual([7]);
+    expect(cache.store("post", "1", [7], late, 100)).toBe(true);
+    expect(cache.store("post", "1", [6], early, 100)).toBe(false);
+    expect(cache.lookup("post", "1", 100)?.values).toEqual([7]);
     const after = cache.begin(); // started after [7] was stored: saw Redis at least as late
-    expect(cache.store("post:1", [8], after, 100)).toBe(true);
+    expect(cache.store("post", "1", [8], after, 100)).toBe(true);
   });
 
   it("forgets a copy on a write: reads begun before the write may not store, reads begun after may", () => {
     const { cache } = cacheOnClock();
-    cache.store("post:1", [1], cache.begin(), 100);
+    cache.store("post", "1", [1], cache.begin(), 100);
     const before = cache.begin();
-    cache.forget("post:1", 100);
-    expect(cache.lookup("post:1", 100)).toBeNull();
-    expect(cache.store("post:1", [1], before, 100)).toBe(false);
-    expect(cache.store("post:1", [2], cache.begin(), 100)).toBe(true);
-    expect(cache.lookup("post:1", 100)?.values).toEqual([2]);
+    cache.forget("post", "1", 100);
+    expect(cache.lookup("post", "1", 100)).toBeNull();
+    expect(cache.store("post", "1", [1], before, 100)).toBe(false);
+    expect(cache.store("post", "1", [2], cache.begin(), 100)).toBe(true);
+    expect(cache.lookup("post", "1", 100)?.values).toEqual([2]);
   });
 
   it("keeps at most its capacity, least recently used first, without losing the guard of an evicted copy", () => {
     const { cache } = cacheOnClock(2);
-    cache.store("post:1", [1], cache.begin(), 100);
+    cache.store("post", "1", [1], cache.begin(), 100);
     const inFlight = cache.begin(); // a read of post:1 started while post:1 was cached
-    cache.store("post:2", [2], cache.begin(), 100);
-    cache.lookup("post:1", 100); // post:1 used last: post:2 goes first
-    cache.store("post:3", [3], cache.begin(), 100);
+    cache.store("post", "2", [2], cache.begin(), 100);
+    cache.lookup("post", "1", 100); // post:1 used last: post:2 goes first
+    cache.store("post", "3", [3], cache.begin(), 100);
     expect(cache.size).toBe(2);
-    expect(cache.lookup("post:2", 100)).toBeNull();
-    expect(cache.lookup("post:1", 100)?.values).toEqual([1]);
-    cache.store("post:4", [4], cache.begin(), 100); // evicts post:3, still fresh
-    cache.store("post:5", [5], cache.begin(), 100); // evicts post:1
-    expect(cache.store("post:1", [0], inFlight, 100)).toBe(false);
+    expect(cache.lookup("post", "2", 100)).toBeNull();
+    expect(cache.lookup("post", "1", 100)?.values).toEqual([1]);
+    cache.store("post", "4", [4], cache.begin(), 100); // evicts post:3, still fresh
+    cache.store("post", "5", [5], cache.begin(), 100); // evicts post:1
+    expect(cache.store("post", "1", [0], inFlight, 100)).toBe(false);
+  });
+
+  it("keeps one capacity and one least-recently-used order over every entity, an id's copies per entity apart", () => {
+    const { cache } = cacheOnClock(2);
+    cache.store("post", "1", [1], cache.begin(), 100);
+    cache.store("user", "1", [10], cache.begin(), 100);
+    expect(cache.lookup("post", "1", 100)?.values).toEqual([1]);
+    expect(cache.lookup("user", "1", 100)?.values).toEqual([10]);
+    cache.lookup("post", "1", 100); // post 1 used last: user 1 goes first
+    cache.store("group", "1", [100], cache.begin(), 100);
+    expect(cache.size).toBe(2);
+    expect(cache.lookup("user", "1", 100)).toBeNull();
+    expect(cache.lookup("post", "1", 100)?.values).toEqual([1]);
+    expect(cache.lookup("group", "1", 100)?.values).toEqual([100]);
+  });
+
+  it("moves a copy used among the newer half of its capacity's placements only once it drifts past it", () => {
+    const { cache } = cacheOnClock(4);
+    for (const id of ["1", "2", "3", "4"]) cache.store("post", id, [Number(id)], cache.begin(), 100);
+    cache.lookup("post", "1", 100); // placed 3 placements ago (≥ half the capacity): moved last
+    cache.lookup("post", "4", 100); // placed 1 placement ago: left where it is
+    for (const id of ["5", "6", "7"]) cache.store("post", id, [Number(id)], cache.begin(), 100); // evict 2, 3, then 4
+    expect([1, 2, 3, 4, 5, 6, 7].map((id) => cache.lookup("post", String(id), 100) !== null)).toEqual([true, false, false, false, true, true, true]);
   });
 
   it("never serves a value older than the bound, nor older than one it served before (random interleavings)", () => {
@@ -105,11 +128,11 @@ describe("EdgeCounterCache", () => {
         if (rand() < 0.2) version++;
         history[clock.t] = version;
         for (const r of reads) if (r.saw === undefined && clock.t >= r.runsAt) r.saw = version;
-        for (const r of reads.filter((r) => clock.t >= r.endsAt)) cache.store("post:1", [r.saw!], r.ticket, bound);
+        for (const r of reads.filter((r) => clock.t >= r.endsAt)) cache.store("post", "1", [r.saw!], r.ticket, bound);
         reads = reads.filter((r) => clock.t < r.endsAt);
-        if (rand() < 0.3) cache.forget("post:1", bound); // a write in this isolate
-        if (rand() < 0.3) cache.store(`post:${2 + Math.floor(rand() * 6)}`, [0], cache.begin(), bound); // other entities churn
-        const hit = cache.lookup("post:1", bound);
+        if (rand() < 0.3) cache.forget("post", "1", bound); // a write in this isolate
+        if (rand() < 0.3) cache.store("post", `${2 + Math.floor(rand() * 6)}`, [0], cache.begin(), bound); // other entities churn
+        const hit = cache.lookup("post", "1", bound);
         if (hit) {
           const oldestAllowed = history[clock.t - bound + 1] ?? 0;
           expect(hit.values[0], `seed ${seed} t ${clock.t}`).toBeGreaterThanOrEqual(oldestAllowed);
