@@ -32,6 +32,7 @@ import {
 } from "./keys";
 import { MARK_BUILDING, READ_PAGE, READ_RANKED, UPKEEP_TIMELINE } from "./page.lua";
 import { postCopies } from "./post-copies";
+import { inRankedOrder } from "./ranked-order";
 import { decodeRankedCursor, encodeRankedCursor, isRankedCursor, rankingExpired, type RankedCursor } from "./ranked-cursor";
 import { firstPageWatch, type FirstPageWatch } from "./unseen";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
@@ -449,7 +450,7 @@ async function completeRemote(services: Services, userId: string, members: Parse
   const boundMs = edgeCacheBoundMs(services.env);
   const byDatabase = groupByDatabase(
     members.flatMap((m, i): (OtherDatabasePost & { i: number })[] => {
-      if (raw.posts[i] !== TOMBSTONE) return [{ id: m.id, i }];
+      if (raw.posts[i] !== TOMBSTONE) return [{ id: m.id, post: undefined, createdAtMs: undefined, counts: undefined, i }];
       postCopies.forget(m.id);
       return [];
     }),
@@ -487,11 +488,11 @@ async function completeRemote(services: Services, userId: string, members: Parse
 type OtherDatabasePost = {
   id: string;
   /** Its entry (TOMBSTONE: deleted), from its copy or its database; undefined when neither had it. */
-  post?: string;
+  post: string | undefined;
   /** The entry's creation time (`entryCreatedAtMs`). */
-  createdAtMs?: number;
+  createdAtMs: number | undefined;
   /** Its counters (POST_FIELDS order), from the counters' edge copy or its database. */
-  counts?: readonly number[];
+  counts: readonly number[] | undefined;
 };
 
 /**
@@ -549,7 +550,13 @@ async function readOtherDatabases(services: Services, byDatabase: Map<number, Ot
     const values = outcome.value;
     list.forEach((p, k) => {
       const value = values[k];
-      const copy = value === TOMBSTONE ? (postCopies.forget(p.id), undefined) : typeof value === "string" ? postCopies.keep(p.id, value) : undefined;
+      let copy: ReturnType<typeof postCopies.copy>;
+      if (value === TOMBSTONE) postCopies.forget(p.id);
+      else if (typeof value === "string") {
+        // An entry never changes: a copy already held stays as it is (no second creation-time parse).
+        const held = postCopies.copy(p.id);
+        copy = held?.value === value ? held : postCopies.keep(p.id, value);
+      }
       p.post = typeof value === "string" ? value : undefined;
       p.createdAtMs = copy?.createdAtMs;
       const row = unpackCounters(values[list.length + k], POST_FIELDS.length)?.map(Number);
@@ -748,11 +755,14 @@ type Candidates = {
 /** The merged ranking of a first page at N > 1: the post ids after the page's, in ranked order (the cursor's), and the page's hydration with the tombstoned candidates (`gone`). */
 type Ranking = { rest: string[]; page: RawPage };
 
-/** A candidate of another database than the reader's, and what scores and hydrates it once known (every field set at creation: one object shape). */
-type Remote = OtherDatabasePost & { position: number };
+/** A candidate of another database than the reader's: what scores and hydrates it once known, then its score. */
+type Remote = OtherDatabasePost & { position: number; score: number };
 
-/** A scored candidate of a ranked first page at N > 1 (round 1's own share carries its packed counters, the others their row). */
-type Scored = { id: string; position: number; score: number; post: string | false | undefined; counts: string | false | readonly number[] | undefined };
+/**
+ * A scored candidate of a ranked first page at N > 1: round 1's own share (its packed counters)
+ * or a Remote (its row), created with every field in this order, so all are one object shape.
+ */
+type Scored = { id: string; position: number; score: number; post: string | false | undefined; createdAtMs: number | undefined; counts: string | false | readonly number[] | undefined };
 
 /**
  * N > 1, round 2 of a ranked first page: round 1 scored the reader's database's own share (Lua);
@@ -785,7 +795,7 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
     const id = ids[position];
     if (id === undefined || databaseOf(id, n) !== own) continue;
     ownScored[position] = 1;
-    scored.push({ id, position, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], counts: candidates.counts?.[k] });
+    scored.push({ id, position, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], createdAtMs: undefined, counts: candidates.counts?.[k] });
   }
   // The others, by database, newest first (one pass: a ranked page has hundreds of candidates).
   // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
@@ -801,7 +811,7 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
     }
     let group = byDatabase.get(index);
     if (group === undefined) byDatabase.set(index, (group = []));
-    group.push({ id, position, post: undefined, createdAtMs: undefined, counts: undefined });
+    group.push({ id, position, score: 0, post: undefined, createdAtMs: undefined, counts: undefined });
   }
   const failed = await readOtherDatabases(services, byDatabase);
   for (const [index, list] of byDatabase) {
@@ -814,13 +824,14 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
       else {
         // The entry's creation time, as the script reads it (an entry without one ages from now).
         const row = c.counts;
-        scored.push({ id: c.id, position: c.position, score: scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, c.createdAtMs ?? now, now), post: c.post, counts: row });
+        c.score = scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, c.createdAtMs ?? now, now);
+        scored.push(c);
       }
     }
   }
   if (missing.length > 0) return { missing };
-  scored.sort((a, b) => b.score - a.score || a.position - b.position);
-  const top = scored.slice(0, limit);
+  const ranked = inRankedOrder(scored);
+  const top = ranked.slice(0, limit);
   // An empty timeline's answer has no flags (nor candidates): cjson leaves the field out.
   const flags = Array.isArray(candidates.flags) ? candidates.flags : [];
   const on = new Set(Array.isArray(candidates.on) ? candidates.on : []);
@@ -829,12 +840,12 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
     posts: top.map((c) => c.post ?? false),
     counts: top.map((c) => (typeof c.counts === "string" ? (unpackCounters(c.counts, POST_FIELDS.length) ?? false) : (c.counts ?? false))),
     flags: [flags[0] ?? false, flags[1] ?? false, ...top.flatMap((c) => [on.has(2 * c.position + 1) && "1", on.has(2 * c.position + 2) && "1"])],
-    more: scored.length > limit,
+    more: ranked.length > limit,
     renew: candidates.renew === true,
     gone,
     complete: true,
   };
-  return { rest: scored.slice(limit).map((c) => c.id), page };
+  return { rest: ranked.slice(limit).map((c) => c.id), page };
 }
 
 /** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */
