@@ -32,7 +32,6 @@ import {
 } from "./keys";
 import { MARK_BUILDING, READ_PAGE, READ_RANKED, UPKEEP_TIMELINE } from "./page.lua";
 import { postCopies } from "./post-copies";
-import { inRankedOrder } from "./ranked-order";
 import { decodeRankedCursor, encodeRankedCursor, isRankedCursor, rankingExpired, type RankedCursor } from "./ranked-cursor";
 import { firstPageWatch, type FirstPageWatch } from "./unseen";
 import { type CounterSnapshot, readFlagRange, readFlagsOf, readPageFromPostgres, readPosts, readTimelineBuild, type FlagRow } from "./store";
@@ -782,7 +781,10 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   const [iLikes, iComments, iForwards] = [fields.indexOf("likes"), fields.indexOf("comments"), fields.indexOf("forwards")];
   // Every ranked candidate: its score, its place among the candidates (newest first: the tie-break)
   // and what hydrates it (round 1's own share: for its first `limit` only). One shape for all.
-  const scored: Scored[] = [];
+  // Round 1's own share arrives ranked (`order`: score descending, ties newest first); the other
+  // databases' candidates are scored and sorted here; then the two lists are merged.
+  const ownRanked: Scored[] = [];
+  const otherScored: Scored[] = [];
   // Tombstoned candidates, as members (round 1's) or bare ids (the upkeep takes both).
   const gone = Array.isArray(candidates.gone) ? [...candidates.gone] : [];
   const skip = gone.length > 0 ? new Set<string>(gone.map(postIdOf)) : undefined;
@@ -795,7 +797,7 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
     const id = ids[position];
     if (id === undefined || databaseOf(id, n) !== own) continue;
     ownScored[position] = 1;
-    scored.push({ id, position, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], createdAtMs: undefined, counts: candidates.counts?.[k] });
+    ownRanked.push({ id, position, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], createdAtMs: undefined, counts: candidates.counts?.[k] });
   }
   // The others, by database, newest first (one pass: a ranked page has hundreds of candidates).
   // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
@@ -825,12 +827,12 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
         // The entry's creation time, as the script reads it (an entry without one ages from now).
         const row = c.counts;
         c.score = scoreOf(row[iLikes]!, row[iComments]!, row[iForwards]!, c.createdAtMs ?? now, now);
-        scored.push(c);
+        otherScored.push(c);
       }
     }
   }
   if (missing.length > 0) return { missing };
-  const ranked = inRankedOrder(scored);
+  const ranked = mergeRanked(ownRanked, otherScored.sort(rankedBefore));
   const top = ranked.slice(0, limit);
   // An empty timeline's answer has no flags (nor candidates): cjson leaves the field out.
   const flags = Array.isArray(candidates.flags) ? candidates.flags : [];
@@ -846,6 +848,24 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
     complete: true,
   };
   return { rest: ranked.slice(limit).map((c) => c.id), page };
+}
+
+/** READ_RANKED's order between two scored candidates: score descending, ties by place (newest first). */
+const rankedBefore = (a: { score: number; position: number }, b: { score: number; position: number }) => b.score - a.score || a.position - b.position;
+
+/**
+ * Two lists each in READ_RANKED's order, as one: the reader's database's share comes ranked by its
+ * script, so only the other databases' candidates are sorted (a comparator sort of ~200 instead of
+ * ~300 on every ranked first page at N > 1) and the two merged in one pass.
+ */
+function mergeRanked<T extends { score: number; position: number }>(a: readonly T[], b: readonly T[]): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(rankedBefore(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
 }
 
 /** Redis down: the newest candidates from one Postgres statement, ranked here; `degraded: true`. */
