@@ -1,4 +1,4 @@
-import { completeFromSnapshot, completeSnapshot, countsKey, decodeCachedCounters, readCounters, shownCounts } from "../counters/counters";
+import { completeFromSnapshot, completeSnapshot, decodeCachedCounters, readCounters, shownCounts } from "../counters/counters";
 import { edgeCacheBoundMs, edgeCounters, type ReadTicket } from "../counters/edge-cache";
 import { counterKeys } from "../counters/keys";
 import { unpackCounters } from "../counters/packing";
@@ -553,8 +553,8 @@ async function readOtherDatabases(services: Services, byDatabase: Map<number, Ot
       if (value === TOMBSTONE) postCopies.forget(p.id);
       else if (typeof value === "string") {
         // An entry never changes: a copy already held stays as it is (no second creation-time parse).
-        const held = postCopies.copy(p.id);
-        copy = held?.value === value ? held : postCopies.keep(p.id, value);
+        const kept = postCopies.copy(p.id);
+        copy = kept?.value === value ? kept : postCopies.keep(p.id, value);
       }
       p.post = typeof value === "string" ? value : undefined;
       p.createdAtMs = copy?.createdAtMs;
@@ -791,30 +791,24 @@ async function rankAcrossDatabases(services: Services, userId: string, candidate
   // Round 1's own share: what the reader's database scored of the posts that live there (a copy of
   // another database's post found there, which no path writes, is scored from its own database).
   const order = Array.isArray(candidates.order) ? candidates.order : [];
-  const ownScored = new Uint8Array(ids.length);
+  const inOwnShare = new Uint8Array(ids.length);
   for (let k = 0; k < order.length; k++) {
     const position = order[k]! - 1;
     const id = ids[position];
     if (id === undefined || databaseOf(id, n) !== own) continue;
-    ownScored[position] = 1;
+    inOwnShare[position] = 1;
     ownRanked.push({ id, position, score: Number(candidates.scores?.[k]), post: candidates.posts?.[k], createdAtMs: undefined, counts: candidates.counts?.[k] });
   }
-  // The others, by database, newest first (one pass: a ranked page has hundreds of candidates).
-  // The reader's own posts round 1 could not score are not cached there: filled, then asked again.
-  const missing: string[] = [];
-  const byDatabase = new Map<number, Remote[]>();
+  // The others, by database, newest first. The reader's own posts round 1 could not score are not
+  // cached there: filled, then asked again.
+  const others: Remote[] = [];
   for (let position = 0; position < ids.length; position++) {
     const id = ids[position]!;
-    if (ownScored[position] === 1 || skip?.has(id)) continue;
-    const index = databaseOf(id, n);
-    if (index === own) {
-      missing.push(id);
-      continue;
-    }
-    let group = byDatabase.get(index);
-    if (group === undefined) byDatabase.set(index, (group = []));
-    group.push({ id, position, score: 0, post: undefined, createdAtMs: undefined, counts: undefined });
+    if (inOwnShare[position] !== 1 && !skip?.has(id)) others.push({ id, position, score: 0, post: undefined, createdAtMs: undefined, counts: undefined });
   }
+  const byDatabase = groupByDatabase(others, (c) => c.id, n);
+  const missing = (byDatabase.get(own) ?? []).map((c) => c.id);
+  byDatabase.delete(own);
   const failed = await readOtherDatabases(services, byDatabase);
   for (const [index, list] of byDatabase) {
     const reason = failed.get(index);
