@@ -101,9 +101,15 @@ function workersProject(options: { name: string; include: string[]; exclude: str
               "feed-follow-sync-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
               "notify-send": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "notify-send-dlq" },
               "notify-send-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
+              "account-erase": { maxBatchSize: 10, maxBatchTimeout: 0.05, maxRetries: 2, retryDelay: 0, deadLetterQueue: "account-erase-dlq" },
+              "account-erase-dlq": { maxBatchSize: 10, maxBatchTimeout: 0.05 },
             },
-            ratelimits: { WRITE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_WRITE_LIMIT, period: 60 } } },
+            ratelimits: { WRITE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_WRITE_LIMIT, period: 60 } }, REPORT_LIMITER: { namespace_id: "1003", simple: { limit: 10, period: 60 } } },
             bindings: {
+              // wrangler.toml's vars are production's; the tests run the Worker as development does
+              // (the local push services' http://localhost endpoints, the notify clock offset), as
+              // `npm run dev` sets it. Tests of production behaviour set ENVIRONMENT per request.
+              ENVIRONMENT: "development",
               UPSTASH_REDIS_REST_URL: stack("restUrl"),
               UPSTASH_REDIS_REST_TOKEN: stack("restToken"),
               // The workers-n3 project's Worker runs over the stack's databases ("" when the stack

@@ -1,6 +1,6 @@
 /**
  * `npm run reshard -- --to M`: moves the deployment's Redis keys from N to M databases while the
- * Worker serves (`scripts/reshard/core.ts`; the operator's steps: docs/scale.md, "Resharding").
+ * Worker serves (`scripts/reshard/core.ts`; the operator's steps: docs/resharding.md).
  *
  *   --to M                 the number of databases after the reshard (required)
  *   --databases JSON       every database of the larger setting, database 0 first, as the secret

@@ -1,4 +1,10 @@
+import { refuseIfDeleting } from "./accounts/deleting";
+import { admitCallersWith } from "./lib/admission";
+import { refuseSuspended } from "./safety/copy";
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { accountsEraser } from "./accounts/erase";
+import type { Eraser } from "./lib/erasers";
+import { accountsRoutes } from "./accounts/routes";
 import { ADMIN_APP_JS } from "./admin/app-script";
 import { ADMIN_CONTENT_SECURITY_POLICY, ADMIN_CSS, ADMIN_PAGE_PATH, ADMIN_SCRIPT_PATH, ADMIN_STYLE_PATH, renderAdminPage } from "./admin/page";
 import { statusHistoryTask } from "./admin/history";
@@ -18,26 +24,44 @@ import { withExamples } from "./lib/openapi-examples";
 import { corsPolicy } from "./lib/cors";
 import { consistencyTokens } from "./lib/consistency-header";
 import { mountDevJwks } from "./lib/dev-jwks";
+import { deadLettersEraser } from "./lib/ops/erase";
 import { requestContext } from "./lib/request-context";
 import { socketOrigins } from "./lib/sockets";
 import type { CronTask } from "./scheduled";
+import { socialFollowsEraser, socialPostsEraser, socialRowsEraser } from "./social/erase";
 import { socialRoutes } from "./social/routes";
+import { socialSubscriber } from "./social/subscriber";
+import { liveSubscriber } from "./live/subscriber";
+import { badgesEraser } from "./badges/erase";
 import { badgesRepairTask } from "./badges/repair";
 import { badgesRoutes } from "./badges/routes";
 import { badgesSubscriber } from "./badges/subscriber";
+import { countersReactionsEraser, countersValuesEraser } from "./counters/erase";
 import { countersRoutes } from "./counters/routes";
 import { countersSubscriber } from "./counters/subscriber";
 import { flushCountersTask, reconcileCountersTask, reconcileSliceTask, trimTrendingTask } from "./counters/tasks";
+import { feedEraser, feedTimelinesEraser } from "./feed/erase";
 import { feedRoutes, trendingRoutes } from "./feed/routes";
 import { feedSubscriber } from "./feed/subscriber";
 import { feedBigAccountsTask, feedTombstoneTask, feedTrendingTask } from "./feed/tasks";
 import { liveRoomsTask } from "./live/audiences";
+import { liveEraser } from "./live/erase";
 import { liveRoutes } from "./live/routes";
+import { notifyEraser } from "./notify/erase";
+import { safetyEraser, safetyReportsEraser } from "./safety/erase";
 import { notifyRoutes } from "./notify/routes";
 import { notifySubscriber } from "./notify/subscriber";
+import { moderationRoutes } from "./safety/moderation-routes";
+import { safetyRoutes } from "./safety/routes";
+
+// Every verified caller passes these (src/lib/admission.ts), each from an isolate's snapshot (no round
+// trip): a user whose account is being deleted gets 409, a suspended one 403.
+admitCallersWith(refuseIfDeleting);
+// Suspension is of users' accounts: service and admin tokens act for others and are not checked (nor pay the copy's refresh).
+admitCallersWith(async (services, caller) => (caller.role === "user" ? refuseSuspended(services, caller.userId) : undefined));
 
 /** Capabilities that react to relation changes (counters, badges, feeds, pushes). */
-export const subscribers: readonly Subscriber[] = [countersSubscriber, badgesSubscriber, feedSubscriber, notifySubscriber];
+export const subscribers: readonly Subscriber[] = [socialSubscriber, countersSubscriber, badgesSubscriber, feedSubscriber, notifySubscriber, liveSubscriber];
 
 /** Scheduled work by cron job (the status history samples last, what the other tasks left). */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
@@ -46,6 +70,33 @@ export const cronTasks: Record<CronJobName, readonly CronTask[]> = {
 };
 
 export const events = createEventBus(subscribers);
+
+/**
+ * What an account deletion runs, in this order (docs/privacy.md): each capability's eraser removes
+ * its own rows and keys. Posts go first, through the delete path (tombstoned at once everywhere);
+ * then, while the follows still name the followers, `feed.timelines` purges the author from every
+ * follower's timeline in one pass (the posts' deletes send no removal fan-out each, so a deletion
+ * costs followers + posts, not followers × posts); follows next (both users' counters through the
+ * unfollow path); then what the user gave and registered; the counters of the user and their posts
+ * once nothing moves them any more; dead letters naming them; the post rows after the erasers that
+ * need their ids; the accounts' own keys last.
+ */
+export const erasers: readonly Eraser[] = [
+  socialPostsEraser,
+  feedTimelinesEraser,
+  socialFollowsEraser,
+  countersReactionsEraser,
+  notifyEraser,
+  safetyEraser,
+  safetyReportsEraser,
+  badgesEraser,
+  liveEraser,
+  feedEraser,
+  countersValuesEraser,
+  deadLettersEraser,
+  socialRowsEraser,
+  accountsEraser,
+];
 
 /** Request bodies above this are refused (413) before anything parses them. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -125,6 +176,9 @@ export function newApp() {
   app.route("/", liveRoutes);
   app.route("/", feedRoutes);
   app.route("/", notifyRoutes);
+  app.route("/", safetyRoutes);
+  app.route("/", accountsRoutes(erasers));
+  app.route("/", moderationRoutes);
   app.route("/", adminRoutes);
   mountDevJwks(app);
 

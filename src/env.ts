@@ -1,4 +1,5 @@
 import type { FeedMessage, FollowSyncMessage } from "./feed/messages";
+import type { EraseMessage } from "./accounts/messages";
 import type { NotifyQueueMessage } from "./notify/send-message";
 
 /**
@@ -8,6 +9,7 @@ import type { NotifyQueueMessage } from "./notify/send-message";
 type OptionalBindings =
   | "WRITE_LIMITER"
   | "VIEW_LIMITER"
+  | "REPORT_LIMITER"
   | "ENVIRONMENT"
   | "LOG_LEVEL"
   | "FEED_TIMELINE_CAP"
@@ -34,7 +36,7 @@ type OptionalBindings =
  * when it is out of date); this adds the secrets, which wrangler.toml does not name, and narrows
  * what the generator types loosely (each queue's message type).
  */
-export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE" | "FEED_SYNC_QUEUE" | "NOTIFY_QUEUE">, Partial<Pick<Cloudflare.Env, OptionalBindings>> {
+export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE" | "FEED_SYNC_QUEUE" | "NOTIFY_QUEUE" | "ERASE_QUEUE">, Partial<Pick<Cloudflare.Env, OptionalBindings>> {
   /** Upstash REST endpoint and token (locally: the REST bridge in front of redis-server). */
   UPSTASH_REDIS_REST_URL: string;
   UPSTASH_REDIS_REST_TOKEN: string;
@@ -50,11 +52,17 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   /** HS256 secret that signs caller JWTs (the app's own and services'; empty: HS256 tokens are refused). */
   JWT_SECRET: string;
   /**
+   * Read regions: the HMAC key that signs `X-Consistency-Token` (src/lib/consistency-signing.ts).
+   * Unset: derived from JWT_SECRET (HMAC with a fixed label); a deployment with neither refuses
+   * requests while REDIS_READ_REGIONS is on.
+   */
+  CONSISTENCY_TOKEN_SECRET?: string;
+  /**
    * Development only (`npm run dev` sets it, with ENVIRONMENT=development): the public JWKS the Worker
    * serves at /.well-known/dev-jwks.json, whose private keys `npm run token -- --alg …` signs with.
    */
   DEV_JWKS?: string;
-  /** Push providers' secrets (docs/notifications.md); each unset leaves its provider off. VAPID private key: base64url 32-byte scalar. */
+  /** Push providers' secrets (docs/push-delivery.md); each unset leaves its provider off. VAPID private key: base64url 32-byte scalar. */
   VAPID_PRIVATE_KEY?: string;
   /** The FCM service account's key file (JSON), as downloaded from the Firebase console. */
   FCM_SERVICE_ACCOUNT?: string;
@@ -64,10 +72,26 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   FCM_API_URL?: string;
   APNS_API_URL?: string;
   /**
+   * Hosts Web Push endpoints may point at, comma-separated (`host`, `*.suffix`, `host:port`), in
+   * place of the browsers' push services (src/notify/push-hosts.ts). Unset: those.
+   */
+  WEBPUSH_ALLOWED_HOSTS?: string;
+  /** Development only: origins of the local push services (comma-separated), allowed as endpoints too. */
+  WEBPUSH_LOCAL_ORIGINS?: string;
+  /** How long one push service request may take, in ms (100–60,000; default 10,000): src/notify/provider-fetch.ts. */
+  PUSH_REQUEST_TIMEOUT_MS?: string;
+  /**
    * Development only (honoured with ENVIRONMENT=development, ignored elsewhere): milliseconds added
    * to the clock notify decides quiet hours and holds by (`src/notify/clock.ts`), for tests.
    */
   NOTIFY_CLOCK_OFFSET_MS?: string;
+  /**
+   * Development only (as NOTIFY_CLOCK_OFFSET_MS): milliseconds added to the clock mutes start and
+   * end by (`src/safety/clock.ts`), so a test can step past a mute's end without waiting for it.
+   */
+  SAFETY_CLOCK_OFFSET_MS?: string;
+  /** Blocks per user, and mutes per user, before a 409 (default 10,000; `src/safety/keys.ts`). */
+  SAFETY_MAX_ENTRIES?: string;
   /**
    * `feed-fanout` (wrangler.toml `[[queues.producers]]`): post fan-outs (publish, delete) and
    * big-account transitions; consumed by this Worker's `queue()`.
@@ -77,4 +101,6 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   FEED_SYNC_QUEUE: Queue<FollowSyncMessage>;
   /** `notify-send`: pushes to a user's devices (src/notify/sends.ts), consumed by this Worker's `queue()`. */
   NOTIFY_QUEUE: Queue<NotifyQueueMessage>;
+  /** `account-erase`: the steps of account deletions (src/accounts/messages.ts), consumed by this Worker's `queue()`. */
+  ERASE_QUEUE: Queue<EraseMessage>;
 }

@@ -1,4 +1,6 @@
-import { cronTasks, events, newApp } from "./app";
+import { createEraseQueueHandler } from "./accounts/queue";
+import { type EraseMessage, isEraseQueue } from "./accounts/messages";
+import { cronTasks, erasers, events, newApp } from "./app";
 import type { Env } from "./env";
 import type { FeedMessage } from "./feed/messages";
 import { createQueueHandler } from "./feed/queue";
@@ -24,12 +26,15 @@ export default {
   fetch: withLogLevel((request: Request, env, ctx) => app.fetch(request, env, ctx)),
   scheduled: withLogLevel(createScheduledHandler(cronTasks, events)),
   queue: withLogLevel(queues()),
-} satisfies ExportedHandler<Env, FeedMessage | NotifyQueueMessage>;
+} satisfies ExportedHandler<Env, FeedMessage | NotifyQueueMessage | EraseMessage>;
 
-/** The feed's queues and the push queue, each with its own consumer. */
+/** The feed's queues, the push queue and the account-erase queue, each with its own consumer. */
 function queues() {
   const feed = createQueueHandler(events);
   const notify = createNotifyQueueHandler(events);
-  return (batch: MessageBatch<FeedMessage | NotifyQueueMessage>, env: Env, ctx: ExecutionContext) =>
-    isNotifyQueue(batch.queue) ? notify(batch as MessageBatch<NotifyQueueMessage>, env, ctx) : feed(batch as MessageBatch<FeedMessage>, env, ctx);
+  const erase = createEraseQueueHandler(events, erasers);
+  return (batch: MessageBatch<FeedMessage | NotifyQueueMessage | EraseMessage>, env: Env, ctx: ExecutionContext) => {
+    if (isEraseQueue(batch.queue)) return erase(batch as MessageBatch<EraseMessage>, env, ctx);
+    return isNotifyQueue(batch.queue) ? notify(batch as MessageBatch<NotifyQueueMessage>, env, ctx) : feed(batch as MessageBatch<FeedMessage>, env, ctx);
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * Global setup of the workers-far project (vitest.config.ts): the model tests again with the
  * Worker and the tests FAR_MODEL_MS (TEST_FAR_MODEL_MS, default 30) ms round trip from the primary
- * region, over a stack of their own whose databases are read regions (docs/scale.md, "Local
+ * region, over a stack of their own whose databases are read regions (docs/regions.md, "Local
  * far-region stack"), `REDIS_READ_REGIONS = on`.
  *
  * vitest runs a project's global setup only when the run has files of that project, and the

@@ -55,7 +55,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // bridge each: milliseconds to start).
   const redisDatabases = Number(process.env.TEST_REDIS_DATABASES ?? 3);
   // TEST_FAR_REGION_MS=R: the Worker and the tests R ms (round trip) from the primary region, reads
-  // served by a replica near them (docs/scale.md, "Local far-region stack").
+  // served by a replica near them (docs/regions.md, "Local far-region stack").
   const farRegionMs = process.env.TEST_FAR_REGION_MS ? Number(process.env.TEST_FAR_REGION_MS) : undefined;
   const log = (prefix: string) => (verbose ? (line: string) => console.log(`[${prefix}] ${line}`) : undefined);
   // The workers-far project's stack, when the run has its files (test/far-region-setup.ts asked):

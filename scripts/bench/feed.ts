@@ -28,7 +28,7 @@
 import { Redis as IORedis } from "ioredis";
 import { performance } from "node:perf_hooks";
 import { databaseOf } from "../../src/lib/redis-topology.js";
-import { billedCommandsBetween, bridgeRequests, cpuTicks, printTable, redisCommandStats, runLoad, startBenchWithClients, runAtDatabases, workerdPid, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, cpuTicks, printTable, redisCommandStats, runLoad, startBenchWithClients, runAtDatabases, warmUp, workerdPid, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 32;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 4_000);
@@ -110,27 +110,8 @@ async function benchAt(databases: number): Promise<string> {
       if (res.status !== 200 || body.items.length !== 20) throw new Error(`cold page: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
     }
     const coldStatements = [(statementsSoFar() - x0) / COLD];
-    /**
-     * The warm-up every measured page gets, at N = 1 and N = 3 alike: every reader's page read,
-     * pass after pass, until a pass is warm — no Postgres statement and at most 1.1 Redis requests
-     * a page (timelines built, caches filled after the answers landed; at N > 1 this isolate's
-     * copies hold the pages' posts, a copy coming due now and then allowed). At most 20 passes;
-     * the passes taken are printed.
-     */
-    const warmUp = async (name: string, readers: number, concurrency: number, request: (i: number) => { path: string; headers: Record<string, string> }) => {
-      for (let pass = 1; ; pass++) {
-        const [statements, requests] = [statementsSoFar(), bridgeRequests(bench.stack)];
-        const done = await runLoad({ baseUrl: bench.url, concurrency, total: readers, request });
-        await new Promise((r) => setTimeout(r, 100)); // what the pages write after their answers lands in this pass
-        const perPage = (bridgeRequests(bench.stack) - requests) / readers;
-        if ((done.errors === 0 && statementsSoFar() === statements && perPage <= 1.1) || pass === 20) {
-          console.log(`warm-up, ${name}: ${pass} passes of ${readers} pages (last: ${perPage.toFixed(2)} Redis requests a page)`);
-          return;
-        }
-      }
-    };
     // Every reader's timeline built and its first page's counters cached: the warm state.
-    await warmUp("warm page", READERS, 8, (i) => ({ path: "/v1/me/feed?limit=20", headers: auth(i) }));
+    await warmUp(bench, "warm page", READERS, 8, (i) => ({ path: "/v1/me/feed?limit=20", headers: auth(i) }));
     await runLoad({ baseUrl: bench.url, concurrency: 8, total: 100, request: (i) => ({ path: "/v1/bench/naive/feed", headers: auth(i) }) });
 
     // ── 1. Warm pages: ours vs naive ──
@@ -221,8 +202,8 @@ async function benchAt(databases: number): Promise<string> {
     const followRoundTrips = bridgeRequests(bench.stack) - fb - (fanoutLines.length + syncsDelivered - consumed);
 
     // ── 5. Ranked page vs the chronological page (same readers, warm) ──
-    await warmUp("ranked page", READERS, 8, (i) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: auth(i) }));
-    await warmUp("chronological page (again)", READERS, 8, (i) => ({ path: "/v1/me/feed?limit=20", headers: auth(i) }));
+    await warmUp(bench, "ranked page", READERS, 8, (i) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: auth(i) }));
+    await warmUp(bench, "chronological page (again)", READERS, 8, (i) => ({ path: "/v1/me/feed?limit=20", headers: auth(i) }));
     const chrono = await measured("chronological page (again)", () =>
       runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/me/feed?limit=20", headers: auth(i) }) }),
     );
@@ -280,7 +261,7 @@ async function benchAt(databases: number): Promise<string> {
     await db.query("VACUUM ANALYZE");
     const mixedTokens = await Promise.all(Array.from({ length: MIXED_READERS }, (_, r) => bench.token(String(MIXED_BASE + r))));
     const mixedAuth = (i: number) => ({ Authorization: `Bearer ${mixedTokens[i % MIXED_READERS]}` });
-    await warmUp("merged page", MIXED_READERS, 4, (i) => ({ path: "/v1/me/feed?limit=20", headers: mixedAuth(i) }));
+    await warmUp(bench, "merged page", MIXED_READERS, 4, (i) => ({ path: "/v1/me/feed?limit=20", headers: mixedAuth(i) }));
     await runLoad({ baseUrl: bench.url, concurrency: 4, total: 40, request: (i) => ({ path: "/v1/bench/naive/feed", headers: mixedAuth(i) }) });
     const merged = await measured("merged page (50 big + 500 normal), this design", () =>
       runLoad({ baseUrl: bench.url, concurrency: CONCURRENCY, durationMs: LOAD_MS, request: (i) => ({ path: "/v1/me/feed?limit=20", headers: mixedAuth(i) }) }),

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:geo` — a user far from the primary region (R = 200 ms round trip by default,
  * `--far-region-ms R` or BENCH_FAR_REGION_MS), the same calls against two layouts in one process,
- * over one far-region stack (`startStack({ farRegionMs })`, docs/scale.md "Local far-region stack"):
+ * over one far-region stack (`startStack({ farRegionMs })`, docs/regions.md "Local far-region stack"):
  *
  *   single  today's single-region layout: the Worker's Redis calls all go to the primary, R away
  *           (a delaying link, R/2 each way, in front of each primary's bridge), `REDIS_READ_REGIONS`
@@ -29,7 +29,7 @@
  *      (`second_device_staleness_ms_p99`).
  *
  * The replicas apply the primary's stream `--replication-lag-ms` (default 50, each way) later than a
- * write's answer reaches the Worker, so a read without the token can miss (docs/scale.md).
+ * write's answer reaches the Worker, so a read without the token can miss (docs/regions.md).
  * `write_billed_multiplier`: Upstash bills each write once in the primary and once more per read
  * region; this layout has one read region, a deployment names as many as it has (stated, not measured).
  */
@@ -43,7 +43,7 @@ import { databaseOf } from "../../src/lib/redis-topology.js";
 import { startDelayingProxy } from "../stack/delaying-proxy.js";
 import type { Stack } from "../stack/index.js";
 import type { RequestSpan } from "../stack/upstash-bridge.js";
-import { benchLog, bridgeRequests, formatNumber, loadEveryScript, percentile, printTable, runLoad, startBenchWithClients, startBenchWorkerOn, type BenchWorker } from "./harness.js";
+import { benchLog, bridgeRequests, formatNumber, loadEveryScript, percentile, printTable, quiet, runLoad, startBenchWithClients, startBenchWorkerOn, type BenchWorker } from "./harness.js";
 import { countRounds, roundsText } from "./rounds.js";
 
 const FAR_MS = numberOption("--far-region-ms", "BENCH_FAR_REGION_MS", 200);
@@ -549,19 +549,6 @@ async function pairClient(layout: Layout, reader: string, index: number, withTok
  */
 const WRITE_QUIET_MS = 1_000 + 5 * FAR_MS;
 
-/** Waits until the primaries' bridges received nothing for `stillMs` (queued fan-outs, syncs, `waitUntil` writes done). */
-async function quiet(stack: Stack, { stillMs = 300, timeoutMs = 15_000 } = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = bridgeRequests(stack);
-  let stillSince = Date.now();
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const now = bridgeRequests(stack);
-    if (now !== last) [last, stillSince] = [now, Date.now()];
-    else if (Date.now() - stillSince >= stillMs) return;
-  }
-  console.warn("  (the primaries did not go quiet: counts may include other work)");
-}
 
 /** What a call sends after its answer (`waitUntil`) reaches the primary within R and a little: counted with it. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, FAR_MS / 2 + 50));

@@ -86,6 +86,22 @@ export async function startBenchWorker(
   }
 }
 
+/**
+ * How long each phase of a bench pass took: `phase(name)` closes the phase that began at `from`
+ * (or at the previous call), `text()` lists them ("stack 5.9 s, seed 24.1 s, …").
+ */
+export function phaseTimer(from = performance.now()) {
+  const phases: string[] = [];
+  let start = from;
+  return {
+    phase(name: string) {
+      phases.push(`${name} ${((performance.now() - start) / 1000).toFixed(1)} s`);
+      start = performance.now();
+    },
+    text: () => phases.join(", "),
+  };
+}
+
 /** Progress lines of a benchmark, printed with BENCH_DEBUG set. */
 export const benchLog = (line: string) => {
   if (process.env.BENCH_DEBUG) console.error(line);
@@ -148,7 +164,7 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
     inspectorPort: process.env.BENCH_INSPECT_PORT ? Number(process.env.BENCH_INSPECT_PORT) : undefined,
     // The Worker logs one JSON line per request; it is drained so logging is paid for without
     // flooding the benchmark's output. Locally that includes this process reading every line on
-    // the same cores: BENCH_LOG_LEVEL=warn shows the hot paths without it (README, Benchmarks).
+    // the same cores: BENCH_LOG_LEVEL=warn shows the hot paths without it (docs/development.md, Benchmarks).
     onOutput: (chunk, stream) => {
       if (stream === "stderr") {
         if (process.env.BENCH_DEBUG) process.stderr.write(chunk);
@@ -335,6 +351,35 @@ export async function runLoad(options: {
     for (const [status, n] of Object.entries(errorStatuses)) allStatuses[status] = (allStatuses[status] ?? 0) + n;
   }
   return { ...statsOf(all, allErrors, allStatuses), elapsedMs, latenciesMs: all, byScenario };
+}
+
+/**
+ * The warm-up every measured page gets, at N = 1 and N = 3 alike: `readers` pages (`request(i)`),
+ * pass after pass, until a pass is warm — no Postgres statement and at most 1.1 Redis requests a
+ * page (timelines built, caches filled after the answers landed; at N > 1 the isolate's copies
+ * hold the pages' posts, a copy coming due now and then allowed). At most 20 passes; the passes
+ * taken are printed.
+ */
+export async function warmUp(
+  bench: Pick<BenchWorker, "url" | "stack">,
+  name: string,
+  readers: number,
+  concurrency: number,
+  request: (i: number) => LoadRequest,
+  /** Redis requests a page of a warm pass may take (a call that is warm at more than one). */
+  { perPage = 1.1 } = {},
+): Promise<void> {
+  const statementsSoFar = () => bench.stack.proxy.stats.statements;
+  for (let pass = 1; ; pass++) {
+    const [statements, requests] = [statementsSoFar(), bridgeRequests(bench.stack)];
+    const done = await runLoad({ baseUrl: bench.url, concurrency, total: readers, request });
+    await new Promise((r) => setTimeout(r, 100)); // what the pages write after their answers lands in this pass
+    const requestsPerPage = (bridgeRequests(bench.stack) - requests) / readers;
+    if ((done.errors === 0 && statementsSoFar() === statements && requestsPerPage <= perPage) || pass === 20) {
+      console.log(`warm-up, ${name}: ${pass} passes of ${readers} pages (last: ${requestsPerPage.toFixed(2)} Redis requests a page)`);
+      return;
+    }
+  }
 }
 
 /**
@@ -532,6 +577,24 @@ export async function loadEveryScript(stack: Pick<Stack, "databases">): Promise<
  */
 export function bridgeRequests(stack: Pick<Stack, "databases">): number {
   return stack.databases.reduce((sum, d) => sum + d.bridge.stats.requests, 0);
+}
+
+/**
+ * Waits until the bridges received nothing for `stillMs` (at most `timeoutMs`): what earlier calls
+ * left to run after their answers (queued fan-outs, syncs, `waitUntil` writes) has landed, so a
+ * call measured next is alone on them.
+ */
+export async function quiet(stack: Pick<Stack, "databases">, { stillMs = 300, timeoutMs = 15_000 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = bridgeRequests(stack);
+  let stillSince = Date.now();
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = bridgeRequests(stack);
+    if (now !== last) [last, stillSince] = [now, Date.now()];
+    else if (Date.now() - stillSince >= stillMs) return;
+  }
+  console.warn("  (the bridges did not go quiet: counts may include other work)");
 }
 
 /** Resets every database's bridge counters (`bridgeRequests` starts again from 0). */

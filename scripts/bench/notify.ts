@@ -398,7 +398,7 @@ async function main() {
     const openSet = new Set(openUsers);
     const { rows } = await db.query<{ user_id: string; n: number }>(`SELECT user_id::text, count(*)::int AS n FROM notify_devices GROUP BY user_id`);
     const audience = rows.filter((r) => !openSet.has(r.user_id));
-    // FCM devices are reached by one topic send (FCM_BROADCAST_TOPIC, docs/notifications.md), which
+    // FCM devices are reached by one topic send (FCM_BROADCAST_TOPIC, docs/push-delivery.md), which
     // FCM fans out: the stand-in records it once with the tokens subscribed. The rate is the paged
     // devices' (Web Push and APNs), the ones the queue sends one by one.
     const everyAudienceDevice = audience.flatMap((r) => devicesOf.get(r.user_id) ?? []);

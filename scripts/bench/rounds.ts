@@ -3,6 +3,8 @@
  * (`UpstashBridge.trace`), grouped into runs of overlapping requests. A request that arrives after
  * every earlier one was answered starts a new round — what the call waited for one after another.
  */
+import { performance } from "node:perf_hooks";
+import type { Stack } from "../stack/index.js";
 import type { RequestSpan } from "../stack/upstash-bridge.js";
 
 /** Groups of overlapping spans, in order of arrival (a span not yet answered overlaps all later ones). */
@@ -28,4 +30,33 @@ export function roundsText<S extends Pick<RequestSpan, "start" | "end">>(spans: 
       return text;
     })
     .join(" ");
+}
+
+/**
+ * Rounds of one call: the spans every bridge saw while it ran, grouped into runs of overlapping
+ * requests (those that started before the call's answer arrived).
+ */
+export async function roundsOf(
+  stack: Pick<Stack, "databases">,
+  send: () => Promise<{ status: number; json: any }>,
+  check: (json: any) => true | string,
+  /** Given what each round sent (`roundsText`), e.g. to print it. */
+  sent?: (text: string) => void,
+): Promise<number> {
+  const stops = stack.databases.map((d) => d.bridge.trace());
+  let spans: RequestSpan[];
+  let answeredAt: number;
+  try {
+    const res = await send();
+    answeredAt = performance.now();
+    if (res.status !== 200) throw new Error(`rounds: ${res.status} ${JSON.stringify(res.json)}`);
+    const ok = check(res.json);
+    if (ok !== true) console.warn(`  (rounds measured on ${ok})`);
+    if (res.json.degraded || res.json.stale) console.warn("  (rounds measured on a degraded answer)");
+  } finally {
+    spans = stops.flatMap((stop) => stop());
+  }
+  const before = spans.filter((s) => s.start <= answeredAt!);
+  sent?.(roundsText(before, (s) => s.commands?.join(",") ?? "?"));
+  return countRounds(before);
 }

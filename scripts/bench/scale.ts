@@ -45,15 +45,13 @@
  * delivery refused for the budget is deferred, never dead-lettered).
  */
 import { parseArgs } from "node:util";
-import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { databasesOption, benchLog, formatNumber, printTable, startBenchWorker, type BenchWorker } from "./harness.js";
-import type { RequestSpan } from "../stack/upstash-bridge.js";
+import { databasesOption, benchLog, formatNumber, printTable, quiet, startBenchWorker, type BenchWorker } from "./harness.js";
 import { call, createHotPosts, signCallers, stackMeter, startLiveRoom, type Callers } from "../load/target.js";
 import { pickScenarios, type Fixtures, type Scenario } from "../load/scenarios.js";
 import { errorSummary, measureScenario } from "../load/measure.js";
-import { countRounds } from "./rounds.js";
+import { roundsOf } from "./rounds.js";
 
 const { values } = parseArgs({
   options: {
@@ -222,10 +220,10 @@ async function setUp(bench: BenchWorker, callers: Callers): Promise<Fixtures> {
  * quiet, over every database.
  */
 async function billedPerRequestOf(bench: BenchWorker, scenario: Scenario, fixtures: Fixtures): Promise<number> {
-  await quiet(bench);
+  await quiet(bench.stack, { stillMs: 500 });
   const stop = await stackMeter(bench.stack.databases).start();
   const { result } = await measureScenario({ baseUrl: bench.url, scenario, fixtures, concurrency: WARM_CONCURRENCY, durationMs: 60_000, total: BILLED_SAMPLE });
-  await quiet(bench);
+  await quiet(bench.stack, { stillMs: 500 });
   const { billedCommands } = await stop();
   if (result.errors) console.warn(`  (${result.errors} errors among the billed sample: ${errorSummary(result)})`);
   return billedCommands / result.requests;
@@ -239,38 +237,17 @@ async function measureRounds(bench: BenchWorker, secret: string, callers: Caller
     const res = await call(bench.url, "PUT", `/v1/me/following/${callers.userId(k)}`, reader);
     if (res.status >= 300) throw new Error(`reader's follow: ${res.status} ${JSON.stringify(res.json)}`);
   }
-  await quiet(bench);
+  await quiet(bench.stack, { stillMs: 500 });
   const feedPath = "/v1/me/feed?limit=20";
   await call(bench.url, "GET", feedPath, reader); // builds or refreshes the timeline: the next read is warm
-  await quiet(bench);
-  const feed = await roundsOf(bench, () => call(bench.url, "GET", feedPath, reader), (json) => (json.items?.length ?? 0) > 0 || "an empty page");
+  await quiet(bench.stack, { stillMs: 500 });
+  const feed = await roundsOf(bench.stack, () => call(bench.url, "GET", feedPath, reader), (json) => (json.items?.length ?? 0) > 0 || "an empty page");
   const ids = fixtures.hotPosts.slice(0, 100).join(",");
   const batchPath = `/v1/counters/post?ids=${ids}&fresh=true`;
   await call(bench.url, "GET", batchPath); // warms every counter cache the read misses
-  await quiet(bench);
-  const batch = await roundsOf(bench, () => call(bench.url, "GET", batchPath), (json) => json.items?.length === fixtures.hotPosts.slice(0, 100).length || "not every id");
+  await quiet(bench.stack, { stillMs: 500 });
+  const batch = await roundsOf(bench.stack, () => call(bench.url, "GET", batchPath), (json) => json.items?.length === fixtures.hotPosts.slice(0, 100).length || "not every id");
   return { feed, batch };
-}
-
-/**
- * Rounds of one call: the spans every bridge saw while it ran, grouped into runs of overlapping
- * requests (those that started before the call's answer arrived).
- */
-async function roundsOf(bench: BenchWorker, send: () => Promise<{ status: number; json: any }>, check: (json: any) => true | string): Promise<number> {
-  const stops = bench.stack.databases.map((d) => d.bridge.trace());
-  let spans: RequestSpan[];
-  let answeredAt: number;
-  try {
-    const res = await send();
-    answeredAt = performance.now();
-    if (res.status !== 200) throw new Error(`rounds: ${res.status} ${JSON.stringify(res.json)}`);
-    const ok = check(res.json);
-    if (ok !== true) console.warn(`  (rounds measured on ${ok})`);
-    if (res.json.degraded || res.json.stale) console.warn("  (rounds measured on a degraded answer)");
-  } finally {
-    spans = stops.flatMap((stop) => stop());
-  }
-  return countRounds(spans.filter((s) => s.start <= answeredAt!));
 }
 
 /**
@@ -287,21 +264,6 @@ async function deadLettersOf(bench: BenchWorker): Promise<number> {
   } finally {
     await db.end();
   }
-}
-
-/** Waits until no bridge has received a request for 500 ms (queued follow syncs and fan-outs done). */
-async function quiet(bench: BenchWorker, timeoutMs = 15_000): Promise<void> {
-  const count = () => bench.stack.databases.reduce((sum, d) => sum + d.bridge.stats.requests, 0);
-  const deadline = Date.now() + timeoutMs;
-  let last = count();
-  let stillSince = Date.now();
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const now = count();
-    if (now !== last) [last, stillSince] = [now, Date.now()];
-    else if (Date.now() - stillSince >= 500) return;
-  }
-  console.warn("  (the bridges did not go quiet: rounds may include other work)");
 }
 
 await main();

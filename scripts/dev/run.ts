@@ -4,14 +4,17 @@
  *
  * - default: `wrangler dev` (rebuilds on save, DevTools, source-mapped logs);
  * - `--serve`: the bundled Worker in workerd through Miniflare's API, with no dev proxy in front
- *   (production-like: for load and soak work; see the README for why both exist).
+ *   (production-like: for load and soak work; docs/development.md says why both exist).
  * - `--redis-databases N` (default 1): N redis-servers, each behind its own Upstash bridge, and
  *   the Worker configured with `UPSTASH_REDIS_DATABASES` (docs/scale.md); their data lives in
  *   `<data-dir>/redis-of-N/<index>/` (N = 1 keeps `<data-dir>/redis/`).
  * - `--max-commands-per-second C`: each database's command budget, answered past it as Upstash
  *   answers (`ERR max requests limit exceeded`), so one machine shows where a database stops.
  * - `--far-region-ms R`: the Worker as if R ms (round trip) from the primary region: each database
- *   read through a replica near it, writes and Postgres R ms away (docs/scale.md, "Local far-region stack").
+ *   read through a replica near it, writes and Postgres R ms away (docs/regions.md, "Local far-region stack"),
+ *   and the Worker run as on an Upstash Global database (`REDIS_READ_REGIONS = on`);
+ *   `--read-regions off` compares with the single-region mode over the same stack.
+ * - `--var NAME=VALUE` (repeatable): any Worker variable, over everything else (`scripts/dev/worker-vars.ts`).
  *
  * SIGTERM, or the end of stdin (the supervising `scripts/dev.ts` is gone, however it died), flushes
  * buffered counters (fires the flush cron), then stops everything it started. A run killed hard
@@ -36,6 +39,7 @@ import { fireCron } from "../fire-cron.js";
 import { startCronRunner } from "./cron-runner.js";
 import { cleanLeftovers, descendantsNamed, devRecordPath, isOurs, removeDevRecord, writeDevRecord, type DevRecord, type StartedProcess } from "./leftovers.js";
 import { CRON_SCHEDULES } from "../../src/cron.js";
+import { devWorkerVars, parseReadRegionsFlag, parseVarFlags } from "./worker-vars.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -45,6 +49,8 @@ const { values: flags } = parseArgs({
     "redis-databases": { type: "string", default: "1" },
     "max-commands-per-second": { type: "string" },
     "far-region-ms": { type: "string" },
+    "read-regions": { type: "string" },
+    var: { type: "string", multiple: true, default: [] },
   },
 });
 const PORT = Number(flags.port);
@@ -61,6 +67,15 @@ if (FAR_REGION_MS !== undefined && !(Number.isFinite(FAR_REGION_MS) && FAR_REGIO
 }
 if (MAX_COMMANDS_PER_SECOND !== undefined && !(MAX_COMMANDS_PER_SECOND > 0)) {
   console.error("--max-commands-per-second must be a positive number");
+  process.exit(2);
+}
+let VAR_OVERRIDES: Record<string, string>;
+let READ_REGIONS: ReturnType<typeof parseReadRegionsFlag>;
+try {
+  VAR_OVERRIDES = parseVarFlags(flags.var ?? []);
+  READ_REGIONS = parseReadRegionsFlag(flags["read-regions"]);
+} catch (error) {
+  console.error((error as Error).message);
   process.exit(2);
 }
 const DATA_DIR = resolve(flags["data-dir"]!);
@@ -124,11 +139,13 @@ const jwtSecret = devVars.JWT_SECRET ?? DEV_JWT_SECRET;
 /** Any local page may call the Worker (`.dev.vars` CORS_ORIGINS overrides). */
 const DEV_CORS_ORIGINS = "http://localhost:*,http://127.0.0.1:*";
 
-const vars: Record<string, string> = {
+const stackVars: Record<string, string> = {
   ...stack.redisBindings,
   DATABASE_URL: stack.databaseUrl,
   NEON_WS_PROXY: stack.wsProxy,
   JWT_SECRET: jwtSecret,
+  // Unset, the Worker derives the X-Consistency-Token key from JWT_SECRET (src/lib/consistency-signing.ts).
+  ...(devVars.CONSISTENCY_TOKEN_SECRET ? { CONSISTENCY_TOKEN_SECRET: devVars.CONSISTENCY_TOKEN_SECRET } : {}),
   CORS_ORIGINS: devVars.CORS_ORIGINS ?? DEV_CORS_ORIGINS,
   // A local identity provider (scripts/dev-keys.ts): the Worker serves its JWKS and verifies
   // `npm run token -- --alg ES256` tokens through it, as it would Auth0's or Clerk's.
@@ -138,9 +155,11 @@ const vars: Record<string, string> = {
   JWT_ISSUER: DEV_ISSUER,
   JWT_ROLE_CLAIM: "role admin=admin,service=service",
   // The push credentials above, FCM's token_uri and FCM_API_URL/APNS_API_URL pointing at the
-  // stack's local push services (scripts/stack/push).
+  // stack's local push services (scripts/stack/push), and WEBPUSH_LOCAL_ORIGINS, their Web Push
+  // origins, which endpoints may point at in development.
   ...stack.push.vars,
 };
+const vars = devWorkerVars({ base: stackVars, farRegionMs: FAR_REGION_MS, readRegions: READ_REGIONS, overrides: VAR_OVERRIDES });
 
 // Each push a local push service answered, as it arrives: kind, device, title, badge (or why refused).
 stack.push.received.onReceived((push) => console.log(describePush(push)));
@@ -168,6 +187,10 @@ console.log(
     ...(FAR_REGION_MS === undefined
       ? []
       : [`    Far region      the Worker is ${FAR_REGION_MS} ms (round trip) from the primary: the bridge above is a read region's (replica ${stack.databases.map((d) => d.readRegion!.replicaUrl).join(", ")}), Postgres ${FAR_REGION_MS} ms away`]),
+    ...(vars.REDIS_READ_REGIONS === undefined
+      ? []
+      : [`    Read regions    REDIS_READ_REGIONS=${vars.REDIS_READ_REGIONS}${vars.REDIS_READ_REGIONS === "on" ? " (writes answer X-Consistency-Token; --read-regions off to compare)" : ""}`]),
+    ...(Object.keys(VAR_OVERRIDES).length === 0 ? [] : [`    --var           ${Object.keys(VAR_OVERRIDES).join(", ")}`]),
     `    Neon WS proxy   ${stack.wsProxy}`,
     `    Worker          ${WORKER_URL}`,
     `    JWT secret      ${jwtSecret === DEV_JWT_SECRET ? "dev default (set JWT_SECRET in .dev.vars)" : "from .dev.vars"}`,

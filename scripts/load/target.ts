@@ -47,10 +47,10 @@ export async function signCallers({ secret, users, ttlSeconds }: { secret: strin
   };
 }
 
-export async function call(baseUrl: string, method: string, path: string, auth?: string, body?: unknown): Promise<{ status: number; json: any }> {
+export async function call(baseUrl: string, method: string, path: string, auth?: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; headers: Headers }> {
   const res = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { ...(auth ? { authorization: auth } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: { ...(auth ? { authorization: auth } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -60,7 +60,7 @@ export async function call(baseUrl: string, method: string, path: string, auth?:
   } catch {
     // not JSON: kept as text for the error message
   }
-  return { status: res.status, json };
+  return { status: res.status, json, headers: res.headers };
 }
 
 /** A post by user `author` (0 by default) that every like, read and view goes to. */

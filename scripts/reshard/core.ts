@@ -1,7 +1,7 @@
 /**
  * The reshard itself: moves whole slots from N to M Redis databases while the Worker serves
  * (`npm run reshard -- --to M`, `scripts/reshard.ts`; the tests run it in-process). Imports nothing
- * Node-only, so it runs in workerd too. docs/scale.md, "Resharding", is the operator's side.
+ * Node-only, so it runs in workerd too. docs/resharding.md is the operator's side.
  *
  * The state lives in database 0 (`topology:reshard`, `ReshardState`), read by every isolate with
  * its marker check and, while a reshard runs, re-read about every second. Per step (a group of

@@ -9,7 +9,8 @@
  *                                     body { database: i } puts the bridge in front of Redis database i,
  *                                     { maxCommandsPerSecond: C } gives it a command budget
  *   GET    /databases/:i/stats      → BridgeStats of database i's own bridge
- *   POST   /chaos/:id               ← { redisDown?: boolean, postgresDown?: boolean } → 204
+ *   POST   /chaos/:id               ← { redisDown?: boolean, postgresDown?: boolean,
+ *                                       loseAnswers?: { count, how: "503" | "drop" } } → 204
  *   GET    /chaos/:id               → BridgeStats of the pair's own bridge (no noise from other tests)
  *   DELETE /chaos/:id               → 204
  *   POST   /redis-server/restart    → 204, or 409 when the stack does not own redis-server
@@ -80,8 +81,15 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
       const pair = pairs.get(chaosId);
       if (!pair) return [404, { error: `no chaos pair ${chaosId}` }];
       if (method === "POST") {
-        const body = (await readJson(req)) as { redisDown?: unknown; postgresDown?: unknown };
+        const body = (await readJson(req)) as { redisDown?: unknown; postgresDown?: unknown; loseAnswers?: { count?: unknown; how?: unknown } };
         if (typeof body.redisDown === "boolean") pair.bridge.setDown(body.redisDown);
+        if (body.loseAnswers !== undefined) {
+          const { count, how } = body.loseAnswers;
+          if (typeof count !== "number" || !Number.isInteger(count) || count < 0 || (how !== "503" && how !== "drop")) {
+            return [400, { error: 'loseAnswers must be { count: a whole number, how: "503" | "drop" }' }];
+          }
+          pair.bridge.loseAnswers(count, how);
+        }
         if (typeof body.postgresDown === "boolean") pair.proxy.setDown(body.postgresDown);
         return [204];
       }

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { DEV_DATA_DIR, startPostgres, type PostgresHandle, type StackMode } from "./postgres.js";
 import { migrate } from "./migrate.js";
 import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge.js";
+import { ISOLATE_UPKEEP_KEYS } from "./upkeep-keys.js";
 import { startNeonWsProxy, type NeonWsProxy } from "./neon-ws-proxy.js";
 import { startControlServer } from "./control-server.js";
 import { startReadRegion, type ReadRegion } from "./far-region.js";
@@ -147,7 +148,7 @@ export async function startStack({
       startRedisDatabases({ mode, log, dataDir, onSpawn, redisDatabases, maxCommandsPerSecond, farRegionMs, farReplicationLagMs, token, stops }),
       (async () => {
         // Dev: every reload of the Worker signs a new APNs provider token; Apple's 20-minute rule is
-        // counted there but not enforced (docs/notifications.md, "The local stack").
+        // counted there but not enforced (docs/push-delivery.md, "The local stack").
         const push = await startPushServices({ credentials: pushCredentials, enforceApnsTokenUpdates: mode !== "dev", log });
         stops.push(() => push.stop());
         return push;
@@ -186,6 +187,7 @@ export async function startStack({
             redisUrl: databases[database]!.redisUrl,
             token: randomBytes(16).toString("hex"),
             maxCommandsPerSecond: chaosBudget,
+            upkeepKeys: ISOLATE_UPKEEP_KEYS,
           });
           chaosBridges.add(chaosBridge);
           const chaosProxy = await startNeonWsProxy();
@@ -267,7 +269,13 @@ async function startRedisDatabases(options: {
       const databaseToken = i === 0 ? token : mode === "dev" ? `${DEV_REST_TOKEN}-${i}` : randomBytes(16).toString("hex");
       // A budget counts what the database runs (scripts' commands too, as Upstash counts them) when the
       // stack started its redis-server itself; a server others share is metered per request instead.
-      const bridge = await startUpstashBridge({ redisUrl: server.url, token: databaseToken, maxCommandsPerSecond, budgetMeter: server.owned ? "server" : "request" });
+      const bridge = await startUpstashBridge({
+        redisUrl: server.url,
+        token: databaseToken,
+        maxCommandsPerSecond,
+        budgetMeter: server.owned ? "server" : "request",
+        upkeepKeys: mode === "test" ? ISOLATE_UPKEEP_KEYS : [],
+      });
       stops.push(() => bridge.close());
       return { redisUrl: server.url, restUrl: bridge.url, restToken: bridge.token, bridge };
     }),

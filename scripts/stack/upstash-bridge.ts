@@ -22,6 +22,8 @@ export interface BridgeStats {
   byPath: { "/": number; "/pipeline": number; "/multi-exec": number };
   /** The last SYNC_TOKENS_KEPT non-empty `upstash-sync-token` values requests carried, oldest first. */
   syncTokens: string[];
+  /** Requests that touched only `upkeepKeys`, and their commands: counted here, not above. */
+  upkeep: { requests: number; commands: number };
 }
 
 export interface UpstashBridge {
@@ -44,10 +46,21 @@ export interface UpstashBridge {
   setMaxCommandsPerSecond(limit: number | undefined): void;
   /** Simulates an Upstash outage: every request answers 503 until `setDown(false)`. */
   setDown(down: boolean): void;
+  /**
+   * The next `count` requests run on Redis, then lose their answer as when the server or the link
+   * died after running them: `503` answers what the bridge answers when its connection to Redis
+   * closed under a command (`redis unavailable: Connection is closed.`), `drop` closes the client's
+   * connection without an answer (the client's fetch fails). What a client cannot tell from a
+   * request that never ran.
+   */
+  loseAnswers(count: number, how: LostAnswer): void;
   /** Resolves once the Redis connection is (again) ready, e.g. after Redis restarted. */
   waitUntilConnected(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How `loseAnswers` loses an answer: a 503 after the command ran, or the connection dropped. */
+export type LostAnswer = "503" | "drop";
 
 /** One request as a bridge saw it: arrival and answer, ms on this process' `performance.now()` clock. */
 export interface RequestSpan {
@@ -80,6 +93,21 @@ export interface UpstashBridgeOptions {
    *   uses (each database of a stack the stack started itself).
    */
   budgetMeter?: "request" | "server";
+  /**
+   * Keys whose requests are the Worker's upkeep, not any call's cost (the test stack passes its
+   * isolates' admission copies, which refresh every couple of seconds in the background of
+   * whichever request finds them due): a request whose every command's first key is one of them
+   * is counted in `stats.upkeep` instead of `requests`, `commands` and `byPath`, so a test counting
+   * what a call cost does not depend on the wall clock. Billing and budgets still count it.
+   */
+  upkeepKeys?: readonly string[];
+}
+
+/** A command's first key (a script's first KEYS entry), or undefined when it names none. */
+export function firstKeyOf(command: readonly unknown[]): string | undefined {
+  const name = String(command[0] ?? "").toLowerCase();
+  if (/^eval(sha)?(_ro)?$/.test(name)) return Number(command[2]) > 0 ? String(command[3]) : undefined;
+  return command.length > 1 ? String(command[1]) : undefined;
 }
 
 /** How stale the `server` meter's count may be (a request's commands land within it). */
@@ -128,11 +156,23 @@ export async function startUpstashBridge({
   port = 0,
   maxCommandsPerSecond: initialBudget,
   budgetMeter = "request",
+  upkeepKeys = [],
 }: UpstashBridgeOptions): Promise<UpstashBridge> {
+  const upkeep = new Set(upkeepKeys);
+  /** Moves a request counted on arrival to `stats.upkeep` when all its commands touch upkeep keys. */
+  const countedAsUpkeep = (path: string, commands: readonly Command[]): boolean => {
+    if (upkeep.size === 0 || commands.length === 0 || !commands.every((c) => upkeep.has(firstKeyOf(c) ?? ""))) return false;
+    stats.requests -= 1;
+    if (path === "/" || path === "/pipeline" || path === "/multi-exec") stats.byPath[path] -= 1;
+    stats.upkeep.requests += 1;
+    stats.upkeep.commands += commands.length;
+    return true;
+  };
   let maxCommandsPerSecond = initialBudget;
   const redis = connectToRedis(redisUrl);
   const stats = emptyStats();
   let down = false;
+  let lose: { count: number; how: LostAnswer } = { count: 0, how: "503" };
   // The budget's window: the current wall-clock second and the commands it has taken.
   let windowSecond = 0;
   let windowUsage = 0;
@@ -212,35 +252,43 @@ export async function startUpstashBridge({
 
     const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
     const encode = (reply: Reply) => toJson(reply, base64);
+    const lost = lose.count > 0 ? lose.how : undefined;
+    if (lost) lose.count -= 1;
+    // The answer of a request that ran, or its loss (`loseAnswers`).
+    const answer = (res: ServerResponse, status: number, body: unknown): void => {
+      if (lost === "drop") res.destroy();
+      else if (lost === "503") respond(res, 503, { error: "ERR redis unavailable: Connection is closed." });
+      else respond(res, status, body);
+    };
     try {
       const body = await readJson(req);
       if (path === "/") {
         const command = asCommand(body);
         if (span) span.commands = commandNames([command]);
         if (!(await withinBudget(1))) return refuse(res);
-        stats.commands += 1;
+        if (!countedAsUpkeep(path, [command])) stats.commands += 1;
         const reply = await runOne(command);
-        if (reply instanceof Error) return respond(res, 400, { error: reply.message });
-        return respond(res, 200, { result: encode(reply) });
+        if (reply instanceof Error) return answer(res, 400, { error: reply.message });
+        return answer(res, 200, { result: encode(reply) });
       }
       if (path === "/pipeline" || path === "/multi-exec") {
         const commands = asCommandList(body);
         if (span) span.commands = commandNames(commands);
         if (!(await withinBudget(commands.length))) return refuse(res);
-        stats.commands += commands.length;
+        if (!countedAsUpkeep(path, commands)) stats.commands += commands.length;
         const replies = path === "/pipeline" ? await runPipeline(commands) : await runMultiExec(commands);
         // A transaction discarded at queue time is one error, not a list.
-        if (replies instanceof Error) return respond(res, 400, { error: replies.message });
-        return respond(
+        if (replies instanceof Error) return answer(res, 400, { error: replies.message });
+        return answer(
           res,
           200,
           replies.map((reply) => (reply instanceof Error ? { error: reply.message } : { result: encode(reply) })),
         );
       }
-      return respond(res, 404, { error: `ERR unknown endpoint ${path}` });
+      return answer(res, 404, { error: `ERR unknown endpoint ${path}` });
     } catch (error) {
-      if (error instanceof BadRequestError) return respond(res, 400, { error: `ERR ${error.message}` });
-      if (error instanceof RedisUnavailableError) return respond(res, 503, { error: `ERR ${error.message}` });
+      if (error instanceof BadRequestError) return answer(res, 400, { error: `ERR ${error.message}` });
+      if (error instanceof RedisUnavailableError) return answer(res, 503, { error: `ERR ${error.message}` });
       throw error;
     }
   }
@@ -312,6 +360,9 @@ export async function startUpstashBridge({
     },
     setDown(value: boolean) {
       down = value;
+    },
+    loseAnswers(count: number, how: LostAnswer) {
+      lose = { count, how };
     },
     waitUntilConnected: (timeoutMs = 5_000) => waitUntilConnected(redis, timeoutMs),
     async close() {
@@ -459,5 +510,5 @@ export function countRequest(stats: BridgeStats, path: string, req: IncomingMess
 }
 
 export function emptyStats(): BridgeStats {
-  return { requests: 0, commands: 0, byPath: { "/": 0, "/pipeline": 0, "/multi-exec": 0 }, syncTokens: [] };
+  return { requests: 0, commands: 0, byPath: { "/": 0, "/pipeline": 0, "/multi-exec": 0 }, syncTokens: [], upkeep: { requests: 0, commands: 0 } };
 }

@@ -52,15 +52,17 @@ export async function workerOptionsFromWrangler(configPath = join(REPO_ROOT, "wr
 /**
  * Bundles the Worker with wrangler (as deploy would) into a new temp dir; the caller removes it.
  * `entry` replaces wrangler.toml's `main` (the benchmarks' bench-only entry). Returns the bundle's
- * main module: wrangler names it after the entry (index.js for src/index.ts).
+ * main module: wrangler names it after the entry (index.js for src/index.ts), and what the dry run
+ * printed (the bindings a deploy would give the Worker, vars with their values).
  */
-export function bundleWorker(entry?: string): { outdir: string; main: string } {
+export function bundleWorker(entry?: string): { outdir: string; main: string; printed: string } {
   const outdir = mkdtempSync(join(tmpdir(), "ce-worker-"));
-  execFileSync(join(REPO_ROOT, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", outdir, ...(entry ? [entry] : [])], {
+  const printed = execFileSync(join(REPO_ROOT, "node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", outdir, ...(entry ? [entry] : [])], {
     cwd: REPO_ROOT,
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
   });
-  return { outdir, main: join(outdir, entry ? `${basename(entry, extname(entry))}.js` : "index.js") };
+  return { outdir, main: join(outdir, entry ? `${basename(entry, extname(entry))}.js` : "index.js"), printed };
 }
 
 export interface WorkerdOptions {

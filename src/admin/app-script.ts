@@ -33,8 +33,12 @@ export const ADMIN_APP_JS = String.raw`(function () {
     pendingAmber: 100000,
     latencyAmberMs: 250,
     fanoutP99AmberMs: 10 * 1000,
-    fanoutP99RedMs: 60 * 1000
+    fanoutP99RedMs: 60 * 1000,
+    reportAmberMs: 12 * 60 * 60 * 1000,
+    reportRedMs: 24 * 60 * 60 * 1000
   };
+  /** What an operator may do with a report (POST /v1/admin/reports/{id}/actions). */
+  var REPORT_ACTIONS = ["dismiss", "remove-posts", "suspend", "approve"];
 
   /**
    * The figures drawn as lines: \`read\` takes one from a status answer, \`past\` from a history point
@@ -165,6 +169,18 @@ export const ADMIN_APP_JS = String.raw`(function () {
         .concat(l.largest.map(function (r) { return [r.roomId, r.viewers + " viewers, " + r.onlineFans + " fans"]; })),
       charts: []
     });
+
+    var rp = s.reports;
+    if (rp) {
+      var rr = [];
+      if (rp.oldestOpenAgeMs !== null && rp.oldestOpenAgeMs > T.reportRedMs) rr.push({ level: "red", text: "a report waits over 24 h (the app stores' deadline)" });
+      else if (rp.oldestOpenAgeMs !== null && rp.oldestOpenAgeMs > T.reportAmberMs) rr.push({ level: "amber", text: "a report waits over 12 h" });
+      cards.push({
+        id: "reports", title: "Reports", reasons: rr,
+        rows: [["Open", show(rp.open)], ["Oldest open", rp.oldestOpenAt ? ago(rp.oldestOpenAt, now) : "none"]],
+        charts: []
+      });
+    }
 
     var cronReasons = [];
     var cronRows = Object.keys(s.cron).map(function (job) {
@@ -314,16 +330,33 @@ export const ADMIN_APP_JS = String.raw`(function () {
     return cards;
   }
 
+  /** Empties a table body; with no items, one row across its columns saying text. */
+  function resetRows(doc, tbody, items, text, columns) {
+    tbody.textContent = "";
+    if (items.length) return;
+    var empty = el(doc, "tr");
+    var td = el(doc, "td", "empty", text);
+    td.setAttribute("colspan", String(columns));
+    empty.appendChild(td);
+    tbody.appendChild(empty);
+  }
+
+  /** A text cut to 200 characters (the full text stays in the API's answer). */
+  function clip(text) {
+    return text.length > 200 ? text.slice(0, 200) + "…" : text;
+  }
+
+  /** A row's button: attribute names what the click handler does, data-id the row's item. */
+  function rowButton(doc, className, label, attribute, action, id) {
+    var b = el(doc, "button", className, label);
+    b.setAttribute(attribute, action);
+    b.setAttribute("data-id", id);
+    return b;
+  }
+
   /** The dead-letter table: one row per dead letter with Replay and Discard buttons. */
   function renderDeadLetters(doc, tbody, page) {
-    tbody.textContent = "";
-    if (!page.items.length) {
-      var empty = el(doc, "tr");
-      var td = el(doc, "td", "empty", "No dead letters.");
-      td.setAttribute("colspan", "5");
-      empty.appendChild(td);
-      tbody.appendChild(empty);
-    }
+    resetRows(doc, tbody, page.items, "No dead letters.", 5);
     page.items.forEach(function (d) {
       var tr = el(doc, "tr");
       tr.setAttribute("data-id", d.id);
@@ -333,21 +366,66 @@ export const ADMIN_APP_JS = String.raw`(function () {
       tr.appendChild(el(doc, "td", null, d.diedAt.replace("T", " ").slice(0, 19)));
       var msg = el(doc, "td", "msg", (body.kind || "?") + (body.postId ? " post " + body.postId : "") + (body.followerId ? " " + body.followerId + "→" + body.followeeId : ""));
       if (d.lastError) {
-        var error = el(doc, "div", "error", d.lastError.length > 200 ? d.lastError.slice(0, 200) + "…" : d.lastError);
+        var error = el(doc, "div", "error", clip(d.lastError));
         error.setAttribute("title", d.lastError);
         msg.appendChild(error);
       }
       tr.appendChild(msg);
       var actions = el(doc, "td", "actions");
-      var replay = el(doc, "button", "replay", "Replay");
-      replay.setAttribute("data-action", "replay");
-      replay.setAttribute("data-id", d.id);
-      var discard = el(doc, "button", "discard", "Discard");
-      discard.setAttribute("data-action", "discard");
-      discard.setAttribute("data-id", d.id);
-      actions.appendChild(replay);
-      actions.appendChild(discard);
+      actions.appendChild(rowButton(doc, "replay", "Replay", "data-action", "replay", d.id));
+      actions.appendChild(rowButton(doc, "discard", "Discard", "data-action", "discard", d.id));
       tr.appendChild(actions);
+      tbody.appendChild(tr);
+    });
+  }
+
+  /** The open reports, oldest first, each with its posts' text as reported and a button per action. */
+  function renderReports(doc, tbody, page, now) {
+    now = now || Date.now();
+    resetRows(doc, tbody, page.items, "No open reports.", 5);
+    page.items.forEach(function (r) {
+      var tr = el(doc, "tr");
+      tr.setAttribute("data-id", r.id);
+      var age = r.ageSeconds * 1000;
+      tr.className = age > T.reportRedMs ? "red" : age > T.reportAmberMs ? "amber" : "";
+      tr.appendChild(el(doc, "td", null, r.id));
+      tr.appendChild(el(doc, "td", null, span(age) + (r.reporterId ? "" : r.reporterErased ? " (reporter deleted)" : " (automatic)")));
+      tr.appendChild(el(doc, "td", null, "user " + r.userId + " — " + r.category));
+      var what = el(doc, "td", "msg", r.comment || "");
+      r.posts.forEach(function (p) {
+        what.appendChild(el(doc, "div", null, "#" + p.postId + " [" + p.state + "] " + clip(p.text)));
+      });
+      tr.appendChild(what);
+      var actions = el(doc, "td", "actions");
+      REPORT_ACTIONS.forEach(function (action) {
+        if (action === "approve" && !r.posts.some(function (p) { return p.state === "held"; })) return;
+        actions.appendChild(rowButton(doc, action, action, "data-report-action", action, r.id));
+      });
+      tr.appendChild(actions);
+      tbody.appendChild(tr);
+    });
+  }
+
+  /**
+   * Account deletions: running ones first, then the most recent finished, each with what every
+   * capability removed so far (the current one marked) and its age or how long it took.
+   */
+  function renderDeletions(doc, tbody, page, now) {
+    now = now || Date.now();
+    resetRows(doc, tbody, page.items, "No account deletions.", 4);
+    page.items.forEach(function (d) {
+      var tr = el(doc, "tr");
+      tr.setAttribute("data-id", d.deletionId);
+      tr.className = d.status === "running" ? "amber" : "";
+      tr.appendChild(el(doc, "td", null, d.deletionId + " (user " + d.userId + ")"));
+      var asked = Date.parse(d.askedAt);
+      tr.appendChild(el(doc, "td", null, d.status === "running" ? "running " + span(now - asked) : "finished in " + Math.max(0, Math.round((Date.parse(d.finishedAt) - asked) / 1000)) + " s"));
+      var done = d.progress.filter(function (p) { return p.done; }).length;
+      tr.appendChild(el(doc, "td", null, done + " / " + d.progress.length + " parts"));
+      var current = d.progress.filter(function (p) { return !p.done; })[0];
+      tr.appendChild(el(doc, "td", "msg", d.progress.filter(function (p) { return p.removed > 0 || p === current; }).map(function (p) {
+        return (p === current ? "▶ " : "") + p.capability + " " + p.removed;
+      }).join(", ")));
       tbody.appendChild(tr);
     });
   }
@@ -378,7 +456,7 @@ export const ADMIN_APP_JS = String.raw`(function () {
         record(history, s);
         var cards = renderCards(doc, $("cards"), s, history);
         setState("updated " + new Date(s.at).toLocaleTimeString(), cards.map(function (c) { return c.level; }).indexOf("red") >= 0 ? "red" : "");
-        return loadDeadLetters();
+        return Promise.all([loadDeadLetters(), loadReports(), loadDeletions()]);
       }).catch(function (err) { if (err.message !== "auth") setState("status failed: " + err.message, "red"); });
     }
     /** The server's last 24 hours, drawn before the page's own points (a failure leaves the page's alone). */
@@ -391,10 +469,16 @@ export const ADMIN_APP_JS = String.raw`(function () {
     function loadDeadLetters() {
       return call("GET", "/v1/admin/dead-letters?limit=50").then(function (page) { renderDeadLetters(doc, $("dead-body"), page); });
     }
+    function loadReports() {
+      return call("GET", "/v1/admin/reports?status=open&limit=50").then(function (page) { renderReports(doc, $("reports-body"), page); });
+    }
+    function loadDeletions() {
+      return call("GET", "/v1/admin/deletions?limit=20").then(function (page) { renderDeletions(doc, $("deletions-body"), page); });
+    }
     function act(method, path, body) {
       var said = $("action");
       return call(method, path, body).then(function (r) {
-        said.textContent = method === "DELETE" ? "discarded " + r.id : "replayed " + r.replayed + (r.more ? " (more waiting)" : "");
+        said.textContent = r.resolution ? "report " + r.id + ": " + r.resolution : method === "DELETE" ? "discarded " + r.id : "replayed " + r.replayed + (r.more ? " (more waiting)" : "");
         said.className = "state";
         poll();
       }).catch(function (err) { if (err.message !== "auth") { said.textContent = err.message; said.className = "state red"; } });
@@ -431,13 +515,21 @@ export const ADMIN_APP_JS = String.raw`(function () {
       if (b.getAttribute("data-action") === "replay") act("POST", "/v1/admin/dead-letters/replay", { ids: [id] });
       else act("DELETE", "/v1/admin/dead-letters/" + id);
     });
+    $("reports-body").addEventListener("click", function (e) {
+      var b = e.target;
+      if (!b || !b.getAttribute || !b.getAttribute("data-report-action")) return;
+      var action = b.getAttribute("data-report-action");
+      var note = win.prompt ? win.prompt(action + " report " + b.getAttribute("data-id") + ": note (recorded with the action)", "") : "";
+      if (note === null) return;
+      act("POST", "/v1/admin/reports/" + b.getAttribute("data-id") + "/actions", { action: action, note: note || "" });
+    });
     Array.prototype.forEach.call(doc.querySelectorAll("[data-replay-queue]"), function (b) {
       b.addEventListener("click", function () { act("POST", "/v1/admin/dead-letters/replay", { queue: b.getAttribute("data-replay-queue") }); });
     });
     if (token()) open(); else signOut("");
   }
 
-  window.AdminConsole = { cardsFor: cardsFor, record: record, seed: seed, renderCards: renderCards, renderDeadLetters: renderDeadLetters, sparkline: sparkline, thresholds: T };
+  window.AdminConsole = { cardsFor: cardsFor, record: record, seed: seed, renderCards: renderCards, renderDeadLetters: renderDeadLetters, renderReports: renderReports, renderDeletions: renderDeletions, sparkline: sparkline, thresholds: T };
   if (!window.ADMIN_CONSOLE_NO_START) start(window);
 })();
 `;

@@ -5,8 +5,8 @@ import { DEAD_LETTER_SOURCES } from "./dead-letters";
  * directory), its script at `/admin/app.js` and its styles at `/admin/app.css`. It asks for an
  * admin token once (kept in `sessionStorage`, so for the tab only), polls `GET /v1/admin/status`
  * every 5 s, colours a card per area against the thresholds listed on the page, draws five figures
- * as inline SVG lines (the server's last 24 hours on open, then every poll), and lists dead letters
- * with replay and discard.
+ * as inline SVG lines (the server's last 24 hours on open, then every poll), lists dead letters
+ * with replay and discard, and the open reports (oldest first) with their actions.
  */
 
 export const ADMIN_PAGE_PATH = "/admin";
@@ -25,11 +25,13 @@ const THRESHOLDS = [
   ["red", "a cron job's last run failed"],
   ["red", "fan-out p99 (publish → last follower's timeline) over 60 s"],
   ["red", "no badge hub answered"],
+  ["red", "an open report older than 24 hours (the app stores' deadline for acting on one)"],
   ["amber", "any dead letter waiting"],
   ["amber", "flush lag over 1 minute, or over 100,000 pending counter fields"],
   ["amber", "fan-out p99 over 10 s"],
   ["amber", "a database answers slower than 250 ms"],
   ["amber", "a badge hub did not answer"],
+  ["amber", "an open report older than 12 hours"],
 ] as const;
 
 export function renderAdminPage(): string {
@@ -57,6 +59,20 @@ export function renderAdminPage(): string {
     <div class="scroll"><table>
       <thead><tr><th>id</th><th>queue</th><th>died (UTC)</th><th>message, last error</th><th></th></tr></thead>
       <tbody id="dead-body"></tbody>
+    </table></div>
+  </section>
+  <section class="reports">
+    <h2>Open reports</h2>
+    <div class="scroll"><table>
+      <thead><tr><th>id</th><th>waiting</th><th>reported</th><th>comment, posts as reported</th><th></th></tr></thead>
+      <tbody id="reports-body"></tbody>
+    </table></div>
+  </section>
+  <section class="deletions">
+    <h2>Account deletions</h2>
+    <div class="scroll"><table>
+      <thead><tr><th>deletion</th><th>status</th><th>parts done</th><th>removed so far, per capability</th></tr></thead>
+      <tbody id="deletions-body"></tbody>
     </table></div>
   </section>
   <section class="thresholds">
@@ -98,7 +114,9 @@ dd { margin: 0; text-align: right; font-variant-numeric: tabular-nums; overflow-
 .chart { margin: .5rem 0 0; }
 .chart figcaption { font-size: .8rem; opacity: .75; }
 .spark { width: 100%; height: 2.5rem; display: block; color: #3b82f6; }
-.dead .scroll { overflow-x: auto; }
+.dead .scroll, .reports .scroll { overflow-x: auto; }
+.reports tr.amber td:first-child { border-left: 4px solid var(--amber); }
+.reports tr.red td:first-child { border-left: 4px solid var(--red); }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.actions { white-space: nowrap; }

@@ -145,6 +145,11 @@ export const StatusSchema = z
       asked: z.number().int().openapi({ description: "Rooms the cron asked (the 100 most recently started at most)" }),
       live: z.number().int().openapi({ description: "Of those, rooms with a live session" }),
     }),
+    reports: z.object({
+      open: count("Open reports waiting for an operator: Postgres `safety_reports` with status open (users' reports and posts the term filter held)"),
+      oldestOpenAt: when("When the oldest open report was opened"),
+      oldestOpenAgeMs: ms("Its age; 0 when none is open. The app stores expect action within 24 hours: amber past 12 h, red past 24 h"),
+    }),
     cron: z
       .record(
         z.string(),

@@ -58,7 +58,7 @@ function percentile(sorted: number[], p: number): number | null {
 
 /** What READ_STATUS answers: the counter figures of one database, and on database 0 the operations keys too. */
 type RedisFigures = [number, number, string | number | false | null, string | number | false | null, unknown?, unknown[]?, [string, unknown[]][]?, [string, unknown[]][]?];
-type PgFigures = { dead_letters: Record<string, number> | null; oldest_dead_letter: string | null; big_accounts: Record<string, number> | null; rooms_recent: number };
+type PgFigures = { dead_letters: Record<string, number> | null; oldest_dead_letter: string | null; big_accounts: Record<string, number> | null; rooms_recent: number; reports_open: number; oldest_report: string | null };
 
 /** Fields of a Redis hash answered as [field, value, …] (or an object, as the client may decode it). */
 function pairs(raw: unknown): Record<string, unknown> {
@@ -227,7 +227,9 @@ export async function readStatus(services: Pick<Services, "redisAt" | "databases
            (SELECT json_object_agg(queue, n) FROM (SELECT queue, count(*)::int AS n FROM dead_letters GROUP BY queue) d) AS dead_letters,
            (SELECT min(died_at) FROM dead_letters) AS oldest_dead_letter,
            (SELECT json_object_agg(state, n) FROM (SELECT state, count(*)::int AS n FROM feed_big_accounts GROUP BY state) b) AS big_accounts,
-           (SELECT count(*)::int FROM live_session_starts WHERE started_at > now() - make_interval(hours => $1)) AS rooms_recent`,
+           (SELECT count(*)::int FROM live_session_starts WHERE started_at > now() - make_interval(hours => $1)) AS rooms_recent,
+           (SELECT count(*)::int FROM safety_reports WHERE status = 'open') AS reports_open,
+           (SELECT min(created_at) FROM safety_reports WHERE status = 'open') AS oldest_report`,
         [RECENT_ROOM_HOURS],
       ),
     ),
@@ -281,6 +283,11 @@ export async function readStatus(services: Pick<Services, "redisAt" | "databases
       asOf: live?.at ?? null,
       asked: live?.asked ?? 0,
       live: live?.live ?? 0,
+    },
+    reports: {
+      open: pg ? pg.reports_open : null,
+      oldestOpenAt: pg?.oldest_report ? new Date(pg.oldest_report).toISOString() : null,
+      oldestOpenAgeMs: pg?.oldest_report ? Math.max(0, now - Date.parse(pg.oldest_report)) : pg ? 0 : null,
     },
     cron: Object.fromEntries(
       (Object.keys(CRON_SCHEDULES) as CronJobName[]).map((job) => [job, { schedule: CRON_SCHEDULES[job], lastRun: run<CronRunRecord>(RUN_FIELDS.cron(job)) }]),

@@ -1,4 +1,5 @@
 import { readOnlyScript } from "../lib/read-only-scripts";
+import { SAFETY_LUA } from "../safety/verdict.lua";
 
 /**
  * Per-author unread scripts. One hash holds every author's published count; each user keeps a
@@ -16,6 +17,8 @@ export const UNREAD_HMGET_CHUNK = 5000;
 
 /**
  * Shared Lua: defines \`authorsMissing\`, \`authorsTotal\` (stops past \`limit\`) and, when \`wantList\`, \`authorsList\`.
+ * An author in \`authorsHidden\` (the including script's: src/safety's \`safety_hidden\` table of
+ * the reader, or nil) counts nothing: the reader blocked them, was blocked by them or mutes them.
  * The HGETALL's fields are asked of \`badge:au:pub\` as they come, sentinel included (no author
  * has that id: it answers nil and is skipped), so field j's seen count is \`seenFlat[2j]\` with no
  * table built per author; an author whose published count is the very string of their seen count
@@ -36,7 +39,7 @@ else
     local published = redis.call('HMGET', auPub, unpack(ids))
     for j = from, to do
       local p, s = published[j - from + 1], seenFlat[2 * j]
-      if p and p ~= s then
+      if p and p ~= s and not (authorsHidden and authorsHidden[seenFlat[2 * j - 1]]) then
         local d = tonumber(p) - tonumber(s)
         if d > 0 then
           authorsTotal = authorsTotal + d
@@ -51,11 +54,19 @@ end
 
 /**
  * Per-author unread of one user (the list endpoint), or missing when the follow cache is lost,
- * with the follow epoch its rebuild must still see then.
+ * with the follow epoch its rebuild must still see then; the authors the user's blocks and mutes
+ * hide left out (\`safetyMiss\` with the safety epoch when those sets are not cached: the caller
+ * rebuilds them and reads again).
  */
-export const LIST_AUTHOR_UNREAD = readOnlyScript(`local auSeen = KEYS[1]  -- badge:au:{user}
+export const LIST_AUTHOR_UNREAD = readOnlyScript(`${SAFETY_LUA}
+local auSeen = KEYS[1]  -- badge:au:{user}
 local auPub = KEYS[2]   -- badge:au:pub
 local auEpoch = KEYS[3] -- badge:au:ep:{user} (read only when the follow cache is missing)
+-- KEYS[4..7]: the reader's safety sets (src/safety: safetyKeysOf); ARGV[1]: the safety clock (ms);
+-- ARGV[2]: the suspended users (ids joined by ','), who count for nobody.
+local authorsHidden = safety_hidden({KEYS[4], KEYS[5], KEYS[6], KEYS[7]}, tonumber(ARGV[1]))
+if authorsHidden == 'miss' then return cjson.encode({ safetyMiss = true, epoch = redis.call('GET', KEYS[7]) or '' }) end
+authorsHidden = safety_add_suspended(authorsHidden, ARGV[2])
 local wantList, limit = true, 0
 ${AUTHORS_UNREAD_SNIPPET}
 local epoch = authorsMissing and (redis.call('GET', auEpoch) or '0') or nil

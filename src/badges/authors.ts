@@ -1,5 +1,9 @@
 import { desc, eq } from "drizzle-orm";
-import { ApiError } from "../lib/errors";
+import { ApiError, DependencyUnavailableError } from "../lib/errors";
+import { rebuildSets } from "../safety/cache";
+import { safetyNow } from "../safety/clock";
+import { suspendedArg } from "../safety/copy";
+import { safetyKeysOf } from "../safety/keys";
 import { isId } from "../lib/ids";
 import { decodeCursor, encodeCursor } from "../lib/pagination";
 import type { Services } from "../lib/services";
@@ -16,6 +20,8 @@ import { inBackground, runReadScript, runScript, userRedis, type EveryDatabase, 
  * is marked `some` (a subset: a missing author proves nothing).
  */
 export const MAX_FOLLOWED_AUTHORS = 5000;
+/** Reads that found the reader's safety sets not cached try this often (each after a rebuild). */
+export const SAFETY_ATTEMPTS = 3;
 
 const keysOf = (userId: string) => [badgeKeys.authorSeen(userId), badgeKeys.authorPublished()];
 
@@ -136,7 +142,7 @@ export async function seeAuthor(services: Services, userId: string, authorId: st
   return { authorId, unread: 0 };
 }
 
-type AuthorList = { missing: boolean; total: number; list: [string, number][] | Record<string, never>; epoch?: string };
+type AuthorList = { missing: boolean; total: number; list: [string, number][] | Record<string, never>; epoch?: string; safetyMiss?: boolean };
 
 /**
  * Per-author unread, largest first (ties by author id), keyset-paginated on (unread, authorId): one
@@ -144,7 +150,17 @@ type AuthorList = { missing: boolean; total: number; list: [string, number][] | 
  * followee starts at their current count), and is rebuilt beside the answer (`waitUntil`).
  */
 export async function listUnreadAuthors(services: Services, userId: string, page: { limit: number; cursor?: string }) {
-  const r = await runReadScript<AuthorList>(services.redisFor(userId), LIST_AUTHOR_UNREAD, [...keysOf(userId), badgeKeys.authorSeenEpoch(userId)], []);
+  const suspended = await suspendedArg(services);
+  const read = () =>
+    runReadScript<AuthorList>(services.redisFor(userId), LIST_AUTHOR_UNREAD, [...keysOf(userId), badgeKeys.authorSeenEpoch(userId), ...safetyKeysOf(userId)], [safetyNow(services.env), suspended]);
+  let r = await read();
+  // The user's safety sets not cached: one Postgres read caches them, then the list is read again
+  // (again only if a safety write raced the rebuild and left it uncached).
+  for (let attempt = 1; r.safetyMiss; attempt++) {
+    if (attempt > SAFETY_ATTEMPTS) throw new DependencyUnavailableError("redis", new Error("safety sets not cached after their rebuilds"));
+    await rebuildSets(services, userId, r.epoch ?? "");
+    r = await read();
+  }
   if (r.missing) await rebuildAuthorSeenAfter(services, userId, r.epoch ?? "0");
   const all = (Array.isArray(r.list) ? r.list : [])
     .map(([authorId, unread]) => ({ authorId: String(authorId), unread: Number(unread) }))

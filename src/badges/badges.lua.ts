@@ -7,6 +7,7 @@ import { FEED_UNSEEN_CAP } from "../feed/keys";
 import { FEED_UNSEEN_FUNCTION } from "../feed/unseen.lua";
 import { ACTIVE_RECORD_EVERY_MS } from "./keys";
 import { readOnlyScript } from "../lib/read-only-scripts";
+import { SAFETY_LUA } from "../safety/verdict.lua";
 
 /**
  * Every badge of one user in one EVALSHA_RO: READ-ONLY (\`#!lua flags=no-writes\`), so a read
@@ -21,7 +22,9 @@ import { readOnlyScript } from "../lib/read-only-scripts";
  * since its count was remembered. Counting stops once a total passes \`cap\`. A reader following
  * big accounts with posts above the marker adds ZMSCORE, a ZRANGEBYSCORE of the timeline and one
  * per such outbox, most recently active first, until the count passes \`cap\` (\`feed_unseen\` in
- * the feed's \`unseen.lua.ts\`; at most MAX_PULLED_ACCOUNTS outboxes).
+ * the feed's \`unseen.lua.ts\`; at most MAX_PULLED_ACCOUNTS outboxes). The user's safety sets
+ * (src/safety) add EXISTS + ZUNION (\`safety_hidden\`): the authors they hide count in neither
+ * \`authors\` nor \`feed\` (for \`feed\` the ZCOUNT becomes a ZRANGEBYSCORE when some are hidden).
  *
  * What the read used to write itself it now reports, for AFTER_BADGES_READ to write afterwards
  * (\`due\`, only when something is): the first-seen broadcast marker, the stream counts to
@@ -30,7 +33,7 @@ import { readOnlyScript } from "../lib/read-only-scripts";
  * carry it, \`active.ts\`). Missing caches are reported (\`*Missing\`; with the follow epoch a rebuild of the author
  * cache must still see, one GET more) so the caller answers from Postgres and rebuilds them.
  */
-export const GET_BADGES = readOnlyScript(`${FEED_UNSEEN_FUNCTION}
+export const GET_BADGES = readOnlyScript(`${FEED_UNSEEN_FUNCTION}${SAFETY_LUA}
 local notifications = KEYS[1]  -- badge:n:{user}
 local markers = KEYS[2]        -- badge:m:{user}
 local bcIds = KEYS[3]          -- badge:bc:window
@@ -47,6 +50,7 @@ local feedTimelineKey = KEYS[13] -- feed:tl:{user}
 local feedBigSetKey = KEYS[14] -- feed:bf:{user}
 local feedActivityKey = KEYS[15] -- feed:act
 local auEpoch = KEYS[16]       -- badge:au:ep:{user} (read only when the follow cache is missing)
+local safetyKeys = { KEYS[17], KEYS[18], KEYS[19], KEYS[20] } -- the user's safety sets (src/safety: safetyKeysOf)
 local limit = tonumber(ARGV[1])  -- cap: totals stop counting once above it
 local now = ARGV[2]              -- ms: is the active-set record or the TTL renewal due
 local itemPrefix = ARGV[3]       -- key prefix of stream item sets
@@ -54,8 +58,19 @@ local outboxPrefix = ARGV[4]     -- key prefix of big accounts' outboxes
 local maxPulled = tonumber(ARGV[5]) -- big accounts merged at most (the feed page's bound)
 local wantBigs = ARGV[6] == '1'  -- a live hub's snapshot: answer the big accounts followed too
 local everyMinute = ARGV[7] == '1' -- reads record the active set each minute; '0' (read regions on): only with the day's TTL renewal, the user's writes carry it
+local safetyClock = tonumber(ARGV[8]) -- ms: a mute's end
+local suspended = ARGV[9]        -- src/safety's suspended users (ids joined by ','; '' none), from the isolate's copy
 local wantList = false
 local lastReadId = false
+-- Authors the user's blocks and mutes hide leave "N new posts" and unread per author. Sets not
+-- cached: counted unfiltered and answered with \`safetyMiss\` (and the safety epoch); the Worker
+-- rebuilds them from Postgres and reads again only if they hide someone (a new user's first read
+-- pays the rebuild, not a second read).
+local authorsHidden = safety_hidden(safetyKeys, safetyClock)
+local safetyMiss = authorsHidden == 'miss'
+if safetyMiss or next(authorsHidden) == nil then authorsHidden = nil end
+-- Suspended users' posts count for nobody, whether or not the sets are cached.
+authorsHidden = safety_add_suspended(authorsHidden, suspended)
 -- The marker hash answers the broadcast marker and when this user's TTLs and activity were last
 -- written, in one command: those writes happen only when due, not on every call.
 local marks = redis.call('HMGET', markers, 'bc', 'ttlDay', 'act')
@@ -74,7 +89,7 @@ local accFlat = redis.call('HGETALL', stAccess)
 ${STREAMS_UNREAD_SNIPPET}
 local dmTotal = tonumber(redis.call('HGET', dms, 'total') or '0')
 ${INBOX_SNIPPET}
-local feedUnseen, feedBigs = feed_unseen({seen = feedSeenKey, tl = feedTimelineKey, bigset = feedBigSetKey, activity = feedActivityKey, outboxPrefix = outboxPrefix, maxPulled = maxPulled}, math.min(${FEED_UNSEEN_CAP}, limit + 1))
+local feedUnseen, feedBigs = feed_unseen({seen = feedSeenKey, tl = feedTimelineKey, bigset = feedBigSetKey, activity = feedActivityKey, outboxPrefix = outboxPrefix, maxPulled = maxPulled, hidden = authorsHidden}, math.min(${FEED_UNSEEN_CAP}, limit + 1))
 -- Caches live 30 days after their last write, so a user who only reads has them renewed on their
 -- first call of a day (\`ttlDay\`). The repair cron wants the recently active users: to the minute
 -- (\`act\`) when reads record them (\`everyMinute\`), else with that renewal only, so a warm read of
@@ -98,6 +113,8 @@ return cjson.encode({
   feed = feedUnseen,
   feedBigs = wantBigs and feedBigs or nil,
   due = due,
+  safetyMiss = safetyMiss or nil,
+  safetyEpoch = safetyMiss and (redis.call('GET', safetyKeys[4]) or '') or nil,
 })
 `);
 

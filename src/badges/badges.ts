@@ -3,7 +3,12 @@ import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { readRegionsOn } from "../lib/consistency";
 import { AFTER_BADGES_READ, GET_BADGES } from "./badges.lua";
 import { persistFirstSeen, syncBroadcastIds, unreadBroadcastsFromPostgres } from "./broadcasts";
-import { rebuildAuthorSeenAfter } from "./authors";
+import { rebuildAuthorSeenAfter, SAFETY_ATTEMPTS } from "./authors";
+import { DependencyUnavailableError } from "../lib/errors";
+import { rebuildSets } from "../safety/cache";
+import { safetyNow } from "../safety/clock";
+import { suspendedArg } from "../safety/copy";
+import { safetyKeysOf } from "../safety/keys";
 import { inboxFromPostgres, inboxUnreadFromPostgres } from "./inbox";
 import { streamUnreadFromPostgres } from "./streams";
 import { capAll, capped, inBackground, luaMap, runReadScript, runScript, type Capped } from "./shared";
@@ -11,6 +16,9 @@ import { afterResponse, type Services } from "../lib/services";
 import { feedKeys, maxPulledAccounts } from "../feed/keys";
 
 type Raw = {
+  /** The user's safety sets were not cached (the counts are unfiltered): rebuilt, and read again if they hide anyone. */
+  safetyMiss?: boolean;
+  safetyEpoch?: string;
   notifications: { byType: Record<string, number> | unknown[]; total: number };
   broadcasts: { missing: boolean; unread: number };
   reddots: Record<string, boolean> | unknown[];
@@ -48,7 +56,8 @@ export type Badges = {
  * The badges script, on the user's database: every key it reads is the user's or a global key
  * written to every database. Read-only (EVALSHA_RO): a read region answers it.
  */
-function runBadges(services: Services, userId: string, cap: number, wantBigs: boolean) {
+async function runBadges(services: Services, userId: string, cap: number, wantBigs: boolean) {
+  const suspended = await suspendedArg(services);
   return runReadScript<Raw>(
     services.redisFor(userId),
     GET_BADGES,
@@ -69,8 +78,9 @@ function runBadges(services: Services, userId: string, cap: number, wantBigs: bo
       feedKeys.bigFollows(userId),
       feedKeys.activity(),
       badgeKeys.authorSeenEpoch(userId),
+      ...safetyKeysOf(userId),
     ],
-    [cap, Date.now(), badgeKeys.streamItems(""), feedKeys.outboxPrefix(), maxPulledAccounts(services.env), wantBigs ? 1 : 0, readRegionsOn(services.env) ? 0 : 1], // reads record the active set each minute unless read regions are on (`active.ts`)
+    [cap, Date.now(), badgeKeys.streamItems(""), feedKeys.outboxPrefix(), maxPulledAccounts(services.env), wantBigs ? 1 : 0, readRegionsOn(services.env) ? 0 : 1, safetyNow(services.env), suspended], // reads record the active set each minute unless read regions are on (`active.ts`)
   );
 }
 
@@ -151,6 +161,14 @@ export async function getBadgesAndBigFollows(
   let raw: Raw;
   try {
     raw = await runBadges(services, userId, cap, wantBigs);
+    // The user's safety sets not cached: one Postgres read caches them; the counts read unfiltered
+    // stand when the sets hide nobody (the common case), else the badges are read again.
+    for (let attempt = 1; raw.safetyMiss; attempt++) {
+      const sets = await rebuildSets(services, userId, raw.safetyEpoch ?? "");
+      if (sets.blocked.size + sets.blockedMe.size + sets.mutes.size === 0) break;
+      if (attempt > SAFETY_ATTEMPTS) throw new DependencyUnavailableError("redis", new Error("safety sets not cached after their rebuilds"));
+      raw = await runBadges(services, userId, cap, wantBigs);
+    }
     if (raw.due) services.waitUntil(inBackground("after the badges read", userId, writeAfterRead(services, userId, raw.due)));
     if (raw.broadcasts.missing || raw.authors.missing || raw.streams.missing || raw.inbox.missing) await answerMissing(services, userId, cap, raw);
   } catch (err) {

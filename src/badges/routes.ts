@@ -5,7 +5,9 @@ import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
 import { CursorQuery, LimitQuery, PaginationQuery, pageSchema } from "../lib/pagination";
 import { rateLimit } from "../lib/rate-limit";
+import { AlertSchema } from "../lib/wire/alert";
 import { activeRecord } from "./active";
+import { announce } from "./announce";
 import { listUnreadAuthors, seeAuthor } from "./authors";
 import { getBadges } from "./badges";
 import { liveBadgeRoutes, pushChangedOnline, pushing, pushingTally, pushStamp } from "./live";
@@ -16,9 +18,7 @@ import { addNotifications, getNotifications, MAX_NOTIFICATION_COUNT, NOTIFICATIO
 import { ChannelSchema, getRedDots, refreshChannel, seeChannel } from "./reddots";
 import { MAX_BROADCAST_BODY, MAX_BROADCAST_TITLE, MAX_MESSAGE_CONTENT, MAX_MESSAGE_TITLE } from "./schema";
 import { CapQuery, CappedSchema, degradable, MAX_CAP } from "./shared";
-import { AlertSchema, resolveAlert } from "../notify/alerts";
-import { startBroadcastPush } from "../notify/broadcast";
-import { badgeAfterRead, notificationEvent, pushToOffline } from "../notify/events";
+import { safetyCheck } from "../safety/cache";
 import { addStreamItem, DEFAULT_STREAM_CAP, joinStream, leaveStream, listStreamUnread, pushStreamItem, readStream, StreamKindSchema } from "./streams";
 
 const user = { security: bearerAuth, middleware: [authenticate()] };
@@ -28,6 +28,7 @@ const ReadDegraded = z.boolean().describe("true when Redis was unavailable: zero
 const Degraded = z.boolean().describe("true when Redis was unavailable: Postgres kept the change, the cache is repaired later");
 
 const NotificationTypeSchema = z.enum(NOTIFICATION_TYPES);
+const Suppressed = z.enum(["blocked", "muted", "suspended"]).describe("Why nothing was counted or pushed: the user blocked the sender (or the sender the user), mutes the sender's notifications, or the sender is suspended");
 const CountMap = z.record(z.string(), z.number().int()).openapi({ example: { reply: 3 } });
 const CappedMap = z.record(z.string(), CappedSchema).openapi({ example: { reply: { count: 3, capped: false } } });
 
@@ -46,16 +47,22 @@ const notificationRoutes = newRouter()
         ...jsonBody(z.object({ type: NotificationTypeSchema, count: z.number().int().min(1).max(MAX_NOTIFICATION_COUNT).default(1), alert: AlertSchema.optional(), from: IdSchema.optional().openapi({ description: "Who caused it (a mention's author): the user's mention policy is checked against it; without it a policy other than `everyone` sends no push" }) }).openapi("NewNotifications")),
       },
       responses: {
-        200: jsonContent(z.object({ userId: IdSchema, type: z.string(), count: z.number().int(), total: z.number().int(), applied: z.boolean() }), "Counts after the call; `applied` is false for a repeated Idempotency-Key"),
+        200: jsonContent(
+          z.object({ userId: IdSchema, type: z.string(), count: z.number().int(), total: z.number().int(), applied: z.boolean(), suppressed: Suppressed.optional() }),
+          "Counts after the call; `applied` is false for a repeated Idempotency-Key, and when `suppressed` says why nothing was counted or pushed",
+        ),
         ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable"),
       },
     }),
     async (c) => {
       const { type, count, alert, from } = c.req.valid("json");
       const userId = c.req.valid("param").id;
-      const added = await addNotifications(c.var.services.redisFor(userId), userId, type, count, c.req.valid("header")["idempotency-key"]);
+      const safety = from ? await safetyCheck(c.var.services, userId, from) : undefined;
+      const added = await addNotifications(c.var.services.redisFor(userId), userId, type, count, c.req.valid("header")["idempotency-key"], safety);
+      // Suppressed (a block or mute between them, or a suspended sender): nothing changed, nothing to tell any device.
+      if (added.suppressed) return c.json(added, 200);
       // A repeated Idempotency-Key pushes nothing again.
-      const push = added.applied ? (online: boolean) => pushToOffline(c.var.services, [userId], online, notificationEvent(type, alert, from)) : undefined;
+      const push = added.applied ? (online: boolean) => announce(c.var.services, { type: "badges.notified", userId, notificationType: type, alert, from, online }) : undefined;
       return c.json(pushingTally(c.var.services, userId, { kind: "notifications", key: type, count: added.count, total: added.total }, added, push), 200);
     },
   )
@@ -82,7 +89,7 @@ const notificationRoutes = newRouter()
     }),
     async (c) => {
       const read = await readNotificationType(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").type, activeRecord(c.var.services.env, c.var.caller.userId));
-      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", key: read.type, count: 0, total: read.total }, read, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", key: read.type, count: 0, total: read.total }, read, () => announce(c.var.services, { type: "badges.read", userId: c.var.caller.userId })), 200);
     },
   )
   .openapi(
@@ -96,7 +103,7 @@ const notificationRoutes = newRouter()
     }),
     async (c) => {
       const read = await readAllNotifications(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, activeRecord(c.var.services.env, c.var.caller.userId));
-      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", all: true, total: read.total }, read, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "notifications", all: true, total: read.total }, read, () => announce(c.var.services, { type: "badges.read", userId: c.var.caller.userId })), 200);
     },
   );
 
@@ -127,8 +134,7 @@ const broadcastRoutes = newRouter()
       const broadcast = await createBroadcast(c.var.services, title, body);
       // Read diffusion: one call per hub shard moves every online user's count; nothing per user.
       if (!broadcast.degraded) c.var.services.waitUntil(pushStamp(c.env, { kind: "broadcasts", writtenAt }));
-      // What the alert leaves out is the broadcast's own: an alert that only adds a url keeps its title and body.
-      if (push) c.var.services.waitUntil(startBroadcastPush(c.var.services, broadcast.id, resolveAlert("broadcast", { title, body, ...alert }, `broadcast:${broadcast.id}`)));
+      if (push) c.var.services.waitUntil(announce(c.var.services, { type: "badges.broadcast-sent", broadcastId: broadcast.id, title, body, alert }));
       return c.json(broadcast, 201);
     },
   )
@@ -161,7 +167,7 @@ const broadcastRoutes = newRouter()
       responses: { 200: jsonContent(z.object({ lastReadId: z.string(), degraded: Degraded }), "The marker after the call"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
     // Broadcasts are on the icon: the user's APNs and FCM devices get the lower number (badge-only).
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readBroadcasts(c.var.services, c.var.caller.userId, (c.req.valid("json") ?? {}).upTo), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readBroadcasts(c.var.services, c.var.caller.userId, (c.req.valid("json") ?? {}).upTo), undefined, () => announce(c.var.services, { type: "badges.read", userId: c.var.caller.userId })), 200),
   );
 
 // ── Red dots ─────────────────────────────────────────────────────────────────
@@ -281,11 +287,10 @@ const streamRoutes = newRouter()
       const { kind, id } = c.req.valid("param");
       const body = c.req.valid("json");
       const added = await addStreamItem(c.var.services, kind, id, { at: body.at ?? Date.now(), itemId: body.itemId, cap: body.cap });
-      const thread = `stream:${kind}:${id}`;
       c.var.services.waitUntil(
         pushStreamItem(c.var.services, kind, id, async (users) => {
           const online = await pushChangedOnline(c.var.services.env, users);
-          await pushToOffline(c.var.services, users.filter((u) => u !== body.from), online, { kind: "stream", alert: body.alert, thread });
+          await announce(c.var.services, { type: "badges.stream-item", streamKind: kind, streamId: id, userIds: users, online: [...online], from: body.from, alert: body.alert });
         }),
       );
       return c.json(added, 200);
@@ -312,7 +317,7 @@ const streamRoutes = newRouter()
     async (c) => {
       const { kind, id } = c.req.valid("param");
       // Stream items are on the icon: the user's APNs and FCM devices get the lower number (badge-only).
-      return c.json(pushing(c.var.services, [c.var.caller.userId], await readStream(c.var.services, c.var.caller.userId, kind, id), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
+      return c.json(pushing(c.var.services, [c.var.caller.userId], await readStream(c.var.services, c.var.caller.userId, kind, id), undefined, () => announce(c.var.services, { type: "badges.read", userId: c.var.caller.userId })), 200);
     },
   )
   .openapi(
@@ -341,13 +346,20 @@ const dmRoutes = newRouter()
         params: z.object({ toUserId: idParam("toUserId") }),
         ...jsonBody(z.object({ from: IdSchema, count: z.number().int().min(1).max(MAX_DM_COUNT).default(1), alert: AlertSchema.optional() }).openapi("NewDirectMessages")),
       },
-      responses: { 200: jsonContent(z.object({ userId: IdSchema, peerId: IdSchema, count: z.number().int(), total: z.number().int() }), "Counts after the call"), ...errorResponses("bad_request", "unauthorized", "forbidden", "rate_limited", "unavailable") },
+      responses: {
+        200: jsonContent(
+          z.object({ userId: IdSchema, peerId: IdSchema, count: z.number().int(), total: z.number().int(), applied: z.boolean(), suppressed: Suppressed.optional() }),
+          "Counts after the call; `applied: false, suppressed: \"muted\"` when the recipient mutes the sender's notifications, `\"suspended\"` when the sender is suspended (accepted, neither counted nor pushed)",
+        ),
+        ...errorResponses("bad_request", "unauthorized", "forbidden", "blocked", "rate_limited", "unavailable"),
+      },
     }),
     async (c) => {
       const { from, count, alert } = c.req.valid("json");
       const { toUserId } = c.req.valid("param");
-      const added = await addDirectMessages(c.var.services.redisFor(toUserId), toUserId, from, count);
-      const push = (online: boolean) => pushToOffline(c.var.services, [toUserId], online, { kind: "dm", alert, thread: `dm:${from}`, from });
+      const added = await addDirectMessages(c.var.services.redisFor(toUserId), toUserId, from, count, await safetyCheck(c.var.services, toUserId, from));
+      if (!added.applied) return c.json(added, 200);
+      const push = (online: boolean) => announce(c.var.services, { type: "badges.dm", userId: toUserId, from, alert, online });
       return c.json(pushingTally(c.var.services, toUserId, { kind: "dms", total: added.total }, added, push), 200);
     },
   )
@@ -363,7 +375,7 @@ const dmRoutes = newRouter()
     }),
     async (c) => {
       const read = await readDirectMessages(c.var.services.redisFor(c.var.caller.userId), c.var.caller.userId, c.req.valid("param").peerId, activeRecord(c.var.services.env, c.var.caller.userId));
-      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "dms", total: read.total }, read, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200);
+      return c.json(pushingTally(c.var.services, c.var.caller.userId, { kind: "dms", total: read.total }, read, () => announce(c.var.services, { type: "badges.read", userId: c.var.caller.userId })), 200);
     },
   )
   .openapi(
@@ -403,8 +415,7 @@ const inboxRoutes = newRouter()
     async (c) => {
       const { alert, ...message } = c.req.valid("json");
       const sent = await sendMessage(c.var.services, message);
-      // What the alert leaves out is the message's own: an alert that only adds a url keeps its title.
-      const push = (online: Set<string>) => pushToOffline(c.var.services, message.to, online, { kind: "inbox", alert: { title: message.title, ...alert }, thread: `inbox:${sent.id}` });
+      const push = (online: Set<string>) => announce(c.var.services, { type: "badges.inbox-sent", messageId: sent.id, title: message.title, userIds: message.to, online: [...online], alert });
       return c.json(pushing(c.var.services, message.to, sent, undefined, push), 201);
     },
   )
@@ -437,7 +448,7 @@ const inboxRoutes = newRouter()
       request: { query: z.object({ type: TypeQuery }) },
       responses: { 200: jsonContent(z.object({ marked: z.number().int(), degraded: Degraded }), "How many turned read"), ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readAllMessages(c.var.services, c.var.caller.userId, c.req.valid("query").type), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readAllMessages(c.var.services, c.var.caller.userId, c.req.valid("query").type), undefined, () => announce(c.var.services, { type: "badges.read", userId: c.var.caller.userId })), 200),
   )
   .openapi(
     createRoute({
@@ -449,7 +460,7 @@ const inboxRoutes = newRouter()
       request: { params: z.object({ id: idParam("id") }) },
       responses: { 200: jsonContent(z.object({ id: IdSchema, read: z.boolean(), changed: z.boolean(), degraded: Degraded }), "Read"), ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable") },
     }),
-    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readMessage(c.var.services, c.var.caller.userId, c.req.valid("param").id), undefined, () => badgeAfterRead(c.var.services, c.var.caller.userId)), 200),
+    async (c) => c.json(pushing(c.var.services, [c.var.caller.userId], await readMessage(c.var.services, c.var.caller.userId, c.req.valid("param").id), undefined, () => announce(c.var.services, { type: "badges.read", userId: c.var.caller.userId })), 200),
   );
 
 // ── Home screen ──────────────────────────────────────────────────────────────

@@ -1,10 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import type { Redis } from "../lib/redis";
-import { DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
-import { commandFailure, isRedisOutage } from "../lib/redis-failures";
+import { isRedisOutage } from "../lib/redis-failures";
 import { settleEveryDatabase } from "../lib/redis-topology";
 import { errorText, log } from "../lib/log";
-import { readOnlyScriptOf } from "../lib/read-only-scripts";
+import { runScript } from "../lib/run-script";
+
+// Every badge operation is one script: the runners are the shared library's (notify's windows use them too).
+export { runReadScript, runScript } from "../lib/run-script";
 
 /** What badge code needs from the Redis client: scripts only (every badge operation is one EVALSHA). */
 export type ScriptRedis = Pick<Redis, "createScript">;
@@ -53,38 +55,6 @@ export function capped(n: number, cap: number): Capped {
 /** `capped` of every count of a map (by type, by stream, …). */
 export function capAll(counts: Record<string, number>, cap: number): Record<string, Capped> {
   return Object.fromEntries(Object.entries(counts).map(([key, n]) => [key, capped(n, cap)]));
-}
-
-/**
- * Runs one Lua script (EVALSHA, EVAL on NOSCRIPT). Scripts answer `cjson.encode(...)`, so the
- * client hands back the decoded value. A Redis failure becomes a 503 the caller can retry, because
- * every caller of this helper is a Redis-only write or needs the answer.
- */
-export function runScript<T>(redis: ScriptRedis, source: string, keys: string[], args: (string | number)[]): Promise<T> {
-  return execScript<T>(redis.createScript(source), keys, args);
-}
-
-/**
- * Runs one READ-ONLY Lua script (`readOnlyScriptOf`: EVALSHA_RO, EVAL_RO on NOSCRIPT), which a read
- * region of a Global database answers itself: no round trip to the primary. Answers and failures
- * as `runScript`.
- */
-export function runReadScript<T>(redis: ScriptRedis, source: string, keys: string[], args: (string | number)[]): Promise<T> {
-  return execScript<T>(readOnlyScriptOf(redis, source), keys, args);
-}
-
-async function execScript<T>(script: { exec(keys: string[], args: string[]): Promise<unknown> }, keys: string[], args: (string | number)[]): Promise<T> {
-  let raw: unknown;
-  try {
-    raw = await script.exec(keys, args.map(String));
-  } catch (err) {
-    // A script error (our bug, or a key of the wrong type) must surface as a 500, not pass for an outage.
-    // No `cause`: the error handler would find the UpstashError in it and answer 503.
-    if (isRedisCommandError(err)) throw commandFailure("Badge script", err);
-    if (isRedisOutage(err)) throw new DependencyUnavailableError("redis", err);
-    throw err;
-  }
-  return (typeof raw === "string" ? JSON.parse(raw) : raw) as T;
 }
 
 /**

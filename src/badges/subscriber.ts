@@ -1,14 +1,15 @@
 import type { Subscriber } from "../lib/events";
 import { followAuthor, publishPost, unfollowAuthor, unpublishPost, warmAuthorSeen } from "./authors";
 import { addNotifications } from "./notifications";
-import { pushBigPost, pushChanged, pushing, pushPosted } from "./live";
-import { notificationEvent, pushToOffline } from "../notify/events";
+import { hubOf, pushBigPost, pushChanged, pushing, pushPosted } from "./live";
+import { announce } from "./announce";
+import { dropBlockedPeers } from "./dms";
 
 /**
  * Relation changes that move badges: a follow bumps the followee's `follow` notifications and
  * starts the follower at the followee's current post count; posts move their author's count.
  * Live sockets of the users concerned are told once the event's scripts are in Redis; a followee
- * with no open socket gets the push a `follow` notification would.
+ * with no open socket gets the push a `follow` notification would (announced: `badges.notified`).
  * What the feed announces moves live sockets only (the badges read model reads the feed's keys at
  * read time): a fan-out page's followers, a first-page read.
  */
@@ -18,9 +19,24 @@ const FOLLOW_ALERT = { title: "New follower" } as const;
 export const badgesSubscriber: Subscriber = {
   name: "badges",
   on: {
+    // A block: each one's unread DMs from the other leave their DM count, and both users' live
+    // sockets re-read their badges (the DMs, and the unread per author the block's unfollows moved).
+    "block.created": async (e, s) => {
+      await dropBlockedPeers(s.emitter, e.blockerId, e.blockedId);
+      s.waitUntil(pushChanged(s.env, [e.blockerId, e.blockedId]));
+    },
+    // A suspended user's badge sockets close at once (4003), on the hub shard holding them; a failure is logged, the upgrade is refused anyway.
+    "user.suspended": async (e, s) => {
+      await hubOf(s.env, e.userId).closeUser(e.userId);
+    },
     "follow.created": async (e, s) => {
+      // The followee's `follow` notification is from the follower: a mute of their notifications
+      // keeps it away, as it does every notification naming them (a block refused the follow). The
+      // follow's own statement answered whether there is one (`followeeMutesFollower`), so this
+      // stays in the follow's one round.
+      const muted = e.followeeMutesFollower === true;
       const [, { added, epoch }] = await Promise.all([
-        addNotifications(s.redisFor(e.followeeId), e.followeeId, "follow", 1),
+        muted ? undefined : addNotifications(s.redisFor(e.followeeId), e.followeeId, "follow", 1),
         followAuthor(s.redisFor(e.followerId), e.followerId, e.followeeId),
       ]);
       // No cache yet: build it now from Postgres (the new follow is committed), so posts published
@@ -31,8 +47,9 @@ export const badgesSubscriber: Subscriber = {
       // type's batch window, the icon at the unread total), after the response: the hubs' answer
       // says who is online, and only the others get a push.
       // A followee with no device is only told through the hubs, as before.
-      if (e.followeeHasDevices === false) s.waitUntil(pushChanged(s.env, [e.followeeId, e.followerId]));
-      else pushing(s, [e.followeeId, e.followerId], undefined, undefined, (online) => pushToOffline(s, [e.followeeId], online, notificationEvent("follow", FOLLOW_ALERT, e.followerId)));
+      if (muted) s.waitUntil(pushChanged(s.env, [e.followerId]));
+      else if (e.followeeHasDevices === false) s.waitUntil(pushChanged(s.env, [e.followeeId, e.followerId]));
+      else pushing(s, [e.followeeId, e.followerId], undefined, undefined, (online) => announce(s, { type: "badges.notified", userId: e.followeeId, notificationType: "follow", alert: FOLLOW_ALERT, from: e.followerId, online: online.has(e.followeeId) }));
     },
     "follow.deleted": async (e, s) => {
       await unfollowAuthor(s.redisFor(e.followerId), e.followerId, e.followeeId);

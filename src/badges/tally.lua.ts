@@ -1,4 +1,5 @@
 import { readOnlyScript } from "../lib/read-only-scripts";
+import { SAFETY_LUA } from "../safety/verdict.lua";
 
 /**
  * Scripts of a tally: a hash of per-key counts plus `total` (= Σ keys), moved together atomically
@@ -6,16 +7,42 @@ import { readOnlyScript } from "../lib/read-only-scripts";
  * loses or negates counts. Notifications (key = type) and direct messages (key = peer) are tallies.
  */
 
-/** Adds `count` to one key and the total; with an idempotency key, at most once per key. */
-export const ADD_TO_TALLY = `
+/**
+ * Adds `count` to one key and the total; with an idempotency key, at most once per key. With a
+ * `peer` (who caused it), the owner's safety sets are read first, in this call (`src/safety`): a
+ * block either way or a mute of the peer's notifications applies nothing and answers `suppressed`
+ * with the counts as they are, and so does a suspended peer (\`known\` = 'suspended', from the
+ * Worker's copy of the suspended set); sets not cached answer `miss` (and the owner's safety epoch) without
+ * applying, and the caller runs the script again with the verdict Postgres gave (`known`).
+ */
+export const ADD_TO_TALLY = `${SAFETY_LUA}
 local hash = KEYS[1]              -- the tally hash
-local idem = KEYS[2]              -- idempotency marker, absent without an Idempotency-Key
 local field = ARGV[1]             -- the key counted (a type, a peer)
 local count = tonumber(ARGV[2])   -- bounded by the caller
 local ttl = tonumber(ARGV[3])     -- per-user TTL, refreshed on write
 local idemTtl = tonumber(ARGV[4]) -- how long an Idempotency-Key is remembered
+local peer = ARGV[5] or ''        -- who caused it ('' = no safety check); KEYS[2..5] the owner's safety keys
+local now = tonumber(ARGV[6] or '0') -- ms, the safety clock
+local known = ARGV[7] or ''       -- the verdict known already: Postgres' after a miss ('ok'|'blocked'|'muted'), or 'suspended' (the peer, by the Worker's copy); '' = read the sets
+local idem = KEYS[peer ~= '' and 6 or 2] -- idempotency marker, absent without an Idempotency-Key
+local function counts()
+  return tonumber(redis.call('HGET', hash, field) or '0'), tonumber(redis.call('HGET', hash, 'total') or '0')
+end
+if peer ~= '' then
+  local verdict = known
+  if verdict == '' then
+    local k = { KEYS[2], KEYS[3], KEYS[4], KEYS[5] }
+    if safety_missing(k) then return cjson.encode({ miss = true, epoch = redis.call('GET', k[4]) or '' }) end
+    verdict = safety_verdict(k, peer, now) or 'ok'
+  end
+  if verdict ~= 'ok' then
+    local n, total = counts()
+    return cjson.encode({ applied = false, suppressed = verdict, count = n, total = total })
+  end
+end
 if idem and redis.call('SET', idem, '1', 'NX', 'EX', idemTtl) == false then
-  return cjson.encode({ applied = false, count = tonumber(redis.call('HGET', hash, field) or '0'), total = tonumber(redis.call('HGET', hash, 'total') or '0') })
+  local n, total = counts()
+  return cjson.encode({ applied = false, count = n, total = total })
 end
 local n = redis.call('HINCRBY', hash, field, count)
 local total = redis.call('HINCRBY', hash, 'total', count)

@@ -2,16 +2,30 @@ import { IDEMPOTENCY_TTL_SECONDS } from "../lib/idempotency";
 import { USER_TTL_SECONDS } from "./keys";
 import { runUserWrite, type ActiveRecord } from "./active";
 import { luaMap, runReadScript, runScript, type ScriptRedis } from "./shared";
+import type { SafetyCheck } from "../safety/cache";
 import { ADD_TO_TALLY, CLEAR_TALLY, CLEAR_TALLY_KEY, READ_TALLY } from "./tally.lua";
 
-/** Adds `count` under `key` (and to the total) of the tally at `hash`, at most once per `idempotencyKey`. */
-export function addToTally(redis: ScriptRedis, hash: string, key: string, count: number, idempotencyKey?: string) {
-  return runScript<{ applied: boolean; count: number; total: number }>(
-    redis,
-    ADD_TO_TALLY,
-    idempotencyKey ? [hash, idempotencyKey] : [hash],
-    [key, count, USER_TTL_SECONDS, IDEMPOTENCY_TTL_SECONDS],
-  );
+export type TallyAdd = { applied: boolean; suppressed?: "blocked" | "muted" | "suspended"; count: number; total: number };
+
+/**
+ * Adds `count` under `key` (and to the total) of the tally at `hash`, at most once per
+ * `idempotencyKey`. With `safety`, only if nothing from its peer is kept from the owner (checked in
+ * the same call; a second call only when the owner's safety sets were not cached; a suspended
+ * peer is known before the call: `safety.known`).
+ */
+export async function addToTally(redis: ScriptRedis, hash: string, key: string, count: number, idempotencyKey?: string, safety?: SafetyCheck): Promise<TallyAdd> {
+  const run = (known: string) =>
+    runScript<TallyAdd | { miss: true; epoch: string }>(
+      redis,
+      ADD_TO_TALLY,
+      [hash, ...(safety ? safety.keys : []), ...(idempotencyKey ? [idempotencyKey] : [])],
+      [key, count, USER_TTL_SECONDS, IDEMPOTENCY_TTL_SECONDS, ...(safety ? [safety.peer, safety.now, known] : [])],
+    );
+  const first = await run(safety?.known ?? "");
+  if (!("miss" in first)) return first;
+  const again = await run(await safety!.afterMiss(first.epoch));
+  if ("miss" in again) throw new Error("tally script answered a safety miss with the verdict given");
+  return again;
 }
 
 /** Zeroes one key of the tally and takes exactly its count off the total (the owner's mark read: `record`, see `active.ts`). */

@@ -1,6 +1,6 @@
 import createFetchClient, { type Client } from "openapi-fetch";
 import type { components, paths } from "./schema";
-import { CONSISTENCY_TOKEN_HEADER, formatConsistencyToken, mergeSyncTokens, parseConsistencyToken, type SyncTokens } from "../lib/consistency-token";
+import { CONSISTENCY_TOKEN_HEADER, mergeSignedSyncTokens, readConsistencyToken, writeConsistencyToken, type SignedSyncTokens } from "../lib/consistency-token";
 
 /**
  * Gives the client a caller's JWT. Called before each request with `refresh: false` (return a
@@ -43,27 +43,43 @@ export function createClient({ baseUrl, token, fetch: fetchImpl = (request) => g
  * `X-Consistency-Token` seen (per database it names, in memory, for this client only) and sends it
  * on every request, so a read made after a write — a like, a follow, a post, a mark-read — waits
  * for that write wherever it is answered. On a single-region deployment no answer carries one and
- * nothing is sent. A token the client cannot read is passed on as it came (the server judges it).
+ * nothing is sent. Each database's entry is kept as the server signed it (the client holds no
+ * secret and checks nothing); a token the client cannot read is passed on as it came (the server
+ * judges it). One the server refuses (a 400 naming the header: its secret changed) is dropped, so
+ * the next request goes without it.
  */
 export function consistentFetch(fetchImpl: (request: Request) => Promise<Response>) {
-  let held: SyncTokens = [];
+  let held: SignedSyncTokens = [];
   let header: string | undefined;
   return async function fetchConsistently(request: Request): Promise<Response> {
     // openapi-fetch builds each Request itself, so its headers may be set in place.
-    if (header !== undefined && !request.headers.has(CONSISTENCY_TOKEN_HEADER)) request.headers.set(CONSISTENCY_TOKEN_HEADER, header);
+    const carried = header !== undefined && !request.headers.has(CONSISTENCY_TOKEN_HEADER) ? header : undefined;
+    if (carried !== undefined) request.headers.set(CONSISTENCY_TOKEN_HEADER, carried);
     const response = await fetchImpl(request);
     const answered = response.headers.get(CONSISTENCY_TOKEN_HEADER);
     if (answered) {
       try {
-        held = mergeSyncTokens(held, parseConsistencyToken(answered));
-        header = formatConsistencyToken(held);
+        held = mergeSignedSyncTokens(held, readConsistencyToken(answered));
+        header = writeConsistencyToken(held);
       } catch {
         // Not one we can read (a newer server?): keep it whole, it is the newest we saw.
         [held, header] = [[], answered];
       }
+    } else if (carried !== undefined && header === carried && response.status === 400 && (await refusesToken(response))) {
+      [held, header] = [[], undefined];
     }
     return response;
   };
+}
+
+/** Whether a 400 is the server refusing `X-Consistency-Token` (its error names the header). */
+async function refusesToken(response: Response): Promise<boolean> {
+  try {
+    const body = (await response.clone().json()) as { error?: { details?: { field?: unknown }[] } };
+    return Array.isArray(body.error?.details) && body.error.details.some((d) => d?.field === CONSISTENCY_TOKEN_HEADER);
+  } catch {
+    return false;
+  }
 }
 
 /**

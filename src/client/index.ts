@@ -8,4 +8,5 @@ export { connectLiveRoom, type LiveCountsMessage, type LiveRoomConnection, type 
 export { connectBadges, mergeBadges, type BadgeKind, type Badges, type BadgesConnection, type BadgesMessage, type BadgesOptions, type BadgesState } from "./badges";
 export { registerWebPush, unregisterWebPush, webPushDeviceId, WebPushRegistrationError, type Device, type WebPushApi, type WebPushOptions, type WebPushRegistrationLike } from "./web-push";
 export { TOKEN_EXPIRED, type SocketOptions, type SocketStatus, type WebSocketClass } from "./socket";
+export { exportRecords, ExportError, type ExportRecord } from "./export";
 export type { components, paths } from "./schema";

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reachability and latency of Redis (each database) and Postgres (503 when either is down or the Redis setting is wrong) */
+        /**
+         * Reachability of Redis (each database) and Postgres (503 when either is down or the Redis setting is wrong)
+         * @description Anyone: `status` and each dependency's `ok`. With an admin token: latencies, each Redis database's probe, answers past a command budget, and the dependencies' error messages (which may name hosts and settings).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -104,7 +107,7 @@ export interface paths {
         };
         /**
          * The posts with the most engagement in a window
-         * @description Score = Σ weight × counter movement in the window (likes 1, comments 2, forwards 3, views 0.1), from hourly buckets: `1h` covers the last 60–120 minutes, `24h` 24–25 hours, `7d` 168–169 hours. A list is recomputed at most every 5 seconds; a deleted post leaves every list within 2 seconds of its delete, so shared caches may keep an answer 2 seconds.
+         * @description Score = Σ weight × counter movement in the window (likes 1, comments 2, forwards 3, views 0.1), from hourly buckets: `1h` covers the last 60–120 minutes, `24h` 24–25 hours, `7d` 168–169 hours. A list is recomputed at most every 5 seconds; a deleted post leaves every list within 2 seconds of its delete, so shared caches may keep an answer 2 seconds. With a valid token the list leaves out the posts of users the reader blocked, who blocked the reader, or whom the reader mutes (and is not for shared caches).
          */
         get: {
             parameters: {
@@ -272,6 +275,23 @@ export interface paths {
                          *       "error": {
                          *         "code": "unauthorized",
                          *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A block stands between the caller and this user (code `blocked`); nothing changed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "blocked",
+                         *         "message": "A block stands between the caller and this user (code `blocked`); nothing changed"
                          *       }
                          *     }
                          */
@@ -658,10 +678,11 @@ export interface paths {
                          *       "id": "42",
                          *       "authorId": "42",
                          *       "text": "Live at 8 tonight",
-                         *       "createdAt": "2026-01-01T12:00:00.000Z"
+                         *       "createdAt": "2026-01-01T12:00:00.000Z",
+                         *       "held": true
                          *     }
                          */
-                        "application/json": components["schemas"]["Post"];
+                        "application/json": components["schemas"]["NewPostResult"];
                     };
                 };
                 /** @description Invalid input; details name the fields */
@@ -753,7 +774,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a post */
+        /**
+         * Read a post
+         * @description Public. With a valid token, 403 `blocked` when the reader and the author blocked each other (either way).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -799,6 +823,23 @@ export interface paths {
                          *             "message": "Too big: expected number to be <=100"
                          *           }
                          *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A block stands between the caller and this user (code `blocked`); nothing changed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "blocked",
+                         *         "message": "A block stands between the caller and this user (code `blocked`); nothing changed"
                          *       }
                          *     }
                          */
@@ -997,7 +1038,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Posts of a user, newest first */
+        /**
+         * Posts of a user, newest first
+         * @description Public. With a valid token, 403 `blocked` when the reader and the user blocked each other (either way).
+         */
         get: {
             parameters: {
                 query?: {
@@ -1052,6 +1096,23 @@ export interface paths {
                          *             "message": "Too big: expected number to be <=100"
                          *           }
                          *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A block stands between the caller and this user (code `blocked`); nothing changed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "blocked",
+                         *         "message": "A block stands between the caller and this user (code `blocked`); nothing changed"
                          *       }
                          *     }
                          */
@@ -1126,7 +1187,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Counts after the call; `applied` is false for a repeated Idempotency-Key */
+                /** @description Counts after the call; `applied` is false for a repeated Idempotency-Key, and when `suppressed` says why nothing was counted or pushed */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1138,7 +1199,8 @@ export interface paths {
                          *       "type": "string",
                          *       "count": 1,
                          *       "total": 1,
-                         *       "applied": false
+                         *       "applied": false,
+                         *       "suppressed": "blocked"
                          *     }
                          */
                         "application/json": {
@@ -1148,6 +1210,11 @@ export interface paths {
                             count: number;
                             total: number;
                             applied: boolean;
+                            /**
+                             * @description Why nothing was counted or pushed: the user blocked the sender (or the sender the user), mutes the sender's notifications, or the sender is suspended
+                             * @enum {string}
+                             */
+                            suppressed?: "blocked" | "muted" | "suspended";
                         };
                     };
                 };
@@ -3230,7 +3297,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Counts after the call */
+                /** @description Counts after the call; `applied: false, suppressed: "muted"` when the recipient mutes the sender's notifications, `"suspended"` when the sender is suspended (accepted, neither counted nor pushed) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3241,7 +3308,9 @@ export interface paths {
                          *       "userId": "42",
                          *       "peerId": "42",
                          *       "count": 1,
-                         *       "total": 1
+                         *       "total": 1,
+                         *       "applied": false,
+                         *       "suppressed": "blocked"
                          *     }
                          */
                         "application/json": {
@@ -3251,6 +3320,12 @@ export interface paths {
                             peerId: string;
                             count: number;
                             total: number;
+                            applied: boolean;
+                            /**
+                             * @description Why nothing was counted or pushed: the user blocked the sender (or the sender the user), mutes the sender's notifications, or the sender is suspended
+                             * @enum {string}
+                             */
+                            suppressed?: "blocked" | "muted" | "suspended";
                         };
                     };
                 };
@@ -3294,7 +3369,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not allowed for this caller */
+                /** @description Not allowed for this caller; or: A block stands between the caller and this user (code `blocked`); nothing changed */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4696,6 +4771,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A block stands between the caller and this user (code `blocked`); nothing changed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "blocked",
+                         *         "message": "A block stands between the caller and this user (code `blocked`); nothing changed"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource */
                 404: {
                     headers: {
@@ -4956,6 +5048,23 @@ export interface paths {
                          *       "error": {
                          *         "code": "unauthorized",
                          *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A block stands between the caller and this user (code `blocked`); nothing changed */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "blocked",
+                         *         "message": "A block stands between the caller and this user (code `blocked`); nothing changed"
                          *       }
                          *     }
                          */
@@ -5410,7 +5519,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a live session for a host (the host, or role service); a live one ends first */
+        /** Start a live session (the room's owner hosting themself, a user hosting themself in a room nobody owns, which they then own, or role service or admin); a live one ends first */
         post: {
             parameters: {
                 query?: never;
@@ -5425,6 +5534,7 @@ export interface paths {
                     /**
                      * @example {
                      *       "hostId": "42",
+                     *       "assignOwner": false,
                      *       "shards": 1,
                      *       "locationHint": "wnam"
                      *     }
@@ -5444,6 +5554,7 @@ export interface paths {
                          *       "roomId": "string",
                          *       "sessionId": "42",
                          *       "hostId": "42",
+                         *       "ownerId": "42",
                          *       "shards": 1,
                          *       "location": "wnam",
                          *       "startedAt": "2026-01-01T12:00:00.000Z",
@@ -5562,7 +5673,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End the live session (host, service or admin); everyone leaves, the room expires 6 h later */
+        /** End the live session (the room's owner, service or admin); everyone leaves, the room expires 6 h later */
         delete: {
             parameters: {
                 query?: never;
@@ -5585,6 +5696,7 @@ export interface paths {
                          *       "roomId": "string",
                          *       "sessionId": "42",
                          *       "hostId": "42",
+                         *       "ownerId": "42",
                          *       "shards": 1,
                          *       "location": "wnam",
                          *       "startedAt": "2026-01-01T12:00:00.000Z",
@@ -6094,7 +6206,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Viewers and online fans now; with list=fans, a page of the online fans (host and admins only) */
+        /** Viewers and online fans now; with list=fans, a page of the online fans (the room's owner, service or admin only) */
         get: {
             parameters: {
                 query?: {
@@ -6431,7 +6543,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fans who attended every (mode=all) or any (mode=any) of the last N sessions */
+        /** Fans who attended every (mode=all) or any (mode=any) of the last N sessions: the count to anyone, ids to the room's owner, service or admin */
         get: {
             parameters: {
                 query?: {
@@ -6449,7 +6561,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Count, and ids for the host */
+                /** @description Count, and ids for the room's owner, services and admins */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7737,6 +7849,2367 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/blocks/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Block a user (idempotent): both follows end, and nothing of theirs reaches you
+         * @description Ends the caller's follow of the user and the user's follow of the caller, as two unfollows would. From then on the user's follows of the caller, likes and favourites of the caller's posts and DMs to the caller are refused with 403 `blocked`, and notifications they cause for the caller are accepted but neither counted nor pushed. Unblocking restores nothing.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The block (its first `createdAt` when it already existed) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "userId": "42",
+                         *       "createdAt": "2026-01-01T12:00:00.000Z",
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["BlockChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Unblock a user (idempotent); no follow comes back */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No block after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "userId": "42",
+                         *       "blocked": false,
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Unblock"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Users the caller blocked, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "userId": "42",
+                         *           "createdAt": "2026-01-01T12:00:00.000Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["BlocksPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/mutes/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mute a user, optionally their notifications and for a while (PUT: sets the mute as sent)
+         * @description The user stays followed. With `notifications` (default true) their notifications and DMs to the caller are accepted but neither counted nor pushed (`applied: false, suppressed: "muted"`). With `durationSeconds` the mute ends by itself; what they posted meanwhile does not come back.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    /**
+                     * @example {
+                     *       "notifications": true,
+                     *       "durationSeconds": 60
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewMute"];
+                };
+            };
+            responses: {
+                /** @description The mute after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "userId": "42",
+                         *       "notifications": false,
+                         *       "expiresAt": "2026-01-01T12:00:00.000Z",
+                         *       "createdAt": "2026-01-01T12:00:00.000Z",
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["MuteChange"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Unmute a user (idempotent) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No mute after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "userId": "42",
+                         *       "muted": false,
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Unmute"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/mutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Users the caller mutes (mutes in force), newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "userId": "42",
+                         *           "notifications": false,
+                         *           "expiresAt": "2026-01-01T12:00:00.000Z",
+                         *           "createdAt": "2026-01-01T12:00:00.000Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["MutesPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete the caller's account and everything it holds
+         * @description Body `{"confirm": "<your user id>"}`. Answers at once; the deletion runs in the background (GET /v1/admin/deletions/{id}).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "confirm": "42"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletionConfirm"];
+                };
+            };
+            responses: {
+                /** @description The deletion runs (the same one for a repeated request); the user's token gets 409 account_deleting until it finishes */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "deletionId": "42",
+                         *       "status": "running"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DeletionStarted"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The account is being deleted; the id is a new, empty user once that finishes */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "account_deleting",
+                         *         "message": "The account is being deleted; the id is a new, empty user once that finishes"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a user's account (a service or an admin) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The deletion runs (the same one for a repeated request); the user's token gets 409 account_deleting until it finishes */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "deletionId": "42",
+                         *       "status": "running"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DeletionStarted"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/deletions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A deletion's progress: what each capability removed so far, and its end */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The deletion */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "deletionId": "42",
+                         *       "userId": "42",
+                         *       "status": "running",
+                         *       "askedAt": "2026-01-01T12:00:00.000Z",
+                         *       "finishedAt": "2026-01-01T12:00:00.000Z",
+                         *       "progress": [
+                         *         {
+                         *           "capability": "string",
+                         *           "removed": 1,
+                         *           "done": false
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Deletion"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/deletions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Running deletions (newest first), then the most recent finished ones, with their progress */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1–50, default 20 */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The deletions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "deletionId": "42",
+                         *           "userId": "42",
+                         *           "status": "running",
+                         *           "askedAt": "2026-01-01T12:00:00.000Z",
+                         *           "finishedAt": "2026-01-01T12:00:00.000Z",
+                         *           "progress": [
+                         *             {
+                         *               "capability": "string",
+                         *               "removed": 1,
+                         *               "done": false
+                         *             }
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["DeletionList"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's data as NDJSON, one record a line (once an hour)
+         * @description Records `{"type": …}`: account, post (with counts), following, followers (the count), like, favorite, device (kind and registration time only), preferences, chosen_author, block, mute (in force), report (made), unread. Streamed; at most one export per user per hour (429 with Retry-After).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One JSON record a line */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The account is being deleted; the id is a new, empty user once that finishes */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "account_deleting",
+                         *         "message": "The account is being deleted; the id is a new, empty user once that finishes"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a user and some of their posts to the operators
+         * @description Rate-limited per reporter (10 a minute). A second report of the same user by the same reporter while the first is open adds its posts and comment to it: `200` with the same id (`201` for a new report). The posts' text is kept as it is now.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "userId": "42",
+                     *       "postIds": [],
+                     *       "category": "spam",
+                     *       "comment": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewReport"];
+                };
+            };
+            responses: {
+                /** @description Added to the caller's open report of this user */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "userId": "42",
+                         *       "category": "spam",
+                         *       "postIds": [
+                         *         "42"
+                         *       ],
+                         *       "status": "open",
+                         *       "createdAt": "2026-01-01T12:00:00.000Z",
+                         *       "updatedAt": "2026-01-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ReportReceipt"];
+                    };
+                };
+                /** @description A new report */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "userId": "42",
+                         *       "category": "spam",
+                         *       "postIds": [
+                         *         "42"
+                         *       ],
+                         *       "status": "open",
+                         *       "createdAt": "2026-01-01T12:00:00.000Z",
+                         *       "updatedAt": "2026-01-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ReportReceipt"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many requests; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "rate_limited",
+                         *         "message": "Too many requests; see Retry-After"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report queue: open reports oldest first (resolved: newest first), with their age and the posts' text as reported */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "open" | "resolved";
+                    limit?: number;
+                    /** @description Opaque cursor from a previous page's nextCursor */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "id": "42",
+                         *           "status": "open",
+                         *           "reporterId": "42",
+                         *           "reporterErased": false,
+                         *           "userId": "42",
+                         *           "category": "spam",
+                         *           "comment": "string",
+                         *           "createdAt": "2026-01-01T12:00:00.000Z",
+                         *           "updatedAt": "2026-01-01T12:00:00.000Z",
+                         *           "ageSeconds": 1,
+                         *           "resolvedAt": "2026-01-01T12:00:00.000Z",
+                         *           "resolution": "dismiss",
+                         *           "posts": [
+                         *             {
+                         *               "postId": "42",
+                         *               "text": "string",
+                         *               "reportedAt": "2026-01-01T12:00:00.000Z",
+                         *               "state": "live"
+                         *             }
+                         *           ],
+                         *           "actions": [
+                         *             {
+                         *               "action": "dismiss",
+                         *               "actorId": "42",
+                         *               "note": "string",
+                         *               "at": "2026-01-01T12:00:00.000Z"
+                         *             }
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "nextCursor": "string"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ReportsPage"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/reports/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Act on an open report: dismiss, remove-posts, suspend or approve (held posts); recorded and the report resolved */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "action": "dismiss",
+                     *       "note": ""
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportAction"];
+                };
+            };
+            responses: {
+                /** @description The report after the action */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "id": "42",
+                         *       "status": "open",
+                         *       "reporterId": "42",
+                         *       "reporterErased": false,
+                         *       "userId": "42",
+                         *       "category": "spam",
+                         *       "comment": "string",
+                         *       "createdAt": "2026-01-01T12:00:00.000Z",
+                         *       "updatedAt": "2026-01-01T12:00:00.000Z",
+                         *       "ageSeconds": 1,
+                         *       "resolvedAt": "2026-01-01T12:00:00.000Z",
+                         *       "resolution": "dismiss",
+                         *       "posts": [
+                         *         {
+                         *           "postId": "42",
+                         *           "text": "string",
+                         *           "reportedAt": "2026-01-01T12:00:00.000Z",
+                         *           "state": "live"
+                         *         }
+                         *       ],
+                         *       "actions": [
+                         *         {
+                         *           "action": "dismiss",
+                         *           "actorId": "42",
+                         *           "note": "string",
+                         *           "at": "2026-01-01T12:00:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Report"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "not_found",
+                         *         "message": "No such resource"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/users/{id}/suspension": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Suspend a user (idempotent): their requests answer 403 `suspended`, their posts are hidden everywhere, nothing they cause is pushed */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "reason": "string"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewSuspension"];
+                };
+            };
+            responses: {
+                /** @description The suspension */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "userId": "42",
+                         *       "suspended": false,
+                         *       "reason": "string",
+                         *       "suspendedAt": "2026-01-01T12:00:00.000Z",
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Suspension"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "conflict",
+                         *         "message": "Conflicts with the current state"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Lift a suspension (idempotent): everything the user posted shows again */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No suspension after the call */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "userId": "42",
+                         *       "suspended": false,
+                         *       "reason": "string",
+                         *       "suspendedAt": "2026-01-01T12:00:00.000Z",
+                         *       "changed": false
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Suspension"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/moderation/terms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The term filter's list */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The list */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "terms": [
+                         *         "string"
+                         *       ],
+                         *       "version": 1,
+                         *       "updatedAt": "2026-01-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ModerationTerms"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Replace the term filter's list (up to 1000 terms): a new post containing one is held for an operator
+         * @description Matched case-insensitively after NFKC normalisation, anywhere in the text (so in text without spaces too). Every isolate applies a new list within seconds.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "terms": [
+                     *         "string"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewModerationTerms"];
+                };
+            };
+            responses: {
+                /** @description The list now */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "terms": [
+                         *         "string"
+                         *       ],
+                         *       "version": 1,
+                         *       "updatedAt": "2026-01-01T12:00:00.000Z"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["ModerationTerms"];
+                    };
+                };
+                /** @description Invalid input; details name the fields */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "bad_request",
+                         *         "message": "Invalid input; details name the fields",
+                         *         "details": [
+                         *           {
+                         *             "field": "limit",
+                         *             "message": "Too big: expected number to be <=100"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unauthorized",
+                         *         "message": "Missing, invalid or expired token"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "forbidden",
+                         *         "message": "Not allowed for this caller"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A backing service is unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": {
+                         *         "code": "unavailable",
+                         *         "message": "A backing service is unavailable"
+                         *       }
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/status": {
         parameters: {
             query?: never;
@@ -7906,6 +10379,11 @@ export interface paths {
                          *         "asOf": "2026-01-01T12:00:00.000Z",
                          *         "asked": 1,
                          *         "live": 1
+                         *       },
+                         *       "reports": {
+                         *         "open": 1,
+                         *         "oldestOpenAt": "2026-01-01T12:00:00.000Z",
+                         *         "oldestOpenAgeMs": 1
                          *       },
                          *       "cron": {
                          *         "key": {
@@ -8520,20 +10998,26 @@ export interface components {
             status: "ok" | "unavailable";
             redis: {
                 ok: boolean;
-                latencyMs: number;
+                /** @description With an admin token only */
+                latencyMs?: number;
+                /** @description With an admin token only: why the probe failed */
                 error?: string;
-                /** @description With several Redis databases: each one's probe, database 0 first */
+                /** @description With an admin token only. With several Redis databases: each one's probe, database 0 first */
                 databases?: {
                     ok: boolean;
-                    latencyMs: number;
+                    /** @description With an admin token only */
+                    latencyMs?: number;
+                    /** @description With an admin token only: why the probe failed */
                     error?: string;
                 }[];
-                /** @description Answers past a database's command budget this isolate got since it started */
-                rateLimited: number;
+                /** @description With an admin token only. Answers past a database's command budget this isolate got since it started */
+                rateLimited?: number;
             };
             postgres: {
                 ok: boolean;
-                latencyMs: number;
+                /** @description With an admin token only */
+                latencyMs?: number;
+                /** @description With an admin token only: why the probe failed */
                 error?: string;
             };
         };
@@ -8565,7 +11049,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "rate_limited" | "internal" | "unavailable";
+                code: "bad_request" | "unauthorized" | "forbidden" | "blocked" | "suspended" | "not_found" | "method_not_allowed" | "conflict" | "account_deleting" | "payload_too_large" | "rate_limited" | "internal" | "unavailable";
                 message: string;
                 details?: unknown;
             };
@@ -8592,6 +11076,13 @@ export interface components {
             items: components["schemas"]["FollowEdge"][];
             nextCursor: string | null;
         };
+        NewPostResult: components["schemas"]["Post"] & {
+            /**
+             * @description The term filter holds the post for an operator: shown to you only until approved
+             * @enum {boolean}
+             */
+            held?: true;
+        };
         Post: {
             /** @example 42 */
             id: string;
@@ -8616,6 +11107,10 @@ export interface components {
          *     }
          */
         PostPushAlert: components["schemas"]["PushAlert"] & {
+            /**
+             * @description A path of the app: one leading /, on the app's origin once resolved, no backslash, control character or whitespace (percent-encoded or not)
+             * @example /posts/9
+             */
             url?: string;
         };
         /**
@@ -8900,6 +11395,11 @@ export interface components {
             sessionId: string;
             /** @example 42 */
             hostId: string;
+            /**
+             * @description The room's owner: the host of its first session, unless a service or an admin assigned another
+             * @example 42
+             */
+            ownerId: string;
             shards: number;
             /**
              * @description Where the room's objects were placed when it was created (a Durable Objects location hint): its first session's choice; null when none was given
@@ -8914,6 +11414,11 @@ export interface components {
         NewLiveSession: {
             /** @example 42 */
             hostId: string;
+            /**
+             * @description Services and admins: make hostId the room's owner (a room nobody owns is owned by its first host anyway)
+             * @default false
+             */
+            assignOwner?: boolean;
             /**
              * @description Objects to spread a big room over (by user id)
              * @default 1
@@ -8978,7 +11483,7 @@ export interface components {
             mode: "all" | "any";
             sessionIds: string[];
             count: number;
-            /** @description A page of fan ids: the host and admins only (null otherwise) */
+            /** @description A page of fan ids: the room's owner, services and admins only (null otherwise) */
             items: components["schemas"]["LiveUser"][] | null;
             nextCursor: string | null;
         };
@@ -9038,7 +11543,7 @@ export interface components {
              */
             kind: "webpush";
             /**
-             * @description The PushSubscription's endpoint (https; http://localhost and http://127.0.0.1 only where ENVIRONMENT=development)
+             * @description The PushSubscription's endpoint: https on a browser push service's host (WEBPUSH_ALLOWED_HOSTS; the local push services too where ENVIRONMENT=development)
              * @example https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH…
              */
             endpoint: string;
@@ -9055,7 +11560,7 @@ export interface components {
              * @enum {string}
              */
             kind: "fcm";
-            /** @example fMz3Jq0wR6y…:APA91bE… */
+            /** @example fMz3Jq0wR6yQhQq8Wb4xcT:APA91bE7kqkWlX7mZc0yq3nS5cG2mJ8vK1dR4tY6uI9oP0aS3dF5gH7jK9lZ1xC3vB5nM7qW9eR1tY3uI5oP7aS9dF1gH3jK5lZ7xC9vB1nM3qW5eR7tY9uI1oP3aS5dF7gH9jK */
             token: string;
         };
         ApnsDeviceRegistration: {
@@ -9186,6 +11691,227 @@ export interface components {
             chosen: boolean;
             /** @description Whether this call changed it */
             changed: boolean;
+        };
+        BlockChange: components["schemas"]["Block"] & {
+            /** @description Whether this call changed anything */
+            changed: boolean;
+        };
+        Block: {
+            /** @example 42 */
+            userId: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Unblock: {
+            /** @example 42 */
+            userId: string;
+            /** @enum {boolean} */
+            blocked: false;
+            /** @description Whether this call changed anything */
+            changed: boolean;
+        };
+        BlocksPage: {
+            items: components["schemas"]["Block"][];
+            nextCursor: string | null;
+        };
+        MuteChange: components["schemas"]["Mute"] & {
+            /** @description Whether this call changed anything */
+            changed: boolean;
+        };
+        Mute: {
+            /** @example 42 */
+            userId: string;
+            /** @description The mute silences the user's notifications and DMs too */
+            notifications: boolean;
+            /**
+             * Format: date-time
+             * @description When the mute ends by itself; null: until unmuted
+             */
+            expiresAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        NewMute: {
+            /**
+             * @description Also silence their notifications and DMs (counted and pushed nothing)
+             * @default true
+             */
+            notifications?: boolean;
+            /** @description End the mute by itself after this long; without it the mute lasts until unmuted */
+            durationSeconds?: number;
+        };
+        Unmute: {
+            /** @example 42 */
+            userId: string;
+            /** @enum {boolean} */
+            muted: false;
+            /** @description Whether this call changed anything */
+            changed: boolean;
+        };
+        MutesPage: {
+            items: components["schemas"]["Mute"][];
+            nextCursor: string | null;
+        };
+        DeletionStarted: {
+            /** @example 42 */
+            deletionId: string;
+            /** @enum {string} */
+            status: "running";
+        };
+        DeletionConfirm: {
+            /**
+             * @description The caller's own user id: a stray call cannot delete an account
+             * @example 42
+             */
+            confirm: string;
+        };
+        Deletion: {
+            /** @example 42 */
+            deletionId: string;
+            /** @example 42 */
+            userId: string;
+            /** @enum {string} */
+            status: "running" | "finished";
+            /** Format: date-time */
+            askedAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+            progress: {
+                capability: string;
+                removed: number;
+                done: boolean;
+            }[];
+        };
+        DeletionList: {
+            items: components["schemas"]["Deletion"][];
+        };
+        ReportReceipt: {
+            /** @example 42 */
+            id: string;
+            /** @example 42 */
+            userId: string;
+            /**
+             * @description The open report's category (its first report's)
+             * @enum {string}
+             */
+            category: "spam" | "harassment" | "hate" | "violence" | "sexual" | "illegal" | "other";
+            /** @description Every post the open report names so far */
+            postIds: string[];
+            /** @enum {string} */
+            status: "open";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        NewReport: {
+            /**
+             * @description The user reported
+             * @example 42
+             */
+            userId: string;
+            /**
+             * @description Up to 20 of that user's posts
+             * @default []
+             */
+            postIds?: string[];
+            /** @enum {string} */
+            category: "spam" | "harassment" | "hate" | "violence" | "sexual" | "illegal" | "other";
+            /** @default  */
+            comment?: string;
+        };
+        ReportsPage: {
+            items: components["schemas"]["Report"][];
+            nextCursor: string | null;
+        };
+        Report: {
+            /** @example 42 */
+            id: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            /**
+             * @description null: an automatic report (a post the term filter held), or a reporter whose account was deleted (`reporterErased`)
+             * @example 42
+             */
+            reporterId: string | null;
+            /** @description The reporter deleted their account: the report stays, without them */
+            reporterErased: boolean;
+            /**
+             * @description The user reported
+             * @example 42
+             */
+            userId: string;
+            /** @enum {string} */
+            category: "spam" | "harassment" | "hate" | "violence" | "sexual" | "illegal" | "other";
+            comment: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Since the report was opened */
+            ageSeconds: number;
+            /** Format: date-time */
+            resolvedAt: string | null;
+            /**
+             * @description The action that resolved it, or `account-deleted`: the reported user deleted their account while it was open
+             * @enum {string|null}
+             */
+            resolution: "dismiss" | "remove-posts" | "suspend" | "approve" | "account-deleted" | null;
+            posts: {
+                /** @example 42 */
+                postId: string;
+                /** @description The text as it was when reported (empty once the author deleted their account, unless the report was resolved by `remove-posts` or `suspend`) */
+                text: string;
+                /** Format: date-time */
+                reportedAt: string;
+                /**
+                 * @description The post now: shown, held by the term filter, or deleted
+                 * @enum {string}
+                 */
+                state: "live" | "held" | "deleted";
+            }[];
+            /** @description Every operator action, oldest first */
+            actions: {
+                /** @enum {string} */
+                action: "dismiss" | "remove-posts" | "suspend" | "approve";
+                /**
+                 * @description null: the operator's account was deleted
+                 * @example 42
+                 */
+                actorId: string | null;
+                note: string;
+                /** Format: date-time */
+                at: string;
+            }[];
+        };
+        ReportAction: {
+            /** @enum {string} */
+            action: "dismiss" | "remove-posts" | "suspend" | "approve";
+            /** @default  */
+            note?: string;
+        };
+        Suspension: {
+            /** @example 42 */
+            userId: string;
+            suspended: boolean;
+            reason: string | null;
+            /** Format: date-time */
+            suspendedAt: string | null;
+            /** @description Whether this call changed anything */
+            changed: boolean;
+        };
+        NewSuspension: {
+            reason: string;
+        };
+        ModerationTerms: {
+            terms: string[];
+            /** @description Grows with every PUT; 0 before the first */
+            version: number;
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        NewModerationTerms: {
+            terms: string[];
         };
         OperationsStatus: {
             /**
@@ -9409,6 +12135,17 @@ export interface components {
                 asked: number;
                 /** @description Of those, rooms with a live session */
                 live: number;
+            };
+            reports: {
+                /** @description Open reports waiting for an operator: Postgres `safety_reports` with status open (users' reports and posts the term filter held) */
+                open: number | null;
+                /**
+                 * Format: date-time
+                 * @description When the oldest open report was opened
+                 */
+                oldestOpenAt: string | null;
+                /** @description Its age; 0 when none is open. The app stores expect action within 24 hours: amber past 12 h, red past 24 h */
+                oldestOpenAgeMs: number | null;
             };
             /** @description Each cron job's last run, recorded by the job itself in Redis `ops:runs` field `cron:{job}` (one HSET per run) */
             cron: {

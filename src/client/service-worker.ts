@@ -14,19 +14,9 @@
  * `NotificationEvent`, `ServiceWorkerGlobalScope`), so the real ones fit them without the
  * WebWorker library.
  */
+import type { WebPushPayload } from "../lib/wire/web-push";
 
-/** The decrypted payload of a push (built by `webPushPayload` on the server). */
-export interface WebPushPayload {
-  title?: string;
-  body?: string;
-  /** Opened on click, relative to the service worker's origin or absolute. */
-  url?: string;
-  /** The thread: a later push with the same tag replaces the notification instead of stacking. */
-  tag?: string;
-  /** The user's unread total at sending: the app's icon badge is set to it. */
-  badge?: number;
-  data?: Record<string, string>;
-}
+export type { WebPushPayload };
 
 /** What the notification carries in `notification.data`, for a click handler of your own. */
 export interface PushNotificationData {
@@ -96,8 +86,29 @@ export function handlePush(event: PushEventLike, scope: PushScope = workerScope(
 export function handleNotificationClick(event: NotificationClickEventLike, scope: PushScope = workerScope()): void {
   event.notification.close();
   const data = event.notification.data as Partial<PushNotificationData> | null;
-  const target = new URL(typeof data?.url === "string" ? data.url : scope.registration.scope, scope.registration.scope).href;
+  const target = sameOriginUrl(typeof data?.url === "string" ? data.url : undefined, scope.registration.scope) ?? new URL(scope.registration.scope).href;
   event.waitUntil(focusOrOpen(target, scope));
+}
+
+/** Backslash, control characters and whitespace: browsers read a backslash as a slash and drop tabs and newlines, so a path starting with a slash and a backslash names another host. */
+const UNSAFE_IN_URL = /[\\\s\x00-\x1f\x7f-\x9f]/;
+/** The same once percent-decoded, but for spaces (`?q=a%20b`): a router that decodes before navigating reads these as a way out too. */
+const UNSAFE_DECODED = /[\\\x00-\x1f\x7f-\x9f]/;
+
+/**
+ * `url` resolved against the scope when it stays on the scope's origin and holds nothing a
+ * browser reads as a way out (checked before and after percent-decoding); undefined otherwise.
+ * What a push names is opened only then: whoever wrote the alert, a click never leaves the app.
+ */
+export function sameOriginUrl(url: string | undefined, scopeUrl: string): string | undefined {
+  if (url === undefined || UNSAFE_IN_URL.test(url)) return undefined;
+  try {
+    if (UNSAFE_DECODED.test(decodeURIComponent(url))) return undefined;
+    const resolved = new URL(url, scopeUrl);
+    return resolved.origin === new URL(scopeUrl).origin ? resolved.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -127,7 +138,9 @@ export function parsePushPayload(data: { text(): string } | null): WebPushPayloa
 async function showPush(data: { text(): string } | null, scope: PushScope, options: PushHandlerOptions): Promise<void> {
   const payload = parsePushPayload(data);
   const title = payload.title ?? options.defaultTitle ?? DEFAULT_TITLE;
-  const notificationData: PushNotificationData = { url: payload.url ?? options.defaultUrl ?? scope.registration.scope };
+  // A url that would leave the app is not kept: a click handler of the page's own reads this too.
+  const url = payload.url !== undefined && sameOriginUrl(payload.url, scope.registration.scope) ? payload.url : undefined;
+  const notificationData: PushNotificationData = { url: url ?? options.defaultUrl ?? scope.registration.scope };
   if (payload.badge !== undefined) notificationData.badge = payload.badge;
   if (payload.data) notificationData.data = payload.data;
   const shown: PushNotificationOptions = { data: notificationData };

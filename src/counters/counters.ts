@@ -2,13 +2,14 @@ import { ApiError, DependencyUnavailableError, isRedisCommandError } from "../li
 import { readRegionsOn } from "../lib/consistency";
 import { errorText, log } from "../lib/log";
 import { runReadOnly } from "../lib/read-only-scripts";
-import { commandFailure, isRedisOutage } from "../lib/redis-failures";
+import { base64UrlEncode } from "../lib/base64url";
+import { commandFailure, isBudgetRefusal, isRedisOutage } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
 import { rawCommand, type Redis } from "../lib/redis";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { INCREMENT_COUNTERS } from "./increment.lua";
-import { CACHE_TTL_SECONDS, counterKeys, EVENT_APPLIED_TTL_SECONDS, IDEMPOTENCY_TTL_SECONDS } from "./keys";
+import { CACHE_TTL_SECONDS, CALL_APPLIED_TTL_SECONDS, counterKeys, EVENT_APPLIED_TTL_SECONDS, IDEMPOTENCY_TTL_SECONDS } from "./keys";
 import { unpackCounters } from "./packing";
 import { READ_CACHED_COUNTERS } from "./read.lua";
 import { COUNTER_REGISTRY, type CounterDelta, type CounterEntity, fieldsOf, isCounterEntity, isCounterField, MAX_ABS_DELTA } from "./registry";
@@ -88,8 +89,15 @@ type Group = { entity: CounterEntity; id: string; fields: [string, number][] };
  * budget) its entities' deltas go straight to Postgres (and their cache entries are invalidated
  * by the next flush) — except with an idempotency key, which only Redis can remember: then 503,
  * so the caller retries later. A key reused with a different request is a 409. `once` (an event's
- * id) keys each database's part by the event when the deltas span several databases: a retry of
- * the event applies only the parts that did not apply (`ctr:ev:{id}`, claimed in the same script).
+ * id) keys each database's part by the event: a retry of the event applies only the parts that did
+ * not apply (`ctr:ev:{id}`, claimed in the same script).
+ *
+ * Every call is applied at most once on each database, whatever is sent again: its script claims
+ * a key in the call that applies (the Idempotency-Key's, the event's, or else the call's own random
+ * id, `ctr:once:{id}`), and a failure that may have come after Redis ran it (a 503, a dropped
+ * connection, a timeout) is retried with the same key for up to RETRY_WINDOW_MS (`runKeyed`): a
+ * database restarted from its append-only file within that window answers the call applied once,
+ * never twice. Only a database still unreachable after it sends the deltas to Postgres.
  */
 export async function incrementCounters(
   deps: Deps,
@@ -111,20 +119,24 @@ export async function incrementCounters(
   if (groups.size === 0 && !claim) return { applied: true, via: "redis", counts: new Map() };
   const n = deps.databases;
   const byDatabase = groupByDatabase([...groups.values()], (g) => g.id, n);
-  const claimDatabase = claim ? databaseOf(claim.ownerId ?? [...groups.values()][0]?.id ?? "0", n) : -1;
+  const claimOwner = claim ? (claim.ownerId ?? [...groups.values()][0]?.id ?? "0") : undefined;
+  const claimDatabase = claimOwner !== undefined ? databaseOf(claimOwner, n) : -1;
   if (claim) {
     if (byDatabase.size > 1 || (byDatabase.size === 1 && !byDatabase.has(claimDatabase))) {
       throw new Error("An idempotent increment must move entities of one database only");
     }
     if (!byDatabase.has(claimDatabase)) byDatabase.set(claimDatabase, []);
   }
-  // An event moving entities of several databases is keyed by its id on each (one command more
-  // each): a retry of the event applies only the databases that have not applied it. On one
-  // database the call is one script, applied whole or not at all: nothing to key.
-  const eventKey = once !== undefined && byDatabase.size > 1 ? eventMarker(once) : undefined;
+  // Each database's part claims one key (one command): an event's by its id (a retry of the event
+  // applies only the databases that have not applied it), else the call's own id.
+  const callId = newCallId();
+  const unkeyed = once !== undefined ? eventMarker(once) : callMarker(callId);
   const hour = hourOf(Date.now());
+  // A call is sent again only to the database its entities still live on (a reshard may move them).
+  const stillOn = (index: number, list: readonly Group[]) => () =>
+    list.every((g) => databaseOf(g.id, n) === index) && (index !== claimDatabase || databaseOf(claimOwner!, n) === index);
   const settled = await settleEach(byDatabase, (index, list) =>
-    runIncrement(deps.redisAt(index), list, index === claimDatabase ? claimMarker(claim!) : eventKey, trending, hour),
+    runKeyed(deps.redisAt(index), list, index === claimDatabase ? claimMarker(claim!, callId) : unkeyed, trending, hour, stillOn(index, list)),
   );
 
   const counts = new Map<string, number[]>();
@@ -136,7 +148,10 @@ export async function incrementCounters(
       const err = outcome.reason;
       if (!isRedisOutage(err)) rethrow(err);
       if (index === claimDatabase) throw new DependencyUnavailableError("redis", err);
-      direct = direct.concat(merged.filter((d) => list.some((g) => g.entity === d.entity && g.id === d.id)));
+      const part = merged.filter((d) => list.some((g) => g.entity === d.entity && g.id === d.id));
+      // The one case counted twice: Redis ran it, and comes back with it after the window. Said, for the operator.
+      if (mayHaveRun(err)) log.warn({ message: "counter increment sent to Postgres after its Redis answer was lost", database: index, deltas: part.slice(0, 10), error: errorText(err).slice(0, 200) });
+      direct = direct.concat(part);
       continue;
     }
     const result = outcome.value;
@@ -155,40 +170,116 @@ export async function incrementCounters(
     return { applied: true, via: "postgres", counts };
   }
   if (!replay) return { applied: true, via: "redis", counts };
-  const cut = replay.stored.indexOf("\n");
-  if (!claim || replay.stored.slice(0, cut) !== claim.fingerprint) {
+  // fingerprint "\n" first answer "\n" the id of the call that stored it (none in keys stored before it was added)
+  const [fingerprint, answer = "", by] = replay.stored.split("\n");
+  // This call's own attempt whose answer was lost: applied by this call, not a replay.
+  if (by === callId) return { applied: true, via: "redis", counts };
+  if (!claim || fingerprint !== claim.fingerprint) {
     throw new ApiError("conflict", "This Idempotency-Key was already used for a different request", [
       { field: "Idempotency-Key", message: "was used within 24 h for another entity, id or deltas" },
     ]);
   }
-  return { applied: false, replayed: replay.stored.slice(cut + 1), counts };
+  return { applied: false, replayed: answer, counts };
 }
 
 /**
  * What makes one database's increment apply at most once: a key the script claims (`SET NX EX`)
  * in the same call that applies, its value and TTL. An Idempotency-Key's remembers the first
- * answer for 24 h; an event's (`ctr:ev:{id}`) only that this database applied its part.
+ * answer for 24 h (and which call stored it, so that call's own retry is not taken for a replay);
+ * an event's (`ctr:ev:{id}`) only that this database applied its part; a call's (`ctr:once:{id}`)
+ * that this database applied it.
  */
 type Marker = { key: string; value: string; ttlSeconds: number };
 
-const claimMarker = (claim: IdempotencyClaim): Marker => ({
+const claimMarker = (claim: IdempotencyClaim, callId: string): Marker => ({
   key: counterKeys.idempotency(claim.callerId, claim.key),
-  value: `${claim.fingerprint}\n${claim.answer}`,
+  value: `${claim.fingerprint}\n${claim.answer}\n${callId}`,
   ttlSeconds: IDEMPOTENCY_TTL_SECONDS,
 });
 const eventMarker = (eventId: string): Marker => ({ key: counterKeys.eventApplied(eventId), value: "1", ttlSeconds: EVENT_APPLIED_TTL_SECONDS });
+const callMarker = (callId: string): Marker => ({ key: counterKeys.callApplied(callId), value: "1", ttlSeconds: CALL_APPLIED_TTL_SECONDS });
 
-/** The increment script on one database, for the entities that live there (and the marker, if it keys this database's part). */
-function runIncrement(redis: ScriptRunner, list: readonly Group[], marker: Marker | undefined, trending: boolean, hour: number): Promise<unknown[]> {
+/** 96 random bits: no two calls within the key's life share an id. */
+function newCallId(): string {
+  return base64UrlEncode(crypto.getRandomValues(new Uint8Array(12)));
+}
+
+/**
+ * How long a call whose script may have run keeps sending it again (with the same key, so it is
+ * applied once) before its deltas go to Postgres: long enough for a database restarted from its
+ * append-only file (the dev stack's supervisor brings one back within a second or two), short
+ * enough for the degraded answer of a real outage. The waits between attempts, in order.
+ */
+export const RETRY_WINDOW_MS = 3_000;
+const RETRY_WAITS_MS = [100, 200, 400, 800, 1_500] as const;
+
+/**
+ * When each client's calls started failing and last failed (none succeeded since), per isolate:
+ * once a database has been failing for longer than the window, a call that fails goes to Postgres
+ * at once, so a long outage costs each increment one failed request, not the window. A failure
+ * more than a window after the last one starts a new failing period.
+ */
+const failing = new WeakMap<object, { since: number; last: number }>();
+
+/**
+ * A failure after which Redis may have run the call: an outage (a 5xx, a dropped connection, a
+ * timeout) that is not one refused before anything was sent (the client's own checks throw a
+ * DependencyUnavailableError; a call past the command budget is refused unrun).
+ */
+function mayHaveRun(err: unknown): boolean {
+  return isRedisOutage(err) && !(err instanceof DependencyUnavailableError) && !isBudgetRefusal(err);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `runIncrement`, sent again with the same marker while its failures may have come after Redis ran
+ * it, within RETRY_WINDOW_MS of the client's first failure, and while its entities still live on
+ * that database (`stillOn`: a reshard moving them ends the retries, as the key is that database's).
+ * Its script refuses a second application of the marker, so however many attempts reached Redis
+ * the call is applied once (an attempt after an applied one answers the counts as they are). A
+ * failure that certainly ran nothing, before any attempt that may have, is thrown at once: nothing
+ * to find out.
+ */
+async function runKeyed(
+  redis: ScriptRunner,
+  list: readonly Group[],
+  marker: Marker,
+  trending: boolean,
+  hour: number,
+  stillOn: () => boolean,
+): Promise<unknown[]> {
+  let unsure = false;
+  for (const wait of [...RETRY_WAITS_MS, undefined]) {
+    try {
+      const result = await runIncrement(redis, list, marker, trending, hour);
+      failing.delete(redis);
+      return result;
+    } catch (err) {
+      if (!isRedisOutage(err)) throw err;
+      unsure ||= mayHaveRun(err);
+      const now = Date.now();
+      const before = failing.get(redis);
+      const since = before && now - before.last <= RETRY_WINDOW_MS ? before.since : now;
+      failing.set(redis, { since, last: now });
+      if (!unsure || wait === undefined || now + wait - since > RETRY_WINDOW_MS || !stillOn()) throw err;
+      await sleep(wait);
+    }
+  }
+  throw new Error("unreachable");
+}
+
+/** The increment script on one database, for the entities that live there, claiming `marker` in the call that applies. */
+function runIncrement(redis: ScriptRunner, list: readonly Group[], marker: Marker, trending: boolean, hour: number): Promise<unknown[]> {
   const keys = [counterKeys.pending(), ...list.map((g) => counterKeys.cache(g.entity, g.id))];
-  const args: (string | number)[] = [list.length, marker?.value ?? "", marker?.ttlSeconds ?? 0];
+  const args: (string | number)[] = [list.length, marker.value, marker.ttlSeconds];
   for (const g of list) {
     const weight = trending ? trendingWeight(g.fields.map(([field, delta]) => ({ entity: g.entity, field, delta }))) : 0;
     const registered = fieldsOf(g.entity);
     args.push(counterKeys.pendingField(g.entity, g.id, ""), weight, registered.length, g.fields.length);
     for (const [field, delta] of g.fields) args.push(field, registered.indexOf(field) + 1, delta);
   }
-  if (marker) keys.push(marker.key);
+  keys.push(marker.key);
   // Each database keeps the trending bucket of its own posts (a read merges their top lists: src/feed/trending.ts).
   keys.push(counterKeys.trendingBucket(hour));
   return redis.createScript<unknown[]>(INCREMENT_COUNTERS).exec(keys, args.map(String));

@@ -6,25 +6,26 @@ import { COUNTER_PACKING } from "./read.lua";
  * Several entities and fields in one call. The cache is read once (GET) and rewritten once
  * (SET … KEEPTTL: the entity keeps the expiry its warm gave it) whatever the number of fields; an
  * entity not cached (or cached for another field list) is left alone — an increment never creates
- * a cache entry, only a warm does (from Postgres at W + batches + pending). With an idempotency key,
- * the whole call is applied at most once per key: `SET NX` claims the key in the same script that
- * applies, so a retry racing the first attempt cannot apply twice.
- * Billed: EVALSHA + per entity GET + 1 HINCRBY per field (+ SET when cached) (+ SET, or SET + GET
- * + one GET per entity on a replay, with an idempotency key) + one ZINCRBY per post whose weighted
- * engagement moved (`trending.ts`). One field of a cached entity: 4.
+ * a cache entry, only a warm does (from Postgres at W + batches + pending). The whole call is
+ * applied at most once per key (the Idempotency-Key's, the event's, or the call's own id:
+ * `counters.ts`): `SET NX` claims the key in the same script that applies, so a retry of a call
+ * whose answer was lost, or one racing the first attempt, cannot apply twice.
+ * Billed: EVALSHA + the key's SET + per entity GET + 1 HINCRBY per field (+ SET when cached) + one
+ * ZINCRBY per post whose weighted engagement moved (`trending.ts`); a key already claimed: SET +
+ * GET + one GET per entity, nothing applied. One field of a cached entity: 5.
  *
  * Returns `{1, row_1, …, row_groups}` when applied, `{0, stored, row_1, …}` when the key was already
- * used (stored = its first value); row_g is entity g's values after the call (registry field
- * order), or false when it is not cached — what the caller answers as the counts it now has,
- * without a second read.
+ * claimed (stored = its value); row_g is entity g's values after the call (registry field order),
+ * or false when it is not cached — what the caller answers as the counts it now has, without a
+ * second read.
  */
 export const INCREMENT_COUNTERS = `${COUNTER_PACKING}
 local pending = KEYS[1]            -- ctr:pending
 local groups = tonumber(ARGV[1])   -- number of entities; KEYS[2..groups+1] are their ctr:c:{entity}:{id}
-local idemValue = ARGV[2]          -- fingerprint .. "\\n" .. answer, or "" without Idempotency-Key
+local idemValue = ARGV[2]          -- the key's value (an Idempotency-Key's: fingerprint, answer, call id); "": no key
 local idemTtl = ARGV[3]            -- seconds the key is remembered
 if idemValue ~= '' then
-  local idem = KEYS[groups + 2]    -- ctr:idem:{caller}:{key}
+  local idem = KEYS[groups + 2]    -- ctr:idem:{caller}:{key}, ctr:ev:{event} or ctr:once:{call}
   if not redis.call('SET', idem, idemValue, 'NX', 'EX', idemTtl) then
     local replay = {0, redis.call('GET', idem)}
     local a = 4

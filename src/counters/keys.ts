@@ -17,6 +17,12 @@ export { IDEMPOTENCY_TTL_SECONDS } from "../lib/idempotency";
  * is one such key per follow, like and favourite and database in the window.
  */
 export const EVENT_APPLIED_TTL_SECONDS = 60;
+/**
+ * An increment call's own id is remembered this long: far longer than the call's retries of its
+ * script (a few seconds: `counters.ts`), and short, as there is one such key per increment without
+ * an Idempotency-Key or event in the window.
+ */
+export const CALL_APPLIED_TTL_SECONDS = 60;
 
 export const counterKeys = {
   /**
@@ -87,11 +93,21 @@ export const counterKeys = {
    * each database whose buckets a recompute reads). The lists, lock and gone above are database 0's.
    */
   trendingScratch: (window: string) => `ctr:trend:tmp:${window}`,
-  /** String: fingerprint + "\n" + first answer of an idempotent increment. TTL 24 h. Key ≤ 64 chars. */
+  /**
+   * String: fingerprint + "\n" + first answer of an idempotent increment + "\n" + the id of the call
+   * that stored it (so that call's own retry is told from a replay; absent in keys stored before).
+   * TTL 24 h. Key ≤ 64 chars.
+   */
   idempotency: (callerId: string, key: string) => `ctr:idem:${callerId}:${key}`,
   /**
    * String "1": this database applied its part of event `id` (a follow, like or favourite moving
    * entities on several databases), claimed by the increment that applies it. TTL 60 s.
    */
   eventApplied: (eventId: string) => `ctr:ev:${eventId}`,
+  /**
+   * String "1": this database applied increment call `callId` (a random id per call without an
+   * Idempotency-Key or event), claimed by the script that applies it, so a retry of a call whose
+   * answer was lost (the server or the link died after running it) is not applied twice. TTL 60 s.
+   */
+  callApplied: (callId: string) => `ctr:once:${callId}`,
 } as const;

@@ -2,6 +2,7 @@ import { ApiError } from "../lib/errors";
 import { newEventId } from "../lib/event-types";
 import type { EventReports } from "../lib/events";
 import type { Services } from "../lib/services";
+import { blockBetweenSql, blockedError } from "../safety/store";
 import { countsKey, incrementCounters, shownCounts } from "./counters";
 import { edgeCacheBoundMs, forgetAtEdge, readAfterWrite } from "./edge-cache";
 import { fieldsOf } from "./registry";
@@ -22,19 +23,22 @@ export type ReactionChange = {
 const TABLE: Record<Reaction, string> = { like: "post_likes", favorite: "post_favorites" };
 
 /**
- * Likes or favourites a live post; idempotent. The existence check and the insert are one
+ * Likes or favourites a live post; idempotent. The existence check, the block check (403 `blocked`
+ * when a block stands between the user and the post's author, either way) and the insert are one
  * statement, and ON CONFLICT DO NOTHING makes N concurrent calls by one user insert one row: only
  * the call that inserted reports (and emits) a change, so the counter moves exactly once.
  */
 export async function addReaction(services: Services, kind: Reaction, userId: string, postId: string): Promise<ReactionChange> {
-  const [row] = await queryRows<{ author_id: string; changed: boolean }>(
+  const [row] = await queryRows<{ author_id: string; changed: boolean; blocked: boolean }>(
     services.db,
     `WITH p AS (SELECT id, author_id FROM posts WHERE id = $1 AND deleted_at IS NULL),
-          ins AS (INSERT INTO ${TABLE[kind]} (user_id, post_id) SELECT $2, id FROM p ON CONFLICT DO NOTHING RETURNING 1)
-     SELECT author_id::text AS author_id, EXISTS (SELECT 1 FROM ins) AS changed FROM p`,
+          b AS (${blockBetweenSql("$2", "(SELECT author_id FROM p)")}),
+          ins AS (INSERT INTO ${TABLE[kind]} (user_id, post_id) SELECT $2, id FROM p WHERE NOT EXISTS (SELECT 1 FROM b) ON CONFLICT DO NOTHING RETURNING 1)
+     SELECT author_id::text AS author_id, EXISTS (SELECT 1 FROM ins) AS changed, EXISTS (SELECT 1 FROM b) AS blocked FROM p`,
     [postId, userId],
   );
   if (!row) throw new ApiError("not_found", `Post ${postId} not found`);
+  if (row.blocked) throw blockedError(`You cannot ${kind} this post`);
   const reports = row.changed
     ? await services.events.emit({ type: `${kind}.created`, id: newEventId(), userId, postId, authorId: row.author_id, at: Date.now() }, services)
     : undefined;

@@ -90,7 +90,9 @@ const reactionRoute = (method: "put" | "delete", kind: Reaction) =>
     request: { params: z.object({ id: idParam("id") }) },
     responses: {
       200: jsonContent(ReactionSchema, "The relation after the call; `changed` says whether this call changed it (and the counter)"),
-      ...errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable"),
+      ...(method === "put"
+        ? errorResponses("bad_request", "unauthorized", "blocked", "not_found", "rate_limited", "unavailable")
+        : errorResponses("bad_request", "unauthorized", "not_found", "rate_limited", "unavailable")),
     },
   });
 

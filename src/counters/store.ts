@@ -150,3 +150,16 @@ export async function clearStaleMarks(db: Database, marks: readonly { entity: st
 }
 
 export { query as queryRows };
+
+/**
+ * One page of the likes (or favourites) `userId` gave, in post-id order after `after` (an account's
+ * export reads them through this: the reaction tables stay the counters' own).
+ */
+export async function reactionsGivenPage(db: Database, kind: "like" | "favorite", userId: string, after: string, limit: number) {
+  const table = kind === "like" ? "post_likes" : "post_favorites";
+  return query<{ post_id: string; created_at: string | Date }>(
+    db,
+    `SELECT post_id::text AS post_id, created_at FROM ${table} WHERE user_id = $1 AND post_id > $2::bigint ORDER BY ${table}.post_id LIMIT $3`,
+    [userId, after, limit],
+  );
+}

@@ -7,3 +7,5 @@ export * from "../feed/schema";
 export * from "../live/schema";
 export * from "../lib/ops/schema";
 export * from "../notify/schema";
+export * from "../safety/schema";
+export * from "../accounts/schema";

@@ -20,27 +20,45 @@ import { ADD_POSTS } from "./chunks.lua";
  * post was new to (their `feed` badge may have moved), and the negated positions of those skipped
  * as unfollowed, so the caller tells the hubs without reading anything.
  *
+ * A follower whose safety sets (src/safety, on this database: the follower's) hide the author —
+ * the follower blocked them, was blocked by them, or mutes them and the mute has not ended — is
+ * skipped as an unfollowed one is (not named as reached: no live badge moves): the post never
+ * reaches that timeline, so neither a retried page nor a mute's end shows it (docs/safety.md says
+ * what a rebuild from Postgres and a big account's outbox do). Sets not cached (a week without a
+ * read) let the post in; the reader's page filter still hides it while the block or mute holds.
+ *
  * KEYS: feed:post:{id}, then n follower timelines feed:tl:{follower}, then their n follow
- * intents feed:fi:{follower}:{author}, in the same order.
- * Billed: EVALSHA + GET + per follower EXISTS; per existing timeline, add: GET (intent) + ZADD +
- * ZREMRANGEBYRANK (nothing more when unfollowed), remove: ZREM.
+ * intents feed:fi:{follower}:{author}, then, for an add, each follower's three safety sets
+ * (blocked, blocked-me, mutes: \`safetyKeysOf\`'s first three), in the same order.
+ * ARGV: op, member, score, cap, tombstone, then for an add the author and the safety clock (ms).
+ * Billed: EVALSHA + GET + per follower EXISTS; per existing timeline, add: GET (intent) + 3 ZSCORE
+ * + ZADD + ZREMRANGEBYRANK (fewer when unfollowed or hidden), remove: ZREM.
  */
 export const DELIVER_PAGE = `${ADD_POSTS}
 local post = KEYS[1]
-local n = (#KEYS - 1) / 2
 local op = ARGV[1]            -- 'add' | 'remove'
+local n = op == 'add' and (#KEYS - 1) / 5 or (#KEYS - 1) / 2
 local member = ARGV[2]
 local score = ARGV[3]
 local cap = tonumber(ARGV[4])
 local tombstone = ARGV[5]
+local author = ARGV[6]
+local now = tonumber(ARGV[7] or '0')
 if op == 'add' and redis.call('GET', post) == tombstone then return {0} end
+-- Whether follower j's (1-based) sets hide the author: the rule of src/safety's \`safety_hides\`.
+local function hidden(j)
+  local base = 1 + 2 * n + 3 * (j - 1)
+  if redis.call('ZSCORE', KEYS[base + 1], author) or redis.call('ZSCORE', KEYS[base + 2], author) then return true end
+  local till = redis.call('ZSCORE', KEYS[base + 3], author)
+  return till ~= false and tonumber(till) > now
+end
 local answer = {0}
 for i = 2, n + 1 do
   if redis.call('EXISTS', KEYS[i]) == 1 then
     if op == 'remove' then
       redis.call('ZREM', KEYS[i], member)
       answer[1] = answer[1] + 1
-    elseif redis.call('GET', KEYS[i + n]) ~= '0' then
+    elseif redis.call('GET', KEYS[i + n]) ~= '0' and not hidden(i - 1) then
       if add_posts(KEYS[i], cap, {member}, {score}) == 1 then answer[#answer + 1] = i - 1 end
       answer[1] = answer[1] + 1
     else

@@ -12,6 +12,8 @@ import { FANOUT_PAGE_SIZE, type FeedMessage, MAX_FANOUT_PAGES, SEND_BATCH_LIMIT 
 import { endTransition, readFollowerPage, readNewestPostIds, readPageStarts } from "./store";
 import { BEGIN_TRANSITION, END_TRANSITION, FILL_OUTBOX, TRANSITION_PAGE } from "./transition.lua";
 import { timelineCap } from "./timeline";
+import { safetyNow } from "../safety/clock";
+import { safetyKeysOf } from "../safety/keys";
 
 /** What handling one message did, for the consumer's log line and the tests. */
 export type Delivery =
@@ -112,8 +114,8 @@ export async function deliver(services: Services, message: FeedMessage): Promise
     const outcome = await script<string>(
       services.redisFor(message.followerId),
       SYNC_FOLLOW,
-      [feedKeys.timeline(message.followerId), feedKeys.intent(message.followerId, message.followeeId), feedKeys.bigFollows(message.followerId), feedKeys.bigStates()],
-      [message.followeeId, cap, TIMELINE_TTL_SECONDS, ...pairs],
+      [feedKeys.timeline(message.followerId), feedKeys.intent(message.followerId, message.followeeId), feedKeys.bigFollows(message.followerId), feedKeys.bigStates(), ...safetyKeysOf(message.followerId).slice(0, 3)],
+      [message.followeeId, cap, TIMELINE_TTL_SECONDS, safetyNow(services.env), ...pairs],
     );
     // Posts copied in, or a big account pulled or dropped: the follower's `feed` badge and pulled set
     // moved. A sync that changed nothing ('unchanged', 'none', 'expired') pushes nothing: a late
@@ -155,8 +157,11 @@ async function transition(
     script<number>(
       services.redisAt(index),
       TRANSITION_PAGE,
-      [feedKeys.outbox(authorId), ...list.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id), feedKeys.intent(f.follower_id, authorId)])],
-      [op, authorId, cap, TIMELINE_TTL_SECONDS],
+      [
+        feedKeys.outbox(authorId),
+        ...list.flatMap((f) => [feedKeys.timeline(f.follower_id), feedKeys.bigFollows(f.follower_id), feedKeys.intent(f.follower_id, authorId), ...safetyKeysOf(f.follower_id).slice(0, 3)]),
+      ],
+      [op, authorId, cap, TIMELINE_TTL_SECONDS, safetyNow(services.env)],
     ),
   );
   let touched = 0;
@@ -195,8 +200,14 @@ async function deliverPage(
     script<number[]>(
       services.redisAt(index),
       DELIVER_PAGE,
-      [feedKeys.post(message.postId), ...list.map((p) => feedKeys.timeline(p.userId)), ...list.map((p) => feedKeys.intent(p.userId, message.authorId))],
-      [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE],
+      [
+        feedKeys.post(message.postId),
+        ...list.map((p) => feedKeys.timeline(p.userId)),
+        ...list.map((p) => feedKeys.intent(p.userId, message.authorId)),
+        // An add checks each follower's safety sets (src/safety) on the follower's database.
+        ...(message.op === "add" ? list.flatMap((p) => safetyKeysOf(p.userId).slice(0, 3)) : []),
+      ],
+      [message.op, timelineMember(message.postId, message.authorId), message.postId, cap, TOMBSTONE, ...(message.op === "add" ? [message.authorId, safetyNow(services.env)] : [])],
     ),
   );
   let touched = 0;

@@ -34,7 +34,9 @@ return 1
  * Acting on the intent rather than on the message makes redelivered and reordered syncs end the same.
  * Answers 'unchanged' when the timeline and the pulled set already held what the sync brings (a
  * build after the follow copied it, or a redelivery): nothing moved, so no badge is re-read.
- * Billed: EVALSHA + GET + EXISTS + HGET + (SADD + EXPIRE | ZADD + ZREMRANGEBYRANK | SREM + ZRANGE + ZREM).
+ * A followee the follower's safety sets hide (blocked either way, muted: src/safety; KEYS[5..7])
+ * is neither copied nor pulled ('hidden'): what they posted does not come back when the mute ends.
+ * Billed: EVALSHA + GET + EXISTS (+ 3 ZSCORE) + HGET + (SADD + EXPIRE | ZADD + ZREMRANGEBYRANK | SREM + ZRANGE + ZREM).
  */
 export const SYNC_FOLLOW = `${ADD_POSTS}${REMOVE_AUTHOR}
 local tl = KEYS[1]            -- feed:tl:{follower}
@@ -44,7 +46,15 @@ local states = KEYS[4]        -- feed:big
 local followee = ARGV[1]
 local cap = tonumber(ARGV[2])
 local ttl = ARGV[3]
+local now = tonumber(ARGV[4])  -- ms, the safety clock
 if redis.call('EXISTS', tl) == 0 then return 'none' end
+-- The follower's safety sets (KEYS[5..7]) hiding the followee: nothing is copied (src/safety's \`safety_hides\`).
+local function hidden()
+  if redis.call('ZSCORE', KEYS[5], followee) or redis.call('ZSCORE', KEYS[6], followee) then return true end
+  local till = redis.call('ZSCORE', KEYS[7], followee)
+  return till ~= false and tonumber(till) > now
+end
+if intent == '1' and hidden() then return 'hidden' end
 if intent == '1' then
   local state = redis.call('HGET', states, followee)
   if state == 'big' or state == 'to-big' then
@@ -53,8 +63,8 @@ if intent == '1' then
     if newly == 1 then return 'pulled' end
     return 'unchanged'
   end
-  local members, scores = {}, {} -- ARGV[4..]: pairs (member, score)
-  for i = 4, #ARGV, 2 do
+  local members, scores = {}, {} -- ARGV[5..]: pairs (member, score)
+  for i = 5, #ARGV, 2 do
     members[#members + 1] = ARGV[i]
     scores[#scores + 1] = ARGV[i + 1]
   end

@@ -1,11 +1,12 @@
 import { COUNTER_CACHE_READER } from "../counters/read.lua";
 import { NO_WRITES_SHEBANG as NO_WRITES } from "../lib/read-only-scripts";
+import { SAFETY_LUA } from "../safety/verdict.lua";
 import { TIMELINE_RENEW_AFTER_SECONDS } from "./keys";
 import { MERGED_TOP_FUNCTION } from "./unseen.lua";
 
 /**
  * Every page script is read-only (\`#!lua flags=no-writes\`, called with EVALSHA_RO: a read region of
- * a Global database answers it, docs/scale.md#apps-worldwide). What a page used to write in passing
+ * a Global database answers it, docs/regions.md#reads-near-the-user). What a page used to write in passing
  * — dropping tombstoned members, renewing TTLs, marking a timeline as building — it now reports,
  * and the Worker sends it as a write of its own (\`UPKEEP_TIMELINE\`, \`MARK_BUILDING\`), only when
  * there is something to write. A ranking is stored nowhere: its cursor carries it (ranked-cursor.ts).
@@ -37,20 +38,84 @@ import { MERGED_TOP_FUNCTION } from "./unseen.lua";
  * left on a timeline that holds posts, or the set has none. The renewal is a write of its own, so
  * a reader reading every day costs one write a day, not one per page. Billed: ZCARD + TTL + TTL.
  */
-export const PAGE_FUNCTIONS = `${COUNTER_CACHE_READER}
+export const PAGE_FUNCTIONS = `${COUNTER_CACHE_READER}${SAFETY_LUA}
 local function by_score_desc(a, b) return a[2] > b[2] end
+
+-- Whether the reader must not see \`author\`'s posts (src/safety: blocked either way, or muted and
+-- not ended, or suspended: cfg.suspendedList, the ids the Worker's copy handed in), answered once per
+-- author per call. Nothing to hide (every set holds only its sentinel and nobody is suspended, the
+-- common case) costs three ZCARDs for the whole page.
+local function safety_filter(cfg)
+  if cfg.hidden ~= nil then return cfg.hidden end
+  local k = cfg.safety
+  local sus = safety_suspended(cfg.suspendedList)
+  if not k or (redis.call('ZCARD', k[1]) <= 1 and redis.call('ZCARD', k[2]) <= 1 and redis.call('ZCARD', k[3]) <= 1) then
+    k = nil
+  end
+  if not k and not sus then
+    cfg.hidden = false
+    return false
+  end
+  local known = {}
+  cfg.hidden = function(author)
+    local v = known[author]
+    if v == nil then
+      v = (sus ~= nil and sus[author] == true) or (k ~= nil and safety_hides(k, author, cfg.now))
+      known[author] = v
+    end
+    return v
+  end
+  return cfg.hidden
+end
+
+local function author_of(member) return string.match(member, ':(%d+)$') end
+
+-- The timeline's newest rows below max (member, score, flat), at most \`want\` of them, leaving out
+-- hidden authors' posts and reading on past them, so a page stays full and its cursor (the last
+-- member served) right. \`rows\`: a build's rows instead of the timeline.
+local function timeline_rows(cfg, max, want, rows)
+  local hidden = safety_filter(cfg)
+  if not hidden then
+    if rows then return rows end
+    return redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'WITHSCORES', 'LIMIT', 0, want)
+  end
+  local out = {}
+  local function keep(chunk)
+    for i = 1, #chunk, 2 do
+      if #out >= 2 * want then return end
+      if not hidden(author_of(chunk[i])) then
+        out[#out + 1] = chunk[i]
+        out[#out + 1] = chunk[i + 1]
+      end
+    end
+  end
+  if rows then
+    keep(rows)
+    return out
+  end
+  local offset = 0
+  while #out < 2 * want do
+    local chunk = redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'WITHSCORES', 'LIMIT', offset, want)
+    keep(chunk)
+    if #chunk < 2 * want then break end
+    offset = offset + want
+  end
+  return out
+end
 
 local function merged_members(cfg, max, want, given)
   local bigs = given and given.bigs or redis.call('SMEMBERS', cfg.bigset)
+  local hidden = safety_filter(cfg)
   if #bigs == 0 then
     -- The timeline alone: already newest first, nothing to merge or sort.
-    if not given then return redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'LIMIT', 0, want) end
+    if not given and not hidden then return redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'LIMIT', 0, want) end
+    local rows = timeline_rows(cfg, max, want, given and given.rows)
     local members = {}
-    for i = 1, math.min(#given.rows, 2 * want), 2 do members[#members + 1] = given.rows[i] end
+    for i = 1, math.min(#rows, 2 * want), 2 do members[#members + 1] = rows[i] end
     return members
   end
   local cands, seen = {}, {}
-  local rows = given and given.rows or redis.call('ZREVRANGEBYSCORE', cfg.tl, max, '(0', 'WITHSCORES', 'LIMIT', 0, want)
+  local rows = timeline_rows(cfg, max, want, given and given.rows)
   for i = 1, math.min(#rows, 2 * want), 2 do
     seen[rows[i]] = true
     cands[#cands + 1] = {rows[i], tonumber(rows[i + 1])}
@@ -58,7 +123,8 @@ local function merged_members(cfg, max, want, given)
   local acts = redis.call('ZMSCORE', cfg.activity, unpack(bigs))
   local order = {}
   for i = 1, #bigs do
-    if acts[i] then order[#order + 1] = {bigs[i], tonumber(acts[i])} end
+    -- A hidden big account's outbox is not read at all.
+    if acts[i] and not (hidden and hidden(bigs[i])) then order[#order + 1] = {bigs[i], tonumber(acts[i])} end
   end
   table.sort(order, by_score_desc)
   local below = max == '+inf' and math.huge or tonumber(string.sub(max, 2))
@@ -126,6 +192,8 @@ end
 export const READ_CONFIG = `${MERGED_TOP_FUNCTION}
 local function read_config(a)
   local cfg = {tl = KEYS[1], flags = KEYS[2], epoch = KEYS[3], bigset = KEYS[4], activity = KEYS[5]}
+  -- KEYS[7..10]: the reader's safety sets (src/safety/keys.ts: safetyKeysOf), on the reader's database.
+  if KEYS[10] then cfg.safety = {KEYS[7], KEYS[8], KEYS[9], KEYS[10]} end
   cfg.ttl = ARGV[a]
   cfg.postPrefix = ARGV[a + 1]
   cfg.counterPrefix = ARGV[a + 2]
@@ -134,13 +202,17 @@ local function read_config(a)
   local n = tonumber(ARGV[a + 5])
   cfg.fields = {}
   for i = 1, n do cfg.fields[i] = ARGV[a + 5 + i] end
-  cfg.nextArg = a + 6 + n
+  cfg.now = tonumber(ARGV[a + 6 + n]) -- ms, the safety clock (a mute's end)
+  cfg.suspendedList = ARGV[a + 7 + n] -- src/safety's suspended users (ids joined by ','), from the Worker's copy
+  cfg.nextArg = a + 8 + n
   return cfg
 end
 
 -- A timeline not built yet answers {cold}: the Worker marks it as building (MARK_BUILDING, a
--- write), reads Postgres and writes the build (INIT_TIMELINE).
+-- write), reads Postgres and writes the build (INIT_TIMELINE). The reader's safety sets not cached
+-- answer {safetyMiss, epoch}: the Worker rebuilds them from Postgres (src/safety/cache.ts) and reads again.
 local function cold_unless_built(cfg)
+  if cfg.safety and safety_missing(cfg.safety) then return cjson.encode({safetyMiss = true, epoch = redis.call('GET', cfg.safety[4]) or ''}) end
   if redis.call('ZSCORE', cfg.tl, '0') then return nil end
   return cjson.encode({cold = true})
 end
@@ -154,8 +226,8 @@ local function marker_view(cfg, page)
   return page
 end
 `;
-/** KEYS of every page script: timeline, flags, unfollow epoch, big-account set, activity, the \`feed\` badge's marker. */
-export const PAGE_KEY_COUNT = 6;
+/** KEYS of every page script: timeline, flags, unfollow epoch, big-account set, activity, the \`feed\` badge's marker, then the reader's four safety keys. */
+export const PAGE_KEY_COUNT = 10;
 
 /**
  * The chronological home page: one read-only call serves a warm page (timeline merged with pulled
@@ -173,6 +245,7 @@ if #ARGV >= cfg.nextArg then
   local a = cfg.nextArg
   local nbig = tonumber(ARGV[a])
   given = {bigs = {unpack(ARGV, a + 1, a + nbig)}, rows = {unpack(ARGV, a + 1 + nbig)}}
+  if cfg.safety and safety_missing(cfg.safety) then return cjson.encode({safetyMiss = true, epoch = redis.call('GET', cfg.safety[4]) or ''}) end
 else
   local cold = cold_unless_built(cfg)
   if cold then return cold end
@@ -286,7 +359,9 @@ end
  * (from its copies, or one MGET per database) and merges them.
  * ARGV: mode ('new'|'page'|'members'), limit, first ('1': answer the marker view), now (ms),
  * candidates, likes/comments/forwards positions in the fields, then the config, then (mode 'page')
- * the post ids of the page.
+ * the ranking's post ids not shown yet: the page serves the first \`limit\` the reader's safety sets
+ * let through (\`ranked_slice\`) and answers \`used\`, how many ids it took (a block or mute made
+ * mid-walk holds on every later page; the sets not cached answer \`safetyMiss\`).
  */
 export const READ_RANKED = `${NO_WRITES}${PAGE_FUNCTIONS}${READ_CONFIG}${RANKING_FUNCTIONS}
 -- The first ranked page, hydrated from what the ranking read (the same call, so the same values
@@ -308,6 +383,78 @@ local function ranked_page(cfg, members, order, posts, packed, limit)
   return page
 end
 
+-- A later page's slice: the first \`limit\` of \`ids\` (the ranking's ids not shown yet, ranked)
+-- whose author the reader's safety sets do not hide, as members, and how many ids that took — so
+-- a block or mute made after the first page holds on every later one, in the call the page makes
+-- anyway, and the page stays full. An id's author is found on this database (the reader's): its
+-- member in the timeline (one range read over the ids' span), else in the outbox of a pulled
+-- account the sets do not hide (one ZMSCORE per account that posted within the span), else the
+-- post's cache entry (posts that live here). An id found in none has left the reader's merged
+-- timeline (an unfollow, a block's purge) and is not cached here: it is left out, unchecked posts
+-- are never shown. Nothing hidden (the common case): the first \`limit\` ids as they are.
+-- Billed, with something hidden: ZRANGEBYSCORE + ≤ 3 ZSCOREs per distinct author met (+ SMEMBERS
+-- + ZMSCORE + one ZMSCORE per outbox + MGET, only for ids the timeline does not hold).
+local function ranked_slice(cfg, ids, limit)
+  local hidden = safety_filter(cfg)
+  if not hidden or #ids == 0 then
+    local n = math.min(limit, #ids)
+    return {unpack(ids, 1, n)}, n
+  end
+  local lo, hi = ids[1], ids[1]
+  for i = 2, #ids do
+    if tonumber(ids[i]) < tonumber(lo) then lo = ids[i] end
+    if tonumber(ids[i]) > tonumber(hi) then hi = ids[i] end
+  end
+  local authorOf = {}
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', cfg.tl, lo, hi)) do
+    local id, author = string.match(m, '^(%d+):(%d+)$')
+    if id then authorOf[id] = author end
+  end
+  local unresolved = {}
+  for _, id in ipairs(ids) do
+    if not authorOf[id] then unresolved[#unresolved + 1] = id end
+  end
+  if #unresolved > 0 then
+    local bigs = redis.call('SMEMBERS', cfg.bigset)
+    if #bigs > 0 then
+      -- The pulled accounts that posted within the span, most recently active first (as the merge reads them).
+      local acts, order = redis.call('ZMSCORE', cfg.activity, unpack(bigs)), {}
+      for i = 1, #bigs do
+        if acts[i] and tonumber(acts[i]) >= tonumber(lo) and not hidden(bigs[i]) then order[#order + 1] = {bigs[i], tonumber(acts[i])} end
+      end
+      table.sort(order, by_score_desc)
+      for i = 1, math.min(#order, cfg.maxPulled) do
+        if #unresolved == 0 then break end
+        local big, probe, left = order[i][1], {}, {}
+        for k, id in ipairs(unresolved) do probe[k] = id .. ':' .. big end
+        local found = redis.call('ZMSCORE', cfg.outboxPrefix .. big, unpack(probe))
+        for k, id in ipairs(unresolved) do
+          if found[k] then authorOf[id] = big else left[#left + 1] = id end
+        end
+        unresolved = left
+      end
+    end
+  end
+  if #unresolved > 0 then
+    local keys = {}
+    for k, id in ipairs(unresolved) do keys[k] = cfg.postPrefix .. id end
+    local entries = redis.call('MGET', unpack(keys))
+    for k, id in ipairs(unresolved) do
+      -- A cached post is JSON [authorId, text, …]; a tombstone names no author.
+      local author = entries[k] and string.match(entries[k], '^%["(%d+)"')
+      if author then authorOf[id] = author end
+    end
+  end
+  local members, used = {}, 0
+  for i = 1, #ids do
+    if #members >= limit then break end
+    used = i
+    local author = authorOf[ids[i]]
+    if author and not hidden(author) then members[#members + 1] = ids[i] .. ':' .. author end
+  end
+  return members, used
+end
+
 local mode = ARGV[1]
 local limit = tonumber(ARGV[2])
 local first = ARGV[3] == '1'
@@ -317,8 +464,12 @@ local iLikes, iComments, iForwards = tonumber(ARGV[6]), tonumber(ARGV[7]), tonum
 local cfg = read_config(9)
 
 if mode == 'page' then
-  -- A later page: the ids its cursor gave, hydrated as any page is (the Worker knows what follows).
-  local page = hydrate(cfg, {unpack(ARGV, cfg.nextArg)})
+  -- A later page: the ids its cursor gave (all those not shown yet), the first \`limit\` the
+  -- reader's safety sets let through hydrated as any page is; \`used\` says how many ids it took.
+  if cfg.safety and safety_missing(cfg.safety) then return cjson.encode({safetyMiss = true, epoch = redis.call('GET', cfg.safety[4]) or ''}) end
+  local members, used = ranked_slice(cfg, {unpack(ARGV, cfg.nextArg)}, limit)
+  local page = hydrate(cfg, members)
+  page.used = used
   page.renew = renewal_due(cfg)
   return cjson.encode(page)
 end

@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate } from "../lib/auth";
+import { authenticate, optionalCaller } from "../lib/auth";
 import { IdSchema } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonContent, newRouter } from "../lib/openapi";
 import { PaginationQuery } from "../lib/pagination";
 import { RANKED_CURSOR_MAX_LENGTH } from "./ranked-cursor";
 import { readHomeFeed } from "./timeline";
 import { readingFirstPage } from "./unseen";
-import { MAX_TRENDING, readTrending, TRENDING_WINDOWS } from "./trending";
+import { MAX_TRENDING, readTrendingFor, readTrendingShown, TRENDING_WINDOWS } from "./trending";
 import { TRENDING_WEIGHTS } from "../counters/trending";
 
 const FeedItemSchema = z
@@ -52,7 +52,7 @@ export const trendingRoutes = newRouter().openapi(
     summary: "The posts with the most engagement in a window",
     description: `Score = Σ weight × counter movement in the window (${Object.entries(TRENDING_WEIGHTS)
       .map(([f, w]) => `${f} ${w}`)
-      .join(", ")}), from hourly buckets: \`1h\` covers the last 60–120 minutes, \`24h\` 24–25 hours, \`7d\` 168–169 hours. A list is recomputed at most every 5 seconds; a deleted post leaves every list within 2 seconds of its delete, so shared caches may keep an answer 2 seconds.`,
+      .join(", ")}), from hourly buckets: \`1h\` covers the last 60–120 minutes, \`24h\` 24–25 hours, \`7d\` 168–169 hours. A list is recomputed at most every 5 seconds; a deleted post leaves every list within 2 seconds of its delete, so shared caches may keep an answer 2 seconds. With a valid token the list leaves out the posts of users the reader blocked, who blocked the reader, or whom the reader mutes (and is not for shared caches).`,
     request: {
       query: z.object({
         window: z.enum(["1h", "24h", "7d"]).default("24h").openapi({ param: { name: "window", in: "query" } }),
@@ -63,9 +63,12 @@ export const trendingRoutes = newRouter().openapi(
   }),
   async (c) => {
     const { window, limit } = c.req.valid("query");
-    // Not longer than an isolate keeps a list: a take-down must leave every answer within 2 s.
-    c.header("Cache-Control", "public, max-age=2");
-    return c.json(await readTrending(c.var.services, window, limit), 200);
+    const reader = await optionalCaller(c);
+    // Not longer than an isolate keeps a list: a take-down must leave every answer within 2 s. A
+    // reader's own answer (their blocks and mutes left out) is theirs only: no shared cache keeps it.
+    c.header("Cache-Control", reader ? "private, max-age=2" : "public, max-age=2");
+    if (reader) return c.json(await readTrendingFor(c.var.services, reader.userId, window, limit), 200);
+    return c.json(await readTrendingShown(c.var.services, window, limit), 200);
   },
 );
 

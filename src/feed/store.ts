@@ -1,5 +1,6 @@
 import { queryRows } from "../counters/store";
 import type { Database } from "../lib/db";
+import { hidesAuthorSql } from "../safety/store";
 
 /**
  * The feed's Postgres statements, raw SQL over arrays like the counters' store: each is ONE
@@ -29,14 +30,15 @@ const PUSHED_AUTHORS = `
 
 /**
  * Newest live posts of those authors below `before`: per author an index range scan of at most
- * `n` rows (`posts_author_id_idx`), merged — bounded whatever the authors posted.
+ * `n` rows (`posts_author_id_idx`), merged — bounded whatever the authors posted. A post the term
+ * filter holds is the reader's own only (`$1`: the reader).
  */
 const NEWEST_POSTS = (n: string, before: string, authors = AUTHORS) => `
   SELECT p.id, p.author_id, p.text, p.created_at
   FROM (${authors}) a
   CROSS JOIN LATERAL (
     SELECT id, author_id, text, created_at FROM posts
-    WHERE author_id = a.author_id AND deleted_at IS NULL AND id < ${before}
+    WHERE author_id = a.author_id AND deleted_at IS NULL AND (held_at IS NULL OR author_id = $1) AND id < ${before}
     ORDER BY id DESC LIMIT ${n}
   ) p
   ORDER BY p.id DESC LIMIT ${n}`;
@@ -161,7 +163,7 @@ export async function readPageStarts(db: Database, authorId: string, pageSize: n
 export async function readNewestPostIds(db: Database, authorId: string, n: number) {
   return queryRows<{ id: string }>(
     db,
-    `SELECT id::text AS id FROM posts WHERE author_id = $1 AND deleted_at IS NULL ORDER BY id DESC LIMIT $2`,
+    `SELECT id::text AS id FROM posts WHERE author_id = $1 AND deleted_at IS NULL AND held_at IS NULL ORDER BY id DESC LIMIT $2`,
     [authorId, n],
   );
 }
@@ -177,19 +179,28 @@ export async function readRecentlyDeleted(db: Database, seconds: number, limit: 
 }
 
 /**
- * A whole hydrated page from Postgres alone (Redis down): the posts, their flushed counters and the
- * reader's flags in ONE statement. Counters miss what Redis still buffers (hence `degraded`).
+ * The authors of a page from Postgres: the home timeline's, less those the reader must not see
+ * (blocked either way, muted at `$4`, suspended: src/safety's own condition over its tables,
+ * `hidesAuthorSql`), checked per author before any of their posts is read.
  */
-export async function readPageFromPostgres(db: Database, userId: string, before: string | null, limit: number) {
+const SHOWN_AUTHORS = `SELECT a.author_id FROM (${AUTHORS}) a WHERE NOT ${hidesAuthorSql("$1", "a.author_id", "$4::timestamptz")}`;
+
+/**
+ * A whole hydrated page from Postgres alone (Redis down): the posts, their flushed counters and the
+ * reader's flags in ONE statement. Counters miss what Redis still buffers (hence `degraded`). The
+ * authors the reader's blocks, mutes (in force at `nowMs`, the safety clock) and suspensions hide
+ * are left out from Postgres' truth, as the Redis pages leave them out from the cached sets.
+ */
+export async function readPageFromPostgres(db: Database, userId: string, before: string | null, limit: number, nowMs: number) {
   return queryRows<{ id: string; author_id: string; text: string; created_at: string; counts: Record<string, number> | null; liked: boolean; favorited: boolean }>(
     db,
-    `WITH page AS (${NEWEST_POSTS("$2", "coalesce($3::bigint, 9223372036854775807)")})
+    `WITH page AS (${NEWEST_POSTS("$2", "coalesce($3::bigint, 9223372036854775807)", SHOWN_AUTHORS)})
      SELECT page.id::text AS id, page.author_id::text AS author_id, page.text, page.created_at::text AS created_at,
             (SELECT json_object_agg(c.field, c.value) FROM counters c WHERE c.entity = 'post' AND c.entity_id = page.id) AS counts,
             EXISTS (SELECT 1 FROM post_likes l WHERE l.post_id = page.id AND l.user_id = $1) AS liked,
             EXISTS (SELECT 1 FROM post_favorites f WHERE f.post_id = page.id AND f.user_id = $1) AS favorited
      FROM page ORDER BY page.id DESC`,
-    [userId, limit + 1, before],
+    [userId, limit + 1, before, new Date(nowMs).toISOString()],
   );
 }
 

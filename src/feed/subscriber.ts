@@ -1,3 +1,4 @@
+import { purgeAuthorsBetween } from "./purge";
 import type { EventServices, Subscriber } from "../lib/events";
 import { databaseOf } from "../lib/redis-topology";
 import type { ScriptRunner } from "../lib/script-batch";
@@ -39,7 +40,7 @@ const flagging = (prefix: "l" | "v", on: boolean) => async (e: { userId: string;
  * - post.created: cache the post, put it on the author's own timeline; queue the fan-out (a big
  *   account's: queue its announcement).
  * - post.deleted: tombstone (hidden from every page at once), off the author's timeline and out of
- *   the stored trending lists; queue the removal.
+ *   the stored trending lists; queue the removal (none for an account deletion's: `followersPurged`).
  * - follow.created: record the intent; queue the sync that copies the followee's newest posts.
  * - follow.deleted: drop the followee's posts from the timeline now (no queue needed).
  * - like/favourite: the reader's flag.
@@ -56,6 +57,10 @@ const flagging = (prefix: "l" | "v", on: boolean) => async (e: { userId: string;
 export const feedSubscriber: Subscriber = {
   name: "feed",
   on: {
+    // A block: each one's posts leave the other's timeline (a late fan-out is skipped by the follower's safety sets).
+    "block.created": async (e, s) => {
+      await purgeAuthorsBetween(s.emitter, e.blockerId, e.blockedId);
+    },
     "post.created": async (e, s) => {
       const authorDb = databaseOf(e.authorId, s.databases);
       const cachedElsewhere = databaseOf(e.postId, s.databases) !== authorDb;
@@ -96,6 +101,11 @@ export const feedSubscriber: Subscriber = {
         // N > 1: the tombstone on every other database (a failed one is written again by the per-minute cron).
         s.databases > 1 ? tombstoneElsewhere(s, e.postId, e.authorId, authorDb).catch(logCopyFailure("tombstone", e.postId)) : null,
       ]);
+      // An account deletion's post sends neither: its followers' timelines are purged of the author
+      // at once (feed.timelines), and each follower's unfollow after has their open apps re-read
+      // the badges, once per follower where an announcement per post would re-read every online
+      // follower of a big account once per post.
+      if (e.followersPurged) return;
       if (state !== "big") await send(s, { kind: "fanout", op: "remove", postId: e.postId, authorId: e.authorId, after: null });
       else await send(s, { kind: "big-post", op: "remove", postId: e.postId, authorId: e.authorId });
     },

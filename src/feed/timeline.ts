@@ -30,6 +30,10 @@ import {
   TOMBSTONE,
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
+import { rebuildSets } from "../safety/cache";
+import { safetyNow } from "../safety/clock";
+import { suspendedArg } from "../safety/copy";
+import { safetyKeysOf } from "../safety/keys";
 import { MARK_BUILDING, READ_PAGE, READ_RANKED, UPKEEP_TIMELINE } from "./page.lua";
 import { postCopies } from "./post-copies";
 import { decodeRankedCursor, encodeRankedCursor, isRankedCursor, rankingExpired, type RankedCursor } from "./ranked-cursor";
@@ -80,7 +84,11 @@ type ScriptAnswer = ({ cold: true } | { retry: true } | { missing: string[] } | 
   ready?: boolean;
   epoch?: string;
   missing?: string[];
+  safetyMiss?: boolean;
 };
+
+/** A page read found the reader's safety sets not cached: reads more than this answer from Postgres. */
+const SAFETY_ATTEMPTS = 3;
 
 function decodeFeedCursor(cursor: string): string {
   const [id] = decodeCursor(cursor, 1) as [string];
@@ -142,7 +150,11 @@ export async function readHomeFeed(
   }
 }
 
-/** KEYS of the page scripts (PAGE_KEY_COUNT): timeline, flags, unfollow epoch, pulled set, activity, the `feed` badge's marker. */
+/**
+ * KEYS of the page scripts (PAGE_KEY_COUNT): timeline, flags, unfollow epoch, pulled set, activity,
+ * the `feed` badge's marker, and the reader's safety sets (src/safety: the pages leave out the
+ * posts of users the reader blocked, who blocked the reader, or whom the reader mutes).
+ */
 const pageKeys = (userId: string) => [
   feedKeys.timeline(userId),
   feedKeys.flags(userId),
@@ -150,10 +162,15 @@ const pageKeys = (userId: string) => [
   feedKeys.bigFollows(userId),
   feedKeys.activity(),
   feedKeys.seen(userId),
+  ...safetyKeysOf(userId),
 ];
 
-/** The config arguments every page script reads (READ_CONFIG in page.lua.ts). */
-const configArgs = (env: Services["env"]) => [
+/**
+ * The config arguments every page script reads (READ_CONFIG in page.lua.ts). `suspended`: the
+ * suspended users as the isolate's copy holds them (src/safety's `suspendedArg`: no round trip),
+ * whose posts the page leaves out as it leaves out those the reader's own sets hide.
+ */
+const configArgs = (env: Services["env"], suspended: string) => [
   TIMELINE_TTL_SECONDS,
   feedKeys.postPrefix(),
   counterKeys.cache("post", ""),
@@ -161,6 +178,8 @@ const configArgs = (env: Services["env"]) => [
   maxPulledAccounts(env),
   POST_FIELDS.length,
   ...POST_FIELDS,
+  safetyNow(env),
+  suspended,
 ];
 
 /**
@@ -170,13 +189,21 @@ const configArgs = (env: Services["env"]) => [
  */
 async function readPage(services: Services, userId: string, before: string | null, limit: number, watch?: FirstPageWatch): Promise<RawPage | "postgres"> {
   const max = before ? `(${before}` : "+inf";
-  const read = () => run(services.redisFor(userId), READ_PAGE, pageKeys(userId), [max, limit, watch ? "1" : "", ...configArgs(services.env)], { readonly: true });
+  const config = configArgs(services.env, await suspendedArg(services));
+  const read = () => run(services.redisFor(userId), READ_PAGE, pageKeys(userId), [max, limit, watch ? "1" : "", ...config], { readonly: true });
   let answer = await read();
-  for (let attempt = 1; answer.cold; attempt++) {
-    if (attempt > BUILD_ATTEMPTS) return "postgres";
+  for (let attempt = 1, safetyAttempt = 1; answer.cold || answer.safetyMiss; ) {
+    if (answer.safetyMiss) {
+      // The reader's safety sets are cached by one Postgres read, then the page is read again.
+      if (safetyAttempt++ > SAFETY_ATTEMPTS) return "postgres";
+      await rebuildSets(services, userId, answer.epoch ?? "");
+      answer = await read();
+      continue;
+    }
+    if (attempt++ > BUILD_ATTEMPTS) return "postgres";
     const built = await buildTimeline(services, userId, max, limit, watch);
     // Built by another read meanwhile, or an unfollow moved the epoch during the build (the
-    // timeline is still cold): read again, and build again if need be.
+    // timeline is still cold), or the safety sets went missing meanwhile: read again, and build again if need be.
     if ("again" in built) answer = await read();
     else return built;
   }
@@ -202,20 +229,20 @@ async function buildTimeline(services: Services, userId: string, max: string, li
   const posts = [...build.posts].sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : BigInt(b.id) < BigInt(a.id) ? -1 : 0));
   const pairs: string[] = [];
   for (const p of posts) pairs.push(timelineMember(p.id, p.author_id), p.id);
-  // The page's rows: the build's newest below the cursor, as many as a page reads from a timeline.
+  // The page's rows: the build's rows below the cursor — all of them, as the page may leave out
+  // posts of users the reader's safety sets hide and read on past them, as it does in a timeline.
   const below = max === "+inf" ? null : BigInt(max.slice(1));
   const rows: string[] = [];
   for (const p of posts) {
-    if (rows.length >= 2 * (limit + 1)) break;
     if (below === null || BigInt(p.id) < below) rows.push(timelineMember(p.id, p.author_id), p.id);
   }
-  const config = configArgs(services.env);
+  const config = configArgs(services.env, await suspendedArg(services));
   const bigs = [build.bigFollowees.length, ...build.bigFollowees];
   const [written, page] = await Promise.all([
     run(redis, INIT_TIMELINE, pageKeys(userId), [mark.epoch!, cap, EMPTY_TIMELINE_TTL_SECONDS, watch ? "1" : "", ...config, ...bigs, ...pairs]),
     run(redis, READ_PAGE, pageKeys(userId), [max, limit, "", ...config, ...bigs, ...rows], { readonly: true }),
   ]);
-  if (written.retry) return { again: true } as const;
+  if (written.retry || page.safetyMiss) return { again: true } as const;
   watch?.built();
   // Cache what the build read and the page lacks, in the page's own miss handling.
   const known = new Map<string, string>();
@@ -573,9 +600,9 @@ export function postCounts(row: readonly number[] | undefined): PostCounts {
   return { likes: byField.likes ?? 0, comments: byField.comments ?? 0, forwards: byField.forwards ?? 0, views: byField.views ?? 0, favorites: byField.favorites ?? 0 };
 }
 
-/** Redis down (or builds racing unfollows): one Postgres statement for the whole hydrated page. */
+/** Redis down (or builds racing unfollows): one Postgres statement for the whole hydrated page, hidden authors left out. */
 async function pageFromPostgres(services: Services, userId: string, before: string | null, limit: number, degraded: boolean): Promise<FeedPage> {
-  const rows = await readPageFromPostgres(services.db, userId, before, limit);
+  const rows = await readPageFromPostgres(services.db, userId, before, limit, safetyNow(services.env));
   const more = rows.length > limit;
   const pageRows = more ? rows.slice(0, limit) : rows;
   const items = pageRows.map((r) => ({
@@ -665,11 +692,16 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
     fields.indexOf("likes") + 1,
     fields.indexOf("comments") + 1,
     fields.indexOf("forwards") + 1,
-    ...configArgs(services.env),
+    ...configArgs(services.env, await suspendedArg(services)),
   ];
   try {
     for (let attempt = 0; attempt < RANKED_ATTEMPTS; attempt++) {
       const answer = await run(services.redisFor(userId), READ_RANKED, pageKeys(userId), args, { readonly: true });
+      if (answer.safetyMiss) {
+        // The reader's safety sets are cached by one Postgres read, then ranked again.
+        await rebuildSets(services, userId, answer.epoch ?? "");
+        continue;
+      }
       if (answer.cold) {
         // Build the timeline (its chronological first page only fills caches), then rank.
         const built = await buildTimeline(services, userId, "+inf", page.limit, watch);
@@ -705,18 +737,31 @@ async function readRankedFeed(services: Services, userId: string, page: { limit:
 }
 
 /**
- * A later ranked page: exactly the ids of its slice of the ranking its cursor carries, through the
- * read-only page path (READ_RANKED mode 'page' on the reader's database: posts, counters, flags;
- * at N > 1 round 2 for the posts of other databases), deleted posts skipped. No snapshot, no wait,
- * nothing for the primary. Redis down: the Postgres ranking from where the walk is (`degraded`).
+ * A later ranked page: the next ids of the ranking its cursor carries, through the read-only page
+ * path (READ_RANKED mode 'page' on the reader's database: posts, counters, flags; at N > 1 round 2
+ * for the posts of other databases), deleted posts skipped. The script re-checks each id's author
+ * against the reader's safety sets, so a block or mute made mid-walk holds from the next page on,
+ * and reads on past what it leaves out (the cursor goes on after the last id it took). No
+ * snapshot, no wait, nothing for the primary. Redis down: the Postgres ranking from where the walk
+ * is (`degraded`).
  */
 async function readRankedSlice(services: Services, userId: string, ranking: RankedCursor, limit: number): Promise<FeedPage> {
-  const slice = ranking.ids.slice(0, limit);
-  const args = ["page", limit, "", ranking.at, RANKED_CANDIDATES, 0, 0, 0, ...configArgs(services.env), ...slice];
+  // Every id not shown yet: the script serves the first `limit` the reader's safety sets and the
+  // isolate's copy of the suspended set let through (a block, mute or suspension made since the
+  // first page), reading on past the hidden ones.
+  const args = ["page", limit, "", ranking.at, RANKED_CANDIDATES, 0, 0, 0, ...configArgs(services.env, await suspendedArg(services)), ...ranking.ids];
   try {
-    const raw = await run(services.redisFor(userId), READ_RANKED, pageKeys(userId), args, { readonly: true });
-    const { items, degraded } = await hydrate(services, userId, raw as RawPage, "after answer");
-    return { items, nextCursor: nextRanked({ at: ranking.at, shown: ranking.shown + slice.length, ids: ranking.ids.slice(limit) }), degraded };
+    let raw = await run(services.redisFor(userId), READ_RANKED, pageKeys(userId), args, { readonly: true });
+    for (let attempt = 1; raw.safetyMiss; attempt++) {
+      // The reader's safety sets are cached by one Postgres read, then the page is read again.
+      if (attempt > SAFETY_ATTEMPTS) return await rankedFromPostgres(services, userId, ranking.shown, limit);
+      await rebuildSets(services, userId, raw.epoch ?? "");
+      raw = await run(services.redisFor(userId), READ_RANKED, pageKeys(userId), args, { readonly: true });
+    }
+    const page = raw as RawPage & { used?: number };
+    const used = typeof page.used === "number" ? page.used : Math.min(limit, ranking.ids.length);
+    const { items, degraded } = await hydrate(services, userId, page, "after answer");
+    return { items, nextCursor: nextRanked({ at: ranking.at, shown: ranking.shown + used, ids: ranking.ids.slice(used) }), degraded };
   } catch (err) {
     if (err instanceof ApiError || !isRedisOutage(err)) throw err;
     return rankedFromPostgres(services, userId, ranking.shown, limit);

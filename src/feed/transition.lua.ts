@@ -39,10 +39,12 @@ return 1
  * One page (up to 1,000 followers) of a transition, for followers whose timeline exists:
  * `to-big` puts the author in their pulled set; `to-normal` copies the outbox into their timeline
  * and takes the author out of the set. Idempotent. A follower who unfollowed the author since the
- * page was read from Postgres (follow intent "0", as in DELIVER_PAGE) gets neither. KEYS: outbox,
- * then per follower its timeline, its pulled set and its follow intent. Billed: EVALSHA (+ ZRANGE)
- * + per follower EXISTS + per existing timeline GET (intent) + (SADD + EXPIRE | ZADD +
- * ZREMRANGEBYRANK + SREM).
+ * page was read from Postgres (follow intent "0", as in DELIVER_PAGE) gets neither; one whose
+ * safety sets hide the author (blocked either way, muted: src/safety) gets no outbox copy, as a
+ * fan-out skips them. KEYS: outbox, then per follower its timeline, its pulled set, its follow
+ * intent and its three safety sets (\`safetyKeysOf\`'s first three). ARGV: op, author, cap, ttl,
+ * the safety clock (ms). Billed: EVALSHA (+ ZRANGE) + per follower EXISTS + per existing timeline
+ * GET (intent) + (SADD + EXPIRE | 3 ZSCORE + ZADD + ZREMRANGEBYRANK + SREM).
  */
 export const TRANSITION_PAGE = `${ADD_POSTS}
 local outbox = KEYS[1]
@@ -58,15 +60,22 @@ if op == 'to-normal' then
     scores[#scores + 1] = rows[i + 1]
   end
 end
+local now = tonumber(ARGV[5] or '0')
+-- The rule of src/safety's \`safety_hides\` over the follower's three sets at KEYS[j..j+2].
+local function hidden(j)
+  if redis.call('ZSCORE', KEYS[j], author) or redis.call('ZSCORE', KEYS[j + 1], author) then return true end
+  local till = redis.call('ZSCORE', KEYS[j + 2], author)
+  return till ~= false and tonumber(till) > now
+end
 local touched = 0
-for i = 2, #KEYS, 3 do
+for i = 2, #KEYS, 6 do
   local tl, bigset, intent = KEYS[i], KEYS[i + 1], KEYS[i + 2]
   if redis.call('EXISTS', tl) == 1 and redis.call('GET', intent) ~= '0' then
     if op == 'to-big' then
       redis.call('SADD', bigset, author)
       redis.call('EXPIRE', bigset, ttl)
     else
-      add_posts(tl, cap, members, scores)
+      if not hidden(i + 3) then add_posts(tl, cap, members, scores) end
       redis.call('SREM', bigset, author)
     end
     touched = touched + 1

@@ -4,7 +4,9 @@ import { fieldsOf } from "../counters/registry";
 import { TRENDING_WINDOWS, type TrendingWindow, windowHours } from "../counters/trending";
 import { isoTimestamp } from "../db/columns";
 import { readRegionsOn } from "../lib/consistency";
-import { isRedisCommandError } from "../lib/errors";
+import { isDependencyFailure, isRedisCommandError } from "../lib/errors";
+import { hiddenAmong } from "../safety/cache";
+import { isSuspended, moderationCopy } from "../safety/copy";
 import { runReadOnly } from "../lib/read-only-scripts";
 import { isRedisRateLimited } from "../lib/redis";
 import { commandFailure, isRedisOutage } from "../lib/redis-failures";
@@ -105,6 +107,36 @@ export async function readTrending(services: Services, window: TrendingWindow, l
   }
   isolateCache.set(window, { at: now, items });
   return { window, items: items.slice(0, limit), degraded: false };
+}
+
+/**
+ * The trending list as everyone sees it: the shared list (`readTrending`, the whole list, not cut
+ * to `limit`) without the posts of suspended users (src/safety's copy in this isolate: no round
+ * trip; a lift shows them again as they rank), then cut to `limit`, so a page stays full while the
+ * list holds enough.
+ */
+export async function readTrendingShown(services: Services, window: TrendingWindow, limit: number, now = Date.now()): Promise<TrendingPage> {
+  const [page, copy] = await Promise.all([readTrending(services, window, MAX_TRENDING, now), moderationCopy(services)]);
+  return { ...page, items: page.items.filter((i) => !isSuspended(copy, i.post.authorId)).slice(0, limit) };
+}
+
+/**
+ * The trending list as `readerId` sees it: the shown list (`readTrendingShown`, uncut) without the
+ * posts of authors the reader's blocks and mutes hide (src/safety's `hiddenAmong`: one read-only
+ * call on the reader's database for the list's distinct authors), then cut to `limit`, so a page
+ * stays full while the list holds enough. Redis down: the list's own degraded answer.
+ */
+export async function readTrendingFor(services: Services, readerId: string, window: TrendingWindow, limit: number, now = Date.now()): Promise<TrendingPage> {
+  const page = await readTrendingShown(services, window, MAX_TRENDING, now);
+  if (page.items.length === 0) return page;
+  let hidden: Set<string>;
+  try {
+    hidden = await hiddenAmong(services, readerId, page.items.map((i) => i.post.authorId));
+  } catch (err) {
+    if (!isDependencyFailure(err) && !isRedisOutage(err)) throw err;
+    return { window, items: [], degraded: true };
+  }
+  return { ...page, items: page.items.filter((i) => !hidden.has(i.post.authorId)).slice(0, limit) };
 }
 
 /**

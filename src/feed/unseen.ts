@@ -5,6 +5,8 @@ import { commandFailure, isRedisOutage } from "../lib/redis-failures";
 import { databaseOf, groupByDatabase, settleEach } from "../lib/redis-topology";
 import { createScriptBatch } from "../lib/script-batch";
 import type { Services } from "../lib/services";
+import { safetyNow } from "../safety/clock";
+import { safetyKeysOf } from "../safety/keys";
 import { FEED_UNSEEN_CAP, feedKeys, TIMELINE_TTL_SECONDS } from "./keys";
 import { GET_FEED_UNSEEN_MANY, MERGED_TOP_FUNCTION } from "./unseen.lua";
 
@@ -67,7 +69,7 @@ const keysOfReset = (userId: string) => [feedKeys.timeline(userId), feedKeys.see
  * badge is left as it was. The marker and the timeline are the reader's: at N > 1 the reset goes to
  * the reader's database, and `read` reaches every other database as usual.
  *
- * With read regions (docs/scale.md#apps-worldwide) the page's calls are read-only, for the region
+ * With read regions (docs/regions.md#reads-near-the-user) the page's calls are read-only, for the region
  * nearest the reader: the page script also answers the merged top it saw and the marker
  * (`FirstPageWatch`), and the marker is moved by a write of its own only when they differ — a
  * first page with nothing new sends no write at all. That write goes out as soon as the page's
@@ -141,15 +143,16 @@ async function readingFirstPageInOneRound<T>(services: Services, userId: string,
  * (≤ 6 at once; one request at N = 1), each reading its users' markers and timelines and its own
  * copies of the outboxes, read-only (EVALSHA_RO: a read region can answer it). In `userIds` order; `null` for the users of a database that failed (an
  * outage or a rate limit: the caller reads them on their own, which degrades), the others exact.
- * A command error (a bug) throws.
+ * A command error (a bug) throws. `suspended`: src/safety's `suspendedArg` (the hub's copy), whose
+ * posts count for nobody.
  */
-export async function readFeedUnseenMany(services: Pick<Services, "redisAt" | "databases">, userIds: readonly string[], maxPulled: number): Promise<(number | null)[]> {
+export async function readFeedUnseenMany(services: Pick<Services, "redisAt" | "databases" | "env">, userIds: readonly string[], maxPulled: number, suspended = ""): Promise<(number | null)[]> {
   const positions = userIds.map((userId, i) => ({ userId, i }));
   const byDatabase = groupByDatabase(positions, (p) => p.userId, services.databases);
   const settled = await settleEach(byDatabase, (index, list) =>
     readOnlyScriptOf<unknown[]>(services.redisAt(index), GET_FEED_UNSEEN_MANY).exec(
-        [feedKeys.activity(), ...list.flatMap((p) => [feedKeys.seen(p.userId), feedKeys.timeline(p.userId), feedKeys.bigFollows(p.userId)])],
-        [feedKeys.outboxPrefix(), String(maxPulled), String(FEED_UNSEEN_CAP)],
+        [feedKeys.activity(), ...list.flatMap((p) => [feedKeys.seen(p.userId), feedKeys.timeline(p.userId), feedKeys.bigFollows(p.userId), ...safetyKeysOf(p.userId)])],
+        [feedKeys.outboxPrefix(), String(maxPulled), String(FEED_UNSEEN_CAP), String(safetyNow(services.env)), suspended],
       ),
   );
   const counts: (number | null)[] = userIds.map(() => null);

@@ -12,7 +12,18 @@ export type DependencyHealth = { ok: boolean; latencyMs: number; error?: string 
 export type RedisHealth = DependencyHealth & { databases?: DependencyHealth[]; rateLimited: number };
 export type Health = { status: "ok" | "unavailable"; redis: RedisHealth; postgres: DependencyHealth };
 
+/** What a caller without an admin token sees: each dependency's status, none of its details. */
+export type PublicHealth = { status: Health["status"]; redis: { ok: boolean }; postgres: { ok: boolean } };
+
 const PROBE_TIMEOUT_MS = 2_000;
+
+/**
+ * `health` without latencies, databases or error messages: a dependency's raw error can name its
+ * host, a setting or a database's marker, which is for operators, not for the public route.
+ */
+export function publicHealth(health: Health): PublicHealth {
+  return { status: health.status, redis: { ok: health.redis.ok }, postgres: { ok: health.postgres.ok } };
+}
 
 /** Probes Redis (every database: PING through Upstash REST) and Postgres (SELECT 1 through Neon) concurrently. */
 export async function checkHealth(services: Services): Promise<Health> {

@@ -9,6 +9,8 @@ import type { AppEnv } from "./context";
 
 import { ROLES, type Caller, type Role } from "./caller";
 import { log } from "./log";
+import { admitCaller } from "./admission";
+import type { Context } from "hono";
 
 // In a module of their own so the request context can name the caller without importing this one.
 export { ROLES, type Caller, type Role };
@@ -33,9 +35,25 @@ export function authenticate({ roles }: { roles?: readonly Role[] } = {}) {
     if (roles && !roles.includes(caller.role)) {
       throw new ApiError("forbidden", `This operation requires role ${roles.join(" or ")}`);
     }
+    // The checks capabilities registered (a deletion running: src/accounts/deleting.ts), from isolate snapshots: no round trip.
+    if (c.var.services) await admitCaller(c.var.services, caller);
     c.set("caller", caller);
     await next();
   });
+}
+
+/**
+ * The caller of a public read, when its request carries a valid token (`undefined` otherwise: a
+ * missing, bad or expired token reads as anyone would). A public read that answers differently to
+ * someone (their own held posts; a block: src/safety) asks this instead of requiring a token; a
+ * caller the admission checks refuse (suspended, being deleted) is refused as `authenticate` does.
+ */
+export async function optionalCaller(c: Context<AppEnv>): Promise<Caller | undefined> {
+  const token = c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  if (!token) return undefined;
+  const caller = await verifyCallerToken(token, c.env).catch(() => undefined);
+  if (caller) await admitCaller(c.var.services, caller);
+  return caller;
 }
 
 /**

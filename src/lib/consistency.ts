@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { formatConsistencyToken, newerSyncToken, type SyncTokens } from "./consistency-token";
+import { newerSyncToken, type SyncTokens } from "./consistency-token";
 
 /**
- * Read your own writes across requests on a Global Redis database (docs/scale.md#read-your-own-writes).
+ * Read your own writes across requests on a Global Redis database (docs/regions.md#read-your-own-writes).
  *
  * With read regions (`REDIS_READ_REGIONS = "on"`) a read is answered by the region nearest the
  * Worker, as fresh as that region has it. A request that wrote answers `X-Consistency-Token`: the
@@ -12,8 +12,9 @@ import { formatConsistencyToken, newerSyncToken, type SyncTokens } from "./consi
  *
  * The isolate's Redis clients are shared by its requests (`redis.ts`), so the token a call carries
  * cannot live on the client, as `@upstash/redis` keeps it: it lives in the request's scope, found
- * through AsyncLocalStorage by the client's request hook (`sendCarryingToken`). The header is read
- * and answered by `consistency-header.ts`.
+ * through AsyncLocalStorage by the client's request hook (`sendCarryingToken`), and no request's
+ * token is ever written to the shared client. The header is read, verified and answered by
+ * `consistency-header.ts`; its tags are `consistency-signing.ts`'s.
  *
  * Off (the default, and every single-region deployment): the header is not read, nothing is
  * answered, the clients are built and called exactly as without this module.
@@ -24,10 +25,14 @@ export function readRegionsOn(env: { REDIS_READ_REGIONS?: string }): boolean {
   return env.REDIS_READ_REGIONS === "on";
 }
 
-/** One request's sync tokens: what it was sent, brought forward by what its writes answered. */
+/**
+ * One request's sync tokens: what it was sent, brought forward by what its writes answered. What it
+ * was sent serves this request's own reads only; what its writes answered (`written`) is all it
+ * may hand to state other requests read (a badge hub's), so no caller's token holds back another's reads.
+ */
 export class ConsistencyScope {
   private readonly newest: SyncTokens;
-  private wrote = false;
+  private readonly wroteTo: SyncTokens = [];
   constructor(sent: SyncTokens) {
     this.newest = sent;
   }
@@ -38,15 +43,19 @@ export class ConsistencyScope {
   /** Keeps the sync token a write to database `index` answered: later calls of the request wait for it too. */
   noteWrite(index: number, token: string): void {
     this.newest[index] = newerSyncToken(this.newest[index], token);
-    this.wrote = true;
+    this.wroteTo[index] = newerSyncToken(this.wroteTo[index], token);
   }
-  /** The tokens held now (a copy): what work handed to another object must wait for. */
+  /** The tokens held now (a copy): what this request's own later work must wait for. */
   held(): SyncTokens {
     return [...this.newest];
   }
-  /** The `X-Consistency-Token` to answer: set only when the request wrote (merged with what it was sent). */
-  answer(): string | undefined {
-    return this.wrote ? formatConsistencyToken(this.newest) : undefined;
+  /** The tokens the request's writes answered (a copy), nothing it was sent: what another object may keep. */
+  written(): SyncTokens {
+    return [...this.wroteTo];
+  }
+  /** The sync tokens `X-Consistency-Token` answers: set only when the request wrote (merged with what it was sent). */
+  answer(): SyncTokens | undefined {
+    return this.wroteTo.length > 0 ? [...this.newest] : undefined;
   }
 }
 
@@ -59,13 +68,24 @@ export function runInScope<T>(scope: ConsistencyScope, next: () => T): T {
 
 /**
  * The sync tokens the current request holds (what it was sent, brought forward by its writes), for
- * work it hands to a Durable Object: a hub that reads a user's badges because of this request's
- * write must read at least that write, and a read region does not know it unless told. Undefined
- * outside a request's scope (read regions off, cron, queues) or when it holds none.
+ * its own later reads. Undefined outside a request's scope (read regions off, cron, queues) or when
+ * it holds none.
  */
 export function heldSyncTokens(): SyncTokens | undefined {
   const held = scopes.getStore()?.held();
   return held && held.some((t) => t !== undefined) ? held : undefined;
+}
+
+/**
+ * The sync tokens the current request's writes answered, for work it hands to a Durable Object: a
+ * hub that reads a user's badges because of this request's write must read at least that write,
+ * and a read region does not know it unless told. Never what the request was sent: the hub keeps
+ * what it is told for every user of its shard, and a caller's own token must hold back only that
+ * caller's reads. Undefined outside a request's scope or when it wrote nothing.
+ */
+export function writtenSyncTokens(): SyncTokens | undefined {
+  const written = scopes.getStore()?.written();
+  return written && written.some((t) => t !== undefined) ? written : undefined;
 }
 
 /**

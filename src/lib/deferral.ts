@@ -5,7 +5,7 @@
  * that was refused; a new message starts at attempt 1, so only real failures count towards
  * `max_retries`. (`message.retry({ delaySeconds })` would count: the queue's `attempts` cannot
  * tell a budget from an outage, and an overrun longer than the retries would dead-letter every
- * waiting message.) Used by the feed's queues and by `notify-send`.
+ * waiting message.) Used by the feed's queues, by `notify-send` and by `account-erase`.
  */
 import { errorText, log } from "./log";
 
@@ -83,3 +83,4 @@ export async function deferForBudget<M extends object>(
   const delays = deferred.map((d) => d.delaySeconds);
   log.warn({ queue, message: `${what} over a database's command budget; deferred`, messages: deferred.length, delaySeconds: [Math.min(...delays), Math.max(...delays)] });
 }
+

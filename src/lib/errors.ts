@@ -9,9 +9,15 @@ export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  /** A block stands between the caller and the user acted on (either one blocked the other). */
+  blocked: 403,
+  /** The caller's account is suspended by an operator: every request with their token is refused. */
+  suspended: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** The caller's account is being deleted (src/accounts): every route refuses their token until it is done. */
+  account_deleting: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal: 500,
@@ -61,8 +67,11 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown) {
   return { error: { code, message, ...(details === undefined ? {} : { details }) } };
 }
 
+/** The general code of each status (the first listed: `forbidden`, not `blocked`, for a bare 403; `conflict`, not `account_deleting`, for a 409). */
 const CODE_BY_STATUS: Record<number, ErrorCode> = Object.fromEntries(
-  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]),
+  Object.entries(ERROR_STATUS)
+    .reverse()
+    .map(([code, status]) => [status, code as ErrorCode]),
 );
 
 /** The one place thrown errors become responses. Unknown errors are logged and never leak a stack. */

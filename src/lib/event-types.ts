@@ -1,14 +1,15 @@
-import type { Alert } from "../notify/alerts";
+import type { Alert } from "./wire/alert";
 
 /**
  * Domain events: every relation change emits one after its Postgres commit. Capabilities
  * (counters, badges, feeds) subscribe here instead of being called from the routes, so the
  * routes never change when a new capability plugs in. A capability also announces here what it
- * did that others react to (the feed: a post reached these followers, a first page was read), so
- * the one that reacts (live badges) depends on the event, not on the feed's code, and the feed
- * depends on no subscriber.
+ * did that others react to (the feed: a post reached these followers, a first page was read; the
+ * badges: a notification was counted, a badge was read), so the one that reacts (live badges,
+ * notify's pushes) depends on the event, not on the announcer's code, and the announcer depends on
+ * no subscriber.
  */
-export type DomainEvent = RelationEvent | FeedEvent;
+export type DomainEvent = RelationEvent | FeedEvent | BadgesEvent;
 
 /** A follower a fan-out page reached: `landed` when the post was new to their timeline. */
 export type FeedReach = { userId: string; landed: boolean };
@@ -31,6 +32,30 @@ export type FeedEvent =
   | { type: "feed.timelines-changed"; userIds: string[]; at: number };
 
 /**
+ * What the badges announce for notify's pushes to closed apps, once the write is in Redis and the
+ * badge hubs answered who has the app open (`online`: they saw the change on their socket), in the
+ * write's `waitUntil` as the push was before:
+ * - badges.notified: `notificationType` notifications counted for `userId` (a service's
+ *   `POST /v1/users/{id}/notifications`, a follow), caused by `from`;
+ * - badges.dm: direct messages from `from` counted for `userId`;
+ * - badges.stream-item: an item (by `from`) recorded in a stream whose members' badges moved;
+ * - badges.inbox-sent: inbox message `messageId`, titled `title`, sent to `userIds`;
+ * - badges.broadcast-sent: a broadcast asked for a push (`push: true`); no hub answer: its pages
+ *   ask the hubs themselves;
+ * - badges.read: `userId` read something the app's icon counts (its unread total fell).
+ * `alert` is the write's own (what a push shows). None has an `id`, so the bus never runs a handler
+ * of them twice: a push retried could reach a device twice, and a failed one is logged and dropped
+ * as every badge push is.
+ */
+export type BadgesEvent =
+  | { type: "badges.notified"; userId: string; notificationType: string; alert?: Alert; from?: string; online: boolean; at: number }
+  | { type: "badges.dm"; userId: string; from: string; alert?: Alert; online: boolean; at: number }
+  | { type: "badges.stream-item"; streamKind: string; streamId: string; userIds: string[]; online: string[]; from?: string; alert?: Alert; at: number }
+  | { type: "badges.inbox-sent"; messageId: string; title: string; userIds: string[]; online: string[]; alert?: Alert; at: number }
+  | { type: "badges.broadcast-sent"; broadcastId: string; title: string; body: string; alert?: Alert; at: number }
+  | { type: "badges.read"; userId: string; at: number };
+
+/**
  * A follow, like or favourite touches the databases of two owners or more (the followee's and the
  * follower's; the post's, its author's and the liker's). Its `id` (`newEventId`) names this one
  * change: a subscriber applying it keys each database's part by it, so a retry of the event
@@ -38,8 +63,16 @@ export type FeedEvent =
  */
 export type RelationEvent =
   // followeeHasDevices: whether a push to the followee can go anywhere (absent in events from before it: then yes).
-  | { type: "follow.created"; id: string; followerId: string; followeeId: string; at: number; followeeHasDevices?: boolean }
+  | { type: "follow.created"; id: string; followerId: string; followeeId: string; at: number; followeeHasDevices?: boolean; followeeMutesFollower?: boolean }
   | { type: "follow.deleted"; id: string; followerId: string; followeeId: string; at: number }
+  // A block stored (safety): every capability ends what it holds between the two (social: both
+  // follows, through two unfollows). Emitted on every PUT, repeats included, so a retry completes.
+  | { type: "block.created"; id: string; blockerId: string; blockedId: string; at: number }
+  // A moderator acted on reported posts (safety): social removes them through the post delete
+  // path (`remove`) or publishes held ones as if just posted (`publish`). Idempotent per post.
+  // A user was suspended (safety): what they hold open closes (badges: their sockets, 4003).
+  | { type: "user.suspended"; userId: string; at: number }
+  | { type: "moderation.posts"; id: string; op: "remove" | "publish"; postIds: string[]; moderatorId: string; at: number }
   | {
       type: "post.created";
       postId: string;
@@ -52,7 +85,18 @@ export type RelationEvent =
       /** Someone chose to be told of this author's posts (`notify_author_choices`), as the post's INSERT saw it. */
       chosen?: boolean;
     }
-  | { type: "post.deleted"; postId: string; authorId: string; at: number }
+  | {
+      type: "post.deleted";
+      postId: string;
+      authorId: string;
+      at: number;
+      /**
+       * An account deletion's: the feed sends no removal fan-out for it, because the deletion's
+       * `feed.timelines` eraser purges all of the author's posts from every follower's timeline
+       * in one pass (the tombstone hides the post until then).
+       */
+      followersPurged?: true;
+    }
   | { type: "like.created"; id: string; userId: string; postId: string; authorId: string; at: number }
   | { type: "like.deleted"; id: string; userId: string; postId: string; authorId: string; at: number }
   | { type: "favorite.created"; id: string; userId: string; postId: string; authorId: string; at: number }

@@ -6,7 +6,7 @@ import { errorText, log } from "./log";
 
 // The event types live in a module of their own and the bus's interface with the services it is
 // handed, so neither of those imports this one (no import cycle).
-export type { DomainEvent, DomainEventType, EventOf, FeedEvent, FeedReach, RelationEvent } from "./event-types";
+export type { BadgesEvent, DomainEvent, DomainEventType, EventOf, FeedEvent, FeedReach, RelationEvent } from "./event-types";
 export type { EventBus, EventReports } from "./services";
 
 /**
@@ -18,6 +18,12 @@ export type EventServices = Omit<Services, "redis" | "redisAt" | "redisFor"> & {
   readonly redis: ScriptRunner;
   redisAt(index: number): ScriptRunner;
   redisFor(ownerId: string): ScriptRunner;
+  /**
+   * The services the event was emitted with, whole: for a handler that starts a change of its own
+   * which emits its own events (a block's unfollows), so those run their subscribers as any
+   * emitter's would, with pipelines of their own.
+   */
+  readonly emitter: Services;
 };
 
 /**
@@ -54,6 +60,13 @@ export function createEventBus(subscribers: readonly Subscriber[]): EventBus {
       const again = "id" in event ? failed.filter((f) => f.subscriber.retried) : [];
       for (const f of failed) if (!again.includes(f)) logSubscriberFailure(f.subscriber.name, event, f.error, false);
       if (again.length > 0) services.waitUntil(retry(bus, again, event, services));
+      return reports;
+    },
+    async emitOrFail(event, services) {
+      const reports = new Map<string, unknown>();
+      const failed = await run(subscribers, event, services, reports);
+      for (const f of failed) logSubscriberFailure(f.subscriber.name, event, f.error, false);
+      if (failed.length > 0) throw failed[0]!.error;
       return reports;
     },
   };
@@ -98,6 +111,7 @@ async function run(subscribers: readonly Subscriber[], event: DomainEvent, servi
     redis: { get: () => redisAt(0) },
     redisAt: { value: redisAt },
     redisFor: { value: (ownerId: string) => redisAt(databaseOf(ownerId, services.databases)) },
+    emitter: { value: services },
   }) as EventServices;
   const failed: Failure[] = [];
   const runs = subscribers.flatMap((subscriber) => {

@@ -1,6 +1,6 @@
 /**
  * What a reshard does with each Redis key, by its name: every key shape of every capability's
- * `keys.ts` (`src/counters`, `src/badges`, `src/feed`, `src/lib/ops`, `src/notify`) and of the topology, one rule
+ * `keys.ts` (`src/counters`, `src/badges`, `src/feed`, `src/lib/ops`, `src/notify`, `src/safety`) and of the topology, one rule
  * each. `test/counters/reshard.test.ts` builds a key with every builder and checks that none is
  * `unknown`, so a new key shape cannot be added without saying here what a reshard does with it.
  *
@@ -46,6 +46,9 @@ const RULES: Rule[] = [
   { pattern: /^ctr:trend:h:\d+$/, action: "members" },
   { pattern: /^ctr:trend:(f|l|lock|tmp):.+$|^ctr:trend:gone$/, action: "database" }, // database 0's lists, lock, scratch
   { pattern: /^ctr:idem:.+$/, action: "copy", fromValue: (value) => /^[a-z_]+:(\d+):/.exec(value)?.[1] },
+  // An event's or a call's applied marker (60 s) is the database's that applied it: a retry goes
+  // there, and only while the call's entities still live there (counters.ts, `runKeyed`).
+  { pattern: /^ctr:(ev|once):.+$/, action: "database" },
   // operations (src/lib/ops/keys.ts): database 0
   { pattern: /^ops:(runs|fanouts|history)$/, action: "database" },
   // badges (src/badges/keys.ts)
@@ -73,10 +76,15 @@ const RULES: Rule[] = [
   { pattern: /^feed:new:(\d+)$/, action: "drop" }, // read by nothing any more
   { pattern: /^feed:(big|act)$/, action: "everywhere" }, // big states, activity: on every database
   { pattern: /^feed:dead$/, action: "database" },
+  // safety (src/safety/keys.ts)
+  { pattern: /^sfy:(?:bl|bm|mu):(\d+)$/, action: "drop" }, // blocks both ways, mutes: caches (Postgres holds them)
+  { pattern: /^sfy:ep:(\d+)$/, action: "copy" }, // a rebuild's epoch: hot-only
+  { pattern: /^sfy:(sus|terms)$/, action: "database" }, // the suspended set and the terms: database 0's, rebuilt from Postgres
   // notify (src/notify/keys.ts)
   { pattern: /^ntf:dev:(\d+)$/, action: "drop" }, // a user's device list: cache (Postgres holds the devices)
   { pattern: /^ntf:pref:(\d+)$/, action: "drop" }, // preferences: cache (Postgres holds them)
   { pattern: /^ntf:win:(\d+):.+$/, action: "drop" }, // a batch window's count: at worst one more push after a reshard
+  { pattern: /^ntf:athr:(\d+):\d+$/, action: "drop" }, // an author's open thread windows: dropped with the windows themselves
 ];
 
 /** What a reshard does with `key` (see the module comment). */

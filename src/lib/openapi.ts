@@ -37,9 +37,12 @@ const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   bad_request: "Invalid input; details name the fields",
   unauthorized: "Missing, invalid or expired token",
   forbidden: "Not allowed for this caller",
+  blocked: "A block stands between the caller and this user (code `blocked`); nothing changed",
+  suspended: "The caller's account is suspended (code `suspended`); nothing changed",
   not_found: "No such resource",
   method_not_allowed: "The path exists but not with this method; see Allow",
   conflict: "Conflicts with the current state",
+  account_deleting: "The account is being deleted; the id is a new, empty user once that finishes",
   payload_too_large: "Request body over 64 KB",
   rate_limited: "Too many requests; see Retry-After",
   internal: "Unexpected failure",
@@ -50,14 +53,19 @@ const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, unknown>> = {
   bad_request: [{ field: "limit", message: "Too big: expected number to be <=100" }],
 };
 
-/** Documented error responses of a route, each with an example envelope of its own code. */
+/**
+ * Documented error responses of a route, each with an example envelope of its own code. Codes
+ * sharing a status (`forbidden`, `blocked`) share one response: both described, the first's example.
+ */
 export function errorResponses(...codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   return Object.fromEntries(
-    codes.map((code) => [
-      ERROR_STATUS[code],
+    [...byStatus].map(([status, [code, ...others]]) => [
+      status,
       {
-        description: ERROR_DESCRIPTIONS[code],
-        content: { "application/json": { schema: ErrorBodySchema, example: errorBody(code, ERROR_DESCRIPTIONS[code], ERROR_EXAMPLE_DETAILS[code]) } },
+        description: [code!, ...others].map((c) => ERROR_DESCRIPTIONS[c]).join("; or: "),
+        content: { "application/json": { schema: ErrorBodySchema, example: errorBody(code!, ERROR_DESCRIPTIONS[code!], ERROR_EXAMPLE_DETAILS[code!]) } },
       },
     ]),
   );

@@ -3,10 +3,10 @@ import type { Env } from "../env";
 import { ApiError } from "./errors";
 import type { AppEnv } from "./context";
 
-type LimiterBinding = "WRITE_LIMITER" | "VIEW_LIMITER";
+type LimiterBinding = "WRITE_LIMITER" | "VIEW_LIMITER" | "REPORT_LIMITER";
 
 /** Periods of the limiters in wrangler.toml, sent as Retry-After (the binding does not report one). */
-export const RATE_LIMIT_PERIODS: Record<LimiterBinding, number> = { WRITE_LIMITER: 60, VIEW_LIMITER: 60 };
+export const RATE_LIMIT_PERIODS: Record<LimiterBinding, number> = { WRITE_LIMITER: 60, VIEW_LIMITER: 60, REPORT_LIMITER: 60 };
 
 /**
  * Per-user limit through the Workers rate-limiting binding: the check costs no Redis round trip.

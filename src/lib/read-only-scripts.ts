@@ -1,7 +1,7 @@
 import type { ScriptRunner } from "./script-batch";
 
 /**
- * Scripts that only read, for reads a read region can answer (docs/scale.md, "Apps worldwide").
+ * Scripts that only read, for reads a read region can answer (docs/regions.md, "Reads near the user").
  *
  * A script declares it with its first line, `#!lua flags=no-writes` (Redis 7 script flags; Upstash
  * documents the same shebang for EVAL_RO/EVALSHA_RO), and is called with EVALSHA_RO, EVAL_RO on

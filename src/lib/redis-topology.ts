@@ -181,7 +181,7 @@ export function installRouting(n: number, state: ReshardState | null): void {
  * How many of a setting's `n` databases belong to the deployment under a reshard state: all of
  * them while a reshard is planned or running (a shrink's leaving databases still hold owners
  * until it is done), the first `to` once it is done. A setting that still lists the databases a
- * shrink left (docs/scale.md allows it) never sends them anything again: not an owner's key, not
+ * shrink left (docs/resharding.md allows it) never sends them anything again: not an owner's key, not
  * a key written to every database, not a flush.
  */
 export function databasesInUseBy(state: ReshardState | null, n: number): number {

@@ -24,7 +24,7 @@ import {
   UNAVAILABLE_DATABASE,
 } from "./redis-topology";
 import { errorText, log } from "./log";
-import { readRegionsOn, sendCarryingToken, type SdkHttpClient } from "./consistency";
+import { readRegionsOn, sendCarryingToken, type SdkHttpClient, writesData } from "./consistency";
 
 /** Fail fast when Upstash is unreachable so callers can degrade instead of hanging the request. */
 const REQUEST_TIMEOUT_MS = 3_000;
@@ -81,8 +81,10 @@ export function redisAt(env: RedisEnv, index: number): Redis {
     // `redis.pipeline()`/`multi()` or a script. It is also what keeps a shared client's commands
     // inside the request that sends them (Workers forbid one request awaiting another's fetch).
     enableAutoPipelining: false,
-    // One quick retry for a dropped connection; more would only delay the degraded answer.
-    retry: { retries: 1, backoff: () => 50 },
+    // No retry in the SDK: it would send a write again whose first attempt Redis may have run (the
+    // connection dropped after the server applied it), counting an increment twice. The request
+    // hook (`instrument`) retries reads once instead; each write caller decides (`retryFailedRead`).
+    retry: { retries: 0 },
     signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     // Replies as plain JSON strings. The SDK's default asks for base64 and then decodes every
     // string of every reply (atob, a byte copy and a new TextDecoder each): Worker CPU on every
@@ -254,8 +256,13 @@ function instrument(redis: Redis, topology: Topology, index: number, credentials
       if (installed?.live && Date.now() - (routingReadAt.get(topology.fingerprint) ?? 0) >= ROUTING_REFRESH_MS) await refreshRouting(topology, installed.rev, index);
       assertInUse(topology, index);
     }
+    const send = () => (carry ? sendCarryingToken(inner, index, req) : inner.request(req));
     try {
-      return await (carry ? sendCarryingToken(inner, index, req) : inner.request(req));
+      return await send().catch(async (err: unknown) => {
+        if (!retryFailedRead(err, req.body)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, READ_RETRY_BACKOFF_MS));
+        return send();
+      });
     } catch (err) {
       if (isRedisRateLimited(err)) noteRateLimited(index, err);
       throw err;
@@ -265,6 +272,23 @@ function instrument(redis: Redis, topology: Topology, index: number, credentials
     get: (target, prop) => (prop === "request" ? request : Reflect.get(target, prop, target)),
     set: (target, prop, value) => Reflect.set(target, prop, value, target),
   });
+}
+
+/** The wait before a failed read's one retry; more would only delay the degraded answer. */
+const READ_RETRY_BACKOFF_MS = 50;
+
+/**
+ * Whether a request that failed is sent once more: only when its fetch itself failed (a dropped
+ * connection: no answer, no timeout — an answer, even a 5xx, or the 3 s budget spent are final)
+ * and it only reads (`writesData`: a command, pipeline or transaction of reads, EVALSHA_RO). A
+ * write is never sent again here: the server may have run it before the connection dropped. An
+ * increment retries with its own call id, which its script refuses to apply twice (`counters.ts`);
+ * every other write fails as an outage.
+ */
+export function retryFailedRead(err: unknown, body: unknown): boolean {
+  if (err instanceof errors.UpstashError || !(err instanceof Error)) return false;
+  if (err.name === "TimeoutError" || err.name === "AbortError") return false;
+  return !writesData(body);
 }
 
 function noteRateLimited(index: number, err: unknown): void {

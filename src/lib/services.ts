@@ -85,4 +85,11 @@ export interface EventBus {
    * request: the relation is already committed, and the daily reconcile repairs derived state.
    */
   emit(event: DomainEvent, services: Services): Promise<EventReports>;
+  /**
+   * As `emit`, for a change whose every part must be done before it answers (a block, a
+   * moderator's action: a request carried out through other capabilities' subscribers): a failing
+   * subscriber fails the call (with its error, after logging it), so the caller's retry, which is
+   * idempotent, completes what failed.
+   */
+  emitOrFail(event: DomainEvent, services: Services): Promise<EventReports>;
 }

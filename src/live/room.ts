@@ -5,6 +5,8 @@ import { redisAt } from "../lib/redis";
 import { topologyOf } from "../lib/redis-topology";
 import { FanLookups, type FanLookup } from "./fan-lookups";
 import type { LiveRoomMessage } from "./messages";
+import type { Caller } from "../lib/caller";
+import { ownerAfterStart } from "./ownership";
 import type { LocationHint } from "./placement";
 
 /** An HTTP viewer whose last refresh is older than this is dropped; a WebSocket must ping within it. */
@@ -15,6 +17,10 @@ export const PUSH_INTERVAL_MS = 1_000;
 export const EXPIRE_AFTER_MS = 6 * 60 * 60 * 1000;
 /** A socket whose token expired is closed with this code (as the badge socket is); the client reconnects with a fresh token. */
 export const CLOSE_TOKEN_EXPIRED = 4001;
+/** Close code of a socket ejected because a block now stands between its user and the room's host. */
+export const CLOSE_BLOCKED = 4003;
+/** Close code of a socket whose user was suspended (the badge socket's too): the client must not reconnect. */
+export const CLOSE_SUSPENDED = 4003;
 /** Rows deleted per alarm run while a room expires: a huge room never blocks the object for long. */
 export const EXPIRE_CHUNK_ROWS = 1_000;
 
@@ -72,6 +78,8 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS schedule (kind TEXT PRIMARY KEY, due_at INTEGER NOT NULL)`,
   // Primary only: the latest counts each other shard reported, summed into the pushed total.
   `CREATE TABLE IF NOT EXISTS shard_counts (shard INTEGER PRIMARY KEY, viewers INTEGER NOT NULL, online_fans INTEGER NOT NULL)`,
+  // Primary only: the room's owner (`ownership.ts`), one row. Not in EXPIRING_TABLES: expiry keeps it.
+  `CREATE TABLE IF NOT EXISTS owner (one INTEGER PRIMARY KEY CHECK (one = 1), user_id TEXT NOT NULL, since INTEGER NOT NULL)`,
 ];
 
 /** Tables emptied, chunk by chunk, when a room expires, with their primary-key columns. */
@@ -83,6 +91,16 @@ const EXPIRING_TABLES: [table: string, key: string][] = [
   ["shard_counts", "shard"],
   ["meta", "key"],
 ];
+/** What an expired room that has an owner drops (one that has none deletes its whole storage). */
+const DROPPED_ON_EXPIRY = [...EXPIRING_TABLES.map(([table]) => table), "schedule"];
+
+/** What the Worker reads of a room's primary: its session and its owner (null: nobody yet). */
+export type RoomState = { session: SessionDescriptor | null; ownerId: string | null };
+
+export type StartResult =
+  | { status: "started"; session: SessionDescriptor; previous: SessionDescriptor | null; ownerId: string }
+  /** Another user owns the room: nothing was changed. */
+  | { status: "forbidden" };
 
 /**
  * One live room, or one shard of a big room: who is online (SQLite rows, counts in memory), their
@@ -93,6 +111,8 @@ const EXPIRING_TABLES: [table: string, key: string][] = [
 export class LiveRoom extends DurableObject<Env> {
   protected counts: Counts = { viewers: 0, onlineFans: 0 };
   private session: SessionDescriptor | null = null;
+  /** Primary only: the room's owner, kept across expiry (`ownership.ts`). */
+  private ownerId: string | null = null;
   private alarmAt: number | null = null;
   private nextSweepAt: number | null = null;
   private lastPushAt = 0;
@@ -136,12 +156,36 @@ export class LiveRoom extends DurableObject<Env> {
     // A session stored before placements were recorded has no `location`.
     const stored = row ? (JSON.parse(row.value) as Partial<SessionDescriptor> & Omit<SessionDescriptor, "location">) : null;
     this.session = stored ? { ...stored, location: stored.location ?? null } : null;
+    this.ownerId = this.loadOwner();
     const counts = this.sql
       .exec<{ viewers: number; fans: number | null }>(`SELECT count(*) AS viewers, sum(is_fan) AS fans FROM viewers`)
       .one();
     this.counts = { viewers: counts.viewers, onlineFans: counts.fans ?? 0 };
     const sweep = this.sql.exec<{ due_at: number }>(`SELECT due_at FROM schedule WHERE kind = 'sweep'`).toArray()[0];
     this.nextSweepAt = sweep?.due_at ?? null;
+  }
+
+  /**
+   * The recorded owner; a primary with sessions from before owners were recorded is owned by the
+   * host of its newest session (written down at its next start or expiry), so a room already live
+   * is never left for a stranger to claim.
+   */
+  private loadOwner(): string | null {
+    const row = this.sql.exec<{ user_id: string }>(`SELECT user_id FROM owner`).toArray()[0];
+    if (row) return row.user_id;
+    if (this.session?.shard !== 0) return null;
+    const newest = this.sql.exec<{ host_id: string }>(`SELECT host_id FROM sessions ORDER BY CAST(id AS INTEGER) DESC LIMIT 1`).toArray()[0];
+    return newest?.host_id ?? null;
+  }
+
+  private recordOwner(userId: string, now: number) {
+    this.sql.exec(
+      `INSERT INTO owner (one, user_id, since) VALUES (1, ?, ?)
+       ON CONFLICT (one) DO UPDATE SET user_id = excluded.user_id, since = CASE WHEN user_id = excluded.user_id THEN since ELSE excluded.since END`,
+      userId,
+      now,
+    );
+    this.ownerId = userId;
   }
 
   /** After expiry wiped storage, the next call recreates the (empty) tables. */
@@ -151,23 +195,38 @@ export class LiveRoom extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- sessions
 
-  /** Primary only: starts a session (ending a live one here); the caller ends `previous` on its shards. */
-  async startSession(input: { roomId: string; hostId: string; shards: number; location: LocationHint | null }) {
+  /**
+   * Primary only: starts a session (ending a live one here) if `caller` may (`ownerAfterStart`,
+   * decided here so that two users racing for a room nobody owns cannot both win); the Worker ends
+   * `previous` on its shards. A refused start changes nothing.
+   */
+  async startSession(input: {
+    roomId: string;
+    hostId: string;
+    shards: number;
+    location: LocationHint | null;
+    caller: Caller;
+    assignOwner: boolean;
+  }): Promise<StartResult> {
     this.ready();
+    const { caller, assignOwner, ...start } = input;
+    const ownerId = ownerAfterStart(this.ownerId, { hostId: start.hostId, assignOwner, caller });
+    if (ownerId === null) return { status: "forbidden" };
     const now = this.now();
     const previous = this.session && this.session.endedAt === null ? this.session : null;
     const lastId = this.sql.exec<{ id: string }>(`SELECT id FROM sessions ORDER BY CAST(id AS INTEGER) DESC LIMIT 1`).toArray()[0];
     // Monotonic per room, so a shard can tell a newer session from a stale descriptor.
     const sessionId = String(Math.max(now, lastId ? Number(lastId.id) + 1 : 0));
     if (previous) this.endLocally(previous.sessionId, now);
-    const session: SessionDescriptor = { ...input, location: this.placement(input.location, lastId === undefined), sessionId, startedAt: now, shard: 0, endedAt: null };
+    const session: SessionDescriptor = { ...start, location: this.placement(start.location, lastId === undefined), sessionId, startedAt: now, shard: 0, endedAt: null };
     this.ctx.storage.transactionSync(() => {
       this.adopt(session);
       this.sql.exec(`DELETE FROM shard_counts`);
+      this.recordOwner(ownerId, now);
     });
     this.markChanged();
     await this.rearm();
-    return { session, previous };
+    return { status: "started", session, previous, ownerId };
   }
 
   /**
@@ -192,10 +251,16 @@ export class LiveRoom extends DurableObject<Env> {
     return { ended };
   }
 
-  /** The current (or last) session as this object knows it; the Worker's view of the room. */
+  /** The current (or last) session as this object knows it (the Worker reads the primary's `state()`). */
   async current(): Promise<SessionDescriptor | null> {
     this.ready();
     return this.session;
+  }
+
+  /** Primary only: the session and the owner, in one call (what the Worker caches for 5 s). */
+  async state(): Promise<RoomState> {
+    this.ready();
+    return { session: this.session, ownerId: this.ownerId };
   }
 
   /** Primary only: ids of the last `n` sessions, newest first. */
@@ -334,6 +399,23 @@ export class LiveRoom extends DurableObject<Env> {
     const left = this.leaveLocally([[userId, connId]], this.now()) > 0;
     await this.rearm();
     return { left, ...this.counts };
+  }
+
+  /**
+   * Ejects `userId` at once (a block between them and the host, or their suspension: src/safety):
+   * every socket they hold here is closed (CLOSE_BLOCKED, or CLOSE_SUSPENDED) and every connection, HTTP included, dropped, so the counts
+   * (viewers, online fans) stop counting them in this call. Answers how many connections went.
+   */
+  async eject(userId: string, reason: "blocked" | "suspended" = "blocked"): Promise<{ dropped: number } & Counts> {
+    this.ready();
+    for (const ws of this.ctx.getWebSockets(`user:${userId}`)) closeQuietly(ws, reason === "suspended" ? CLOSE_SUSPENDED : CLOSE_BLOCKED, reason);
+    const pairs = this.sql
+      .exec<{ conn_id: string }>(`SELECT conn_id FROM connections WHERE user_id = ?`, userId)
+      .toArray()
+      .map((r): [string, string] => [userId, r.conn_id]);
+    if (pairs.length > 0) this.leaveLocally(pairs, this.now());
+    await this.rearm();
+    return { dropped: pairs.length, ...this.counts };
   }
 
   /** Removes connections; returns how many viewers left the room because of it. */
@@ -603,7 +685,16 @@ export class LiveRoom extends DurableObject<Env> {
       return false;
     }
     await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
+    const ownerId = this.ownerId;
+    if (ownerId === null) await this.ctx.storage.deleteAll();
+    else {
+      // The owner outlives the room: the emptied tables go, its row stays (written down here for
+      // a room owned from before owners were recorded), in one transaction.
+      this.ctx.storage.transactionSync(() => {
+        this.recordOwner(ownerId, now);
+        for (const table of DROPPED_ON_EXPIRY) this.sql.exec(`DROP TABLE IF EXISTS ${table}`);
+      });
+    }
     this.migrated = false;
     this.session = null;
     this.counts = { viewers: 0, onlineFans: 0 };

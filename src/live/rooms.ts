@@ -3,15 +3,18 @@ import { cachedFollowState, warmAuthorSeen } from "../badges/authors";
 import type { Env } from "../env";
 import type { Caller } from "../lib/auth";
 import { queryRows } from "../counters/store";
-import { ApiError } from "../lib/errors";
+import { ApiError, isDependencyFailure } from "../lib/errors";
 import { encodeCursor, decodeCursor } from "../lib/pagination";
 import { isRedisOutage } from "../lib/redis-failures";
 import { readRegionsOn } from "../lib/consistency";
 import { afterResponse, type Services } from "../lib/services";
 import { follows } from "../social/schema";
+import { blockedAmong } from "../safety/cache";
+import { blockedError } from "../safety/store";
 import type { FanLookup } from "./fan-lookups";
 import type { LocationHint } from "./placement";
-import type { Counts, SessionDescriptor, SocketMode } from "./room";
+import { isPrivileged, mayListFans, mayManageRoom } from "./ownership";
+import type { Counts, RoomState, SessionDescriptor, SocketMode } from "./room";
 import { errorText, log } from "../lib/log";
 
 export const ROOM_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -49,16 +52,28 @@ export function shardOf(userId: string, shards: number): number {
   return (h >>> 0) % shards;
 }
 
-const sessionCache = new Map<string, { session: SessionDescriptor | null; until: number }>();
+const sessionCache = new Map<string, RoomState & { until: number }>();
+
+/**
+ * The room's current session and owner, from this isolate's short cache or the primary (one call
+ * for both: checking the owner costs the hot paths nothing).
+ */
+async function roomState(env: Env, roomId: string, fresh = false): Promise<RoomState> {
+  const cached = sessionCache.get(roomId);
+  if (!fresh && cached && cached.until > Date.now()) return cached;
+  const state = await roomStub(env, roomId).state();
+  remember(roomId, state);
+  return state;
+}
+
+function remember(roomId: string, state: RoomState) {
+  if (sessionCache.size > 10_000) sessionCache.clear();
+  sessionCache.set(roomId, { ...state, until: Date.now() + SESSION_CACHE_MS });
+}
 
 /** The room's current session, from this isolate's short cache or the primary. */
 async function currentSession(env: Env, roomId: string, fresh = false): Promise<SessionDescriptor | null> {
-  const cached = sessionCache.get(roomId);
-  if (!fresh && cached && cached.until > Date.now()) return cached.session;
-  const session = await roomStub(env, roomId).current();
-  if (sessionCache.size > 10_000) sessionCache.clear();
-  sessionCache.set(roomId, { session, until: Date.now() + SESSION_CACHE_MS });
-  return session;
+  return (await roomState(env, roomId, fresh)).session;
 }
 
 /** The room's live session, or 409 when it has none. */
@@ -159,17 +174,19 @@ export type SessionView = {
   roomId: string;
   sessionId: string;
   hostId: string;
+  ownerId: string;
   shards: number;
   location: LocationHint | null;
   startedAt: string;
   endedAt: string | null;
 };
 
-function sessionView(s: SessionDescriptor): SessionView {
+function sessionView(s: SessionDescriptor, ownerId: string): SessionView {
   return {
     roomId: s.roomId,
     sessionId: s.sessionId,
     hostId: s.hostId,
+    ownerId,
     shards: s.shards,
     location: s.location,
     startedAt: new Date(s.startedAt).toISOString(),
@@ -178,36 +195,47 @@ function sessionView(s: SessionDescriptor): SessionView {
 }
 
 /**
- * Starts a session for `hostId` (the host themself or a service); a live one ends first. `location`
- * is the hint chosen for this start (the app's, else the host's request's): it places the room's
- * primary if this call creates it, and the room records it as its placement then.
+ * Starts a session for `hostId`; a live one ends first. Who may is the room's to decide
+ * (`ownerAfterStart` in `ownership.ts`, applied by the primary in the same call): its owner, or a
+ * user claiming a room nobody owns, hosting themself; a service or an admin for anyone
+ * (`assignOwner` makes `hostId` the owner). A refused start is a 403 that changed nothing.
+ * `location` is the hint chosen for this start (the app's, else the host's request's): it places
+ * the room's primary if this call creates it, and the room records it as its placement then.
  */
 export async function startSession(
   services: Services,
   caller: Caller,
   roomId: string,
-  input: { hostId: string; shards: number; location: LocationHint | null },
+  input: { hostId: string; shards: number; location: LocationHint | null; assignOwner: boolean },
 ) {
-  if (caller.role !== "service" && caller.role !== "admin" && caller.userId !== input.hostId) {
+  if (!isPrivileged(caller) && caller.userId !== input.hostId) {
     throw new ApiError("forbidden", "Only the host or a service may start a session for this host");
   }
-  const { session, previous } = await roomStub(services.env, roomId, 0, input.location).startSession({ roomId, ...input });
+  const started = await roomStub(services.env, roomId, 0, input.location).startSession({ roomId, ...input, caller });
+  if (started.status === "forbidden") {
+    throw new ApiError("forbidden", `Room ${roomId} has another owner; only its owner, a service or an admin may start its sessions`);
+  }
+  const { session, previous, ownerId } = started;
   if (previous) await endOnShards(services.env, previous);
   await recordSessionStart(services, session);
-  sessionCache.set(roomId, { session, until: Date.now() + SESSION_CACHE_MS });
-  return sessionView(session);
+  remember(roomId, { session, ownerId });
+  return sessionView(session, ownerId);
 }
 
-/** Ends the live session (the host, a service or an admin): everyone leaves, on every shard. */
+/**
+ * Ends the live session (its owner, a service or an admin, checked against a fresh read of the
+ * primary): everyone leaves, on every shard. A refused end is a 403 that changed nothing.
+ */
 export async function endSession(services: Services, caller: Caller, roomId: string) {
-  const session = await liveSession(services.env, roomId, true);
-  if (caller.role !== "service" && caller.role !== "admin" && caller.userId !== session.hostId) {
-    throw new ApiError("forbidden", "Only the host, a service or an admin may end the session");
+  const { session, ownerId } = await roomState(services.env, roomId, true);
+  if (!mayManageRoom(caller, ownerId)) {
+    throw new ApiError("forbidden", `Only the owner of room ${roomId}, a service or an admin may end its session`);
   }
+  if (!session || session.endedAt !== null) throw new ApiError("conflict", `Room ${roomId} has no live session`);
   await sessionStub(services.env, session, 0).endSession(session.sessionId);
   await endOnShards(services.env, session);
   sessionCache.delete(roomId);
-  return { ...sessionView(session), endedAt: new Date().toISOString() };
+  return { ...sessionView(session, ownerId ?? session.hostId), endedAt: new Date().toISOString() };
 }
 
 async function endOnShards(env: Env, session: SessionDescriptor) {
@@ -229,6 +257,7 @@ async function endOnShards(env: Env, session: SessionDescriptor) {
 export async function enterRoom(services: Services, roomId: string, userId: string, device: string) {
   for (const fresh of [false, true]) {
     const session = await liveSession(services.env, roomId, fresh);
+    await refuseIfBlocked(services, userId, session.hostId);
     const shard = shardOf(userId, session.shards);
     const stub = sessionStub(services.env, session, shard);
     const descriptor = forShard(session, shard);
@@ -258,6 +287,7 @@ export async function leaveRoom(services: Services, roomId: string, userId: stri
 export async function connectSocket(services: Services, request: Request, caller: Caller, roomId: string, requested: SocketMode, protocol: string | null, expiresAt: number) {
   for (const fresh of [false, true]) {
     const session = await liveSession(services.env, roomId, fresh);
+    await refuseIfBlocked(services, caller.userId, session.hostId);
     const mode: SocketMode = caller.userId === session.hostId ? "watch" : requested;
     const shard = mode === "watch" ? 0 : shardOf(caller.userId, session.shards);
     const isFan = mode === "view" ? await isFanOf(services, caller.userId, session.hostId) : false;
@@ -272,6 +302,99 @@ export async function connectSocket(services: Services, request: Request, caller
     if (response.status !== 409) return response;
   }
   throw new ApiError("conflict", `Room ${roomId} changed sessions; retry`);
+}
+
+/**
+ * 403 `blocked` when a block stands between `userId` and the room's host (either way), read from
+ * the joiner's own safety sets (src/safety: they hold both directions), one read-only call to the
+ * joiner's database before the room is entered: nothing is entered, nothing counted. The join path
+ * reads no Postgres and waits on no outage: sets not cached (rebuilt by the user's next feed or
+ * badges read) or Redis down let the join in — a block made since the user's last read still
+ * ejects them from the host's live rooms at the block (`ejectFromRoomsOf`).
+ */
+async function refuseIfBlocked(services: Services, userId: string, hostId: string): Promise<void> {
+  if (userId === hostId) return;
+  let blocked: Set<string>;
+  try {
+    blocked = await blockedAmong(services, userId, [hostId], { rebuild: false });
+  } catch (err) {
+    if (!isDependencyFailure(err) && !isRedisOutage(err)) throw err;
+    log.warn({ message: "live join: safety sets unreadable, join let in", userId, hostId, error: errorText(err) });
+    return;
+  }
+  if (blocked.size > 0) throw blockedError("You cannot join this room");
+}
+
+/** Rooms whose last session started within this long are looked at by an ejection (`live_session_starts` keeps 7 days). */
+const EJECT_LOOKBACK = "7 days";
+
+/**
+ * A block between `hostId` and `userId` (src/safety calls this for both directions): `userId`
+ * leaves every live room `hostId` hosts at once — each socket they hold there closed
+ * (CLOSE_BLOCKED), each HTTP presence dropped, so the room's viewers and fans-online figures stop
+ * counting them. The rooms are the ones `live_session_starts` names with `hostId` as host (one
+ * statement); each live one's shard holding `userId` and its primary (the watchers' sockets) are
+ * called, in parallel. Answers how many connections were dropped.
+ */
+export async function ejectFromRoomsOf(services: Services, hostId: string, userId: string): Promise<number> {
+  const rows = await queryRows<{ room_id: string }>(
+    services.db,
+    `SELECT room_id FROM live_session_starts WHERE host_id = $1 AND started_at > now() - interval '${EJECT_LOOKBACK}'`,
+    [hostId],
+  );
+  const dropped = await Promise.all(
+    rows.map(async ({ room_id: roomId }) => {
+      const session = await currentSession(services.env, roomId, true);
+      if (!session || session.endedAt !== null || session.hostId !== hostId) return 0;
+      const shard = shardOf(userId, session.shards);
+      const stubs = new Set([shard, 0]);
+      const done = await Promise.all([...stubs].map((i) => sessionStub(services.env, session, i).eject(userId)));
+      return done.reduce((n, d) => n + d.dropped, 0);
+    }),
+  );
+  return dropped.reduce((a, b) => a + b, 0);
+}
+
+/** Rooms a suspension's ejection asks at once (each one object call, two for a live one). */
+const EJECT_BATCH = 10;
+
+/**
+ * A suspension (src/safety's `user.suspended`): `userId` leaves every live room at once. A session
+ * they host ends (their own sockets closed first with CLOSE_SUSPENDED, then everyone leaves as at
+ * any end); in any other live room, every socket they hold closes with CLOSE_SUSPENDED (4003) and
+ * their HTTP presence goes, so the viewers and fans-online figures stop counting them. The room a
+ * viewer is in is not known from the user, so every room whose last session started within
+ * EJECT_LOOKBACK (`live_session_starts`, one statement) is asked, EJECT_BATCH at a time: one object
+ * call per room, and one or two more per live one. A join or socket upgrade is refused from then on
+ * (`authenticate`: 403 `suspended`). Answers how many connections were dropped.
+ */
+export async function ejectSuspended(services: Services, userId: string): Promise<number> {
+  const rows = await queryRows<{ room_id: string }>(
+    services.db,
+    `SELECT room_id FROM live_session_starts WHERE started_at > now() - interval '${EJECT_LOOKBACK}' ORDER BY (host_id = $1) DESC, started_at DESC`,
+    [userId],
+  );
+  let dropped = 0;
+  for (let i = 0; i < rows.length; i += EJECT_BATCH) {
+    const done = await Promise.all(
+      rows.slice(i, i + EJECT_BATCH).map(async ({ room_id: roomId }) => {
+        const session = await currentSession(services.env, roomId, true);
+        if (!session || session.endedAt !== null) return 0;
+        if (session.hostId === userId) {
+          const { dropped: own } = await sessionStub(services.env, session, 0).eject(userId, "suspended");
+          await sessionStub(services.env, session, 0).endSession(session.sessionId);
+          await endOnShards(services.env, session);
+          sessionCache.delete(roomId);
+          return own;
+        }
+        const stubs = new Set([shardOf(userId, session.shards), 0]);
+        const ejected = await Promise.all([...stubs].map((s) => sessionStub(services.env, session, s).eject(userId, "suspended")));
+        return ejected.reduce((n, d) => n + d.dropped, 0);
+      }),
+    );
+    dropped += done.reduce((a, b) => a + b, 0);
+  }
+  return dropped;
 }
 
 // ------------------------------------------------------------------ reads
@@ -300,15 +423,10 @@ export async function manyRoomCounts(env: Env, roomIds: string[]) {
   return { items: await Promise.all(roomIds.map((roomId) => roomCounts(env, roomId))) };
 }
 
-function requireHostOrAdmin(caller: Caller, session: SessionDescriptor | null, what: string) {
-  if (caller.role === "admin" || (session !== null && caller.userId === session.hostId)) return;
-  throw new ApiError("forbidden", `Only the host or an admin may list ${what}`);
-}
-
-/** Online fans, a page in user-id order merged over the shards (host and admins only). */
+/** Online fans, a page in user-id order merged over the shards (the owner, services and admins only). */
 export async function listOnlineFans(env: Env, caller: Caller, roomId: string, page: { limit: number; cursor?: string }) {
-  const session = await currentSession(env, roomId);
-  requireHostOrAdmin(caller, session, "the fans in this room");
+  const { session, ownerId } = await roomState(env, roomId);
+  if (!mayListFans(caller, ownerId)) throw new ApiError("forbidden", "Only the room's owner, a service or an admin may list the fans in this room");
   const after = page.cursor ? decodeCursor(page.cursor, 1)[0]! : "";
   if (!session || session.endedAt !== null) return { items: [], nextCursor: null };
   const parts = await Promise.all(shardsOf(env, session, roomId).map((stub) => stub.listFans(after, page.limit + 1)));
@@ -345,7 +463,7 @@ export async function joinedFans(env: Env, roomId: string, from: Date, to: Date)
 
 /**
  * Fans who attended all (INTERSECT) or any (UNION) of the last `sessions` sessions. Everyone gets
- * the count; the host and admins also get a page of ids.
+ * the count; the room's owner, services and admins also get a page of ids.
  */
 export async function loyalFans(
   env: Env,
@@ -353,9 +471,9 @@ export async function loyalFans(
   roomId: string,
   query: { sessions: number; mode: "all" | "any"; limit: number; cursor?: string },
 ) {
-  const session = await currentSession(env, roomId);
+  const { session, ownerId } = await roomState(env, roomId);
   const sessionIds = await roomStub(env, roomId).lastSessions(query.sessions);
-  const mayList = caller.role === "admin" || (session !== null && caller.userId === session.hostId);
+  const mayList = mayListFans(caller, ownerId);
   const after = query.cursor ? decodeCursor(query.cursor, 1)[0]! : "";
   const limit = mayList ? query.limit + 1 : 0;
   const parts = await Promise.all(shardsOf(env, session, roomId).map((stub) => stub.loyalFans(sessionIds, query.mode, after, limit)));

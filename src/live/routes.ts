@@ -1,3 +1,4 @@
+import { admitCaller } from "../lib/admission";
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, tokenExpiresAt, verifyCallerToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
@@ -43,6 +44,7 @@ const SessionSchema = z
     roomId: z.string(),
     sessionId: IdSchema,
     hostId: IdSchema,
+    ownerId: IdSchema.openapi({ description: "The room's owner: the host of its first session, unless a service or an admin assigned another" }),
     shards: z.number().int(),
     location: z.enum(LOCATION_HINTS).nullable().openapi({
       description:
@@ -55,6 +57,9 @@ const SessionSchema = z
 const NewSessionSchema = z
   .object({
     hostId: IdSchema,
+    assignOwner: z.boolean().default(false).openapi({
+      description: "Services and admins: make hostId the room's owner (a room nobody owns is owned by its first host anyway)",
+    }),
     shards: z.number().int().min(1).max(MAX_SHARDS).default(1).openapi({ description: "Objects to spread a big room over (by user id)" }),
     locationHint: z.enum(LOCATION_HINTS).optional().openapi({
       description:
@@ -81,7 +86,7 @@ const LoyalSchema = z
     mode: z.enum(["all", "any"]),
     sessionIds: z.array(IdSchema),
     count: z.number().int(),
-    items: z.array(UserItemSchema).nullable().openapi({ description: "A page of fan ids: the host and admins only (null otherwise)" }),
+    items: z.array(UserItemSchema).nullable().openapi({ description: "A page of fan ids: the room's owner, services and admins only (null otherwise)" }),
     nextCursor: z.string().nullable(),
   })
   .openapi("LiveLoyalFans");
@@ -114,7 +119,8 @@ export const liveRoutes = newRouter()
       method: "post",
       path: "/v1/live/{roomId}/sessions",
       tags: ["Live"],
-      summary: "Start a live session for a host (the host, or role service); a live one ends first",
+      summary:
+        "Start a live session (the room's owner hosting themself, a user hosting themself in a room nobody owns, which they then own, or role service or admin); a live one ends first",
       security: bearerAuth,
       middleware: [authenticate(), rateLimit()] as const,
       request: { params: roomParams, ...jsonBody(NewSessionSchema) },
@@ -125,9 +131,9 @@ export const liveRoutes = newRouter()
     }),
     async (c) => {
       const { roomId } = c.req.valid("param");
-      const { hostId, shards, locationHint } = c.req.valid("json");
+      const { hostId, shards, locationHint, assignOwner } = c.req.valid("json");
       const location = chooseLocationHint(locationHint, c.req.raw.cf as RequestPlace);
-      return c.json(await startSession(c.var.services, c.var.caller, roomId, { hostId, shards, location }), 201);
+      return c.json(await startSession(c.var.services, c.var.caller, roomId, { hostId, shards, location, assignOwner }), 201);
     },
   )
   .openapi(
@@ -135,7 +141,7 @@ export const liveRoutes = newRouter()
       method: "delete",
       path: "/v1/live/{roomId}/sessions/current",
       tags: ["Live"],
-      summary: "End the live session (host, service or admin); everyone leaves, the room expires 6 h later",
+      summary: "End the live session (the room's owner, service or admin); everyone leaves, the room expires 6 h later",
       security: bearerAuth,
       middleware: [authenticate(), rateLimit()] as const,
       request: { params: roomParams },
@@ -189,7 +195,7 @@ export const liveRoutes = newRouter()
       method: "get",
       path: "/v1/live/{roomId}/online",
       tags: ["Live"],
-      summary: "Viewers and online fans now; with list=fans, a page of the online fans (host and admins only)",
+      summary: "Viewers and online fans now; with list=fans, a page of the online fans (the room's owner, service or admin only)",
       security: bearerAuth,
       middleware: [authenticate()] as const,
       request: {
@@ -254,7 +260,7 @@ export const liveRoutes = newRouter()
       method: "get",
       path: "/v1/live/{roomId}/loyal",
       tags: ["Live"],
-      summary: "Fans who attended every (mode=all) or any (mode=any) of the last N sessions",
+      summary: "Fans who attended every (mode=all) or any (mode=any) of the last N sessions: the count to anyone, ids to the room's owner, service or admin",
       security: bearerAuth,
       middleware: [authenticate()] as const,
       request: {
@@ -266,7 +272,7 @@ export const liveRoutes = newRouter()
           cursor: CursorQuery,
         }),
       },
-      responses: { 200: jsonContent(LoyalSchema, "Count, and ids for the host"), ...errorResponses("bad_request", "unauthorized", "unavailable") },
+      responses: { 200: jsonContent(LoyalSchema, "Count, and ids for the room's owner, services and admins"), ...errorResponses("bad_request", "unauthorized", "unavailable") },
     }),
     async (c) => {
       const { roomId } = c.req.valid("param");
@@ -301,6 +307,7 @@ export const liveRoutes = newRouter()
       requireWebSocketUpgrade(c.req.header("Upgrade"));
       const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
       const caller = await verifyCallerToken(jwt, c.env);
+      await admitCaller(c.var.services, caller);
       c.set("caller", caller);
       const response = await connectSocket(c.var.services, c.req.raw, caller, roomId, mode, protocol, tokenExpiresAt(jwt));
       return response as never;

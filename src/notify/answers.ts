@@ -11,13 +11,33 @@ export type Verdict =
   | { action: "delivered" }
   | { action: "delete"; reason: string }
   | { action: "retry"; reason: string; retryAfterSeconds?: number; refreshCredentials?: boolean }
-  | { action: "dead"; reason: string };
+  | { action: "dead"; reason: string; refusedDevice?: true };
 
 /** The answer as the sender saw it, plus where the request went (APNs: which environment's host). */
 export type PushAnswer = { status: number; body: string; headers: Headers; sentTo?: "production" | "sandbox" };
 
+/**
+ * The statuses by which a push service refuses this device's pushes for good (a malformed or
+ * foreign token, a subscription of another key, a payload it will never take): each is counted
+ * against the device (`refusedDevice`), and MAX_DEVICE_REFUSALS of them remove it, as a 410 does
+ * at once, instead of a dead letter per push forever. A redirect is one too: push services do
+ * not redirect, and it is never followed.
+ */
+const REFUSING_STATUSES = new Set([400, 403, 413]);
+/** Refusals of our own credentials, not of the device: never counted against it. */
+const CREDENTIAL_REASONS = new Set(["MissingProviderToken", "InvalidProviderToken", "ExpiredProviderToken", "TooManyProviderTokenUpdates", "PERMISSION_DENIED", "THIRD_PARTY_AUTH_ERROR", "UNAUTHENTICATED"]);
+
 export function classifyAnswer(device: Device, answer: PushAnswer): Verdict {
+  const verdict = classifyStatus(device, answer);
+  if (verdict.action !== "dead") return verdict;
+  const reason = reasonOf(device, answer);
+  const refused = (answer.status >= 300 && answer.status < 400) || (REFUSING_STATUSES.has(answer.status) && !(reason && CREDENTIAL_REASONS.has(reason)));
+  return refused ? { ...verdict, refusedDevice: true } : verdict;
+}
+
+function classifyStatus(device: Device, answer: PushAnswer): Verdict {
   if (answer.status >= 200 && answer.status < 300) return { action: "delivered" };
+  if (answer.status >= 300 && answer.status < 400) return { action: "dead", reason: `${answer.status} redirect to ${answer.headers.get("Location")?.slice(0, 200) ?? "nowhere"} (not followed)` };
   const retryAfterSeconds = parseRetryAfter(answer.headers.get("Retry-After"));
   if (answer.status === 429 || answer.status >= 500) {
     return { action: "retry", reason: `${answer.status} ${reasonOf(device, answer) ?? "try later"}`, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
@@ -109,6 +129,9 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
+
+/** Refusals (`refusedDevice`) after which a device is removed; counted per registration, for REFUSAL_COUNT_TTL_SECONDS. */
+export const MAX_DEVICE_REFUSALS = 3;
 
 /** Attempts a push gets before a retryable failure becomes a dead letter. */
 export const MAX_PUSH_ATTEMPTS = 6;

@@ -2,7 +2,8 @@ import { onlineAmong } from "../badges/live";
 import { type Database, queryRows } from "../lib/db";
 import { ApiError } from "../lib/errors";
 import type { Services } from "../lib/services";
-import { type Alert, resolveAlert, type ResolvedAlert } from "./alerts";
+import type { Alert } from "../lib/wire/alert";
+import { resolveAlert, type ResolvedAlert } from "./alerts";
 import { enqueueFor } from "./events";
 import type { AuthorPageMessage } from "./send-message";
 import { enqueuePushes } from "./sends";
@@ -130,7 +131,7 @@ export async function expandAuthorPage(services: Services, page: AuthorPageMessa
   if (users.length > 0) {
     // Only the answer is needed (read-free): the post reaches the open apps through its fan-out pages.
     const online = await onlineAmong(services.env, users);
-    await enqueueFor(services, users.filter((u) => !online.has(u)), { kind: "author", alert: page.alert, thread: page.alert.thread });
+    await enqueueFor(services, users.filter((u) => !online.has(u)), { kind: "author", alert: page.alert, thread: page.alert.thread, authorId: page.authorId });
   }
   if (next !== null) await enqueuePushes(services.env, [{ body: { ...page, after: next } }]);
   return { users: users.length, next };

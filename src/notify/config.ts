@@ -1,4 +1,7 @@
 import type { Env } from "../env";
+import { pushRequestTimeoutMs } from "./provider-fetch";
+import { endpointPolicy, type EndpointPolicy } from "./push-hosts";
+import { isApnsTopic } from "./token-format";
 
 /**
  * Which push providers this deployment has credentials for, read from its settings. A provider
@@ -20,10 +23,17 @@ export type NotifyEnv = Pick<
   | "APNS_PRIVATE_KEY"
   | "APNS_TOPIC"
   | "APNS_API_URL"
+  | "WEBPUSH_ALLOWED_HOSTS"
+  | "WEBPUSH_LOCAL_ORIGINS"
+  | "PUSH_REQUEST_TIMEOUT_MS"
 >;
 
-/** VAPID (RFC 8292): the key pair, base64url (public: 65-byte point; private: 32-byte scalar), and the contact. */
-export type WebPushConfig = { publicKey: string; privateKey: string; subject: string };
+/**
+ * VAPID (RFC 8292): the key pair, base64url (public: 65-byte point; private: 32-byte scalar), and
+ * the contact; and where endpoints may point (push-hosts.ts), checked at registration and again
+ * before each send.
+ */
+export type WebPushConfig = { publicKey: string; privateKey: string; subject: string; endpoints: EndpointPolicy };
 
 /** The fields of a Google service account key file FCM needs (the rest is ignored). */
 export type FcmConfig = {
@@ -46,13 +56,21 @@ export type ApnsConfig = {
   keyId: string;
   teamId: string;
   privateKey: string;
-  /** Bundle ids devices may name as `topic` (APNS_TOPIC, comma-separated); empty: any. */
+  /** Bundle ids devices may name as `topic` (APNS_TOPIC, comma-separated, each a bundle id); empty: any bundle id. */
   topics: readonly string[];
   /** APNS_API_URL, for a local stand-in: replaces both of Apple's hosts. */
   apiUrl?: string;
 };
 
-export type PushConfig = { webpush?: WebPushConfig; fcm?: FcmConfig; apns?: ApnsConfig };
+export type PushConfig = {
+  webpush?: WebPushConfig;
+  fcm?: FcmConfig;
+  apns?: ApnsConfig;
+  /** PUSH_REQUEST_TIMEOUT_MS: how long a provider request may take (provider-fetch.ts); absent: the default, 10 s. */
+  requestTimeoutMs?: number;
+};
+
+export type ProviderName = "webpush" | "fcm" | "apns";
 
 export const FCM_API_URL = "https://fcm.googleapis.com";
 /** The broadcast topic when FCM_BROADCAST_TOPIC is not set at all (wrangler.toml sets it). */
@@ -77,7 +95,13 @@ export function pushConfig(env: NotifyEnv): PushConfig {
     if (!present(env.VAPID_PUBLIC_KEY) || !present(env.VAPID_PRIVATE_KEY)) throw new PushConfigError("VAPID_PUBLIC_KEY/VAPID_PRIVATE_KEY", "must be set together");
     const subject = env.VAPID_SUBJECT?.trim() ?? "";
     if (!/^(mailto:.+|https:\/\/.+)$/.test(subject)) throw new PushConfigError("VAPID_SUBJECT", "must be a mailto: or https: URL (RFC 8292 §2.1)");
-    config.webpush = { publicKey: env.VAPID_PUBLIC_KEY.trim(), privateKey: env.VAPID_PRIVATE_KEY.trim(), subject };
+    let endpoints: EndpointPolicy;
+    try {
+      endpoints = endpointPolicy(env);
+    } catch (err) {
+      throw new PushConfigError("WEBPUSH_ALLOWED_HOSTS/WEBPUSH_LOCAL_ORIGINS", `are not host lists: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    config.webpush = { publicKey: env.VAPID_PUBLIC_KEY.trim(), privateKey: env.VAPID_PRIVATE_KEY.trim(), subject, endpoints };
   }
   if (present(env.FCM_SERVICE_ACCOUNT)) {
     let account: Record<string, unknown>;
@@ -109,18 +133,22 @@ export function pushConfig(env: NotifyEnv): PushConfig {
     if (!present(env.APNS_KEY_ID) || !present(env.APNS_TEAM_ID) || !present(env.APNS_PRIVATE_KEY)) {
       throw new PushConfigError("APNS_KEY_ID/APNS_TEAM_ID/APNS_PRIVATE_KEY", "must be set together");
     }
+    const topics = (env.APNS_TOPIC ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+    const notBundleId = topics.find((t) => !isApnsTopic(t));
+    if (notBundleId !== undefined) throw new PushConfigError("APNS_TOPIC", `names "${notBundleId.slice(0, 40)}", not a bundle id (reverse-DNS, e.g. com.example.app)`);
     config.apns = {
       keyId: env.APNS_KEY_ID.trim(),
       teamId: env.APNS_TEAM_ID.trim(),
       privateKey: env.APNS_PRIVATE_KEY,
-      topics: (env.APNS_TOPIC ?? "").split(",").map((t) => t.trim()).filter(Boolean),
+      topics,
       apiUrl: present(env.APNS_API_URL) ? env.APNS_API_URL.replace(/\/+$/, "") : undefined,
     };
   }
+  if (present(env.PUSH_REQUEST_TIMEOUT_MS)) config.requestTimeoutMs = pushRequestTimeoutMs(env.PUSH_REQUEST_TIMEOUT_MS);
   return config;
 }
 
 /** Whether `kind`'s devices can be registered here (a device kind is its provider's name). */
-export function isConfigured(config: PushConfig, kind: keyof PushConfig): boolean {
+export function isConfigured(config: PushConfig, kind: ProviderName): boolean {
   return config[kind] !== undefined;
 }

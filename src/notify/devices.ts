@@ -1,7 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { base64UrlDecode } from "../lib/base64url";
 import { ApiError } from "../lib/errors";
-import { isConfigured, type NotifyEnv, type PushConfig } from "./config";
+import { isConfigured, type PushConfig } from "./config";
+import { endpointProblem } from "./push-hosts";
+import { APNS_TOPIC_RULE, FCM_TOKEN_PATTERN, FCM_TOKEN_RULE, isApnsTopic } from "./token-format";
 
 /**
  * Devices: the places a user's notifications go. One row per endpoint/token (registering it again,
@@ -57,7 +59,7 @@ const WebPushRegistration = z
       .string()
       .max(MAX_ADDRESS_LENGTH)
       .refine(isUrl, "must be a URL")
-      .openapi({ description: "The PushSubscription's endpoint (https; http://localhost and http://127.0.0.1 only where ENVIRONMENT=development)", example: "https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH…" }),
+      .openapi({ description: "The PushSubscription's endpoint: https on a browser push service's host (WEBPUSH_ALLOWED_HOSTS; the local push services too where ENVIRONMENT=development)", example: "https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH…" }),
     keys: z.object({
       p256dh: base64UrlBytes(65, "a 65-byte uncompressed P-256 point", (b) => b[0] === 4).openapi({ example: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4" }),
       auth: base64UrlBytes(16, "16 bytes").openapi({ example: "BTBZMqHH6r4Tts7J_aSIgg" }),
@@ -65,16 +67,23 @@ const WebPushRegistration = z
   })
   .openapi("WebPushDeviceRegistration", { description: "A browser's PushSubscription (`subscription.toJSON()` plus `kind`)" });
 
-const TOKEN = z.string().min(1).max(MAX_ADDRESS_LENGTH).regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces");
-
-const FcmRegistration = z.object({ kind: z.literal("fcm"), token: TOKEN.openapi({ example: "fMz3Jq0wR6y…:APA91bE…" }) }).openapi("FcmDeviceRegistration");
+const FcmRegistration = z
+  .object({
+    kind: z.literal("fcm"),
+    token: z
+      .string()
+      .regex(FCM_TOKEN_PATTERN, FCM_TOKEN_RULE)
+      .openapi({ example: "fMz3Jq0wR6yQhQq8Wb4xcT:APA91bE7kqkWlX7mZc0yq3nS5cG2mJ8vK1dR4tY6uI9oP0aS3dF5gH7jK9lZ1xC3vB5nM7qW9eR1tY3uI5oP7aS9dF1gH3jK5lZ7xC9vB1nM3qW5eR7tY9uI1oP3aS5dF7gH9jK" }),
+  })
+  .openapi("FcmDeviceRegistration");
 
 const ApnsRegistration = z
   .object({
     kind: z.literal("apns"),
     token: z.string().regex(/^[0-9a-fA-F]{64,200}$/, "must be the device token in hex").openapi({ example: "5f0c8a3b4e6d7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081" }),
     environment: z.enum(["production", "sandbox"]).openapi({ description: "Which APNs the token belongs to: sandbox for development builds" }),
-    topic: z.string().min(1).max(255).openapi({ description: "The app's bundle id (apns-topic)", example: "com.example.community" }),
+    // The topic becomes the `apns-topic` header of every push: a bundle id, even where APNS_TOPIC is empty (any app).
+    topic: z.string().refine(isApnsTopic, APNS_TOPIC_RULE).openapi({ description: "The app's bundle id (apns-topic)", example: "com.example.community" }),
   })
   .openapi("ApnsDeviceRegistration");
 
@@ -97,22 +106,18 @@ function isUrl(value: string): boolean {
   }
 }
 
-const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1"]);
-
 /**
  * What the schema cannot know: whether this deployment can send to the kind, and which endpoints
  * its environment allows. A 400 naming the field otherwise.
  */
-export function checkRegistration(input: DeviceRegistration, config: PushConfig, env: Pick<NotifyEnv, "ENVIRONMENT">): DeviceRegistration {
+export function checkRegistration(input: DeviceRegistration, config: PushConfig): DeviceRegistration {
   if (!isConfigured(config, input.kind)) {
     throw new ApiError("bad_request", `${input.kind} is not configured on this deployment`, [{ field: "kind", message: `${input.kind} is not configured on this deployment` }]);
   }
   if (input.kind === "webpush") {
-    const url = new URL(input.endpoint);
-    const local = env.ENVIRONMENT === "development" && url.protocol === "http:" && LOCAL_HOSTS.has(url.hostname);
-    if (url.protocol !== "https:" && !local) {
-      throw new ApiError("bad_request", "Invalid endpoint", [{ field: "endpoint", message: env.ENVIRONMENT === "development" ? "must be https (or http://localhost, http://127.0.0.1)" : "must be https" }]);
-    }
+    // The sender POSTs to this URL from inside our network: only a push service's host (push-hosts.ts).
+    const problem = endpointProblem(input.endpoint, config.webpush!.endpoints);
+    if (problem) throw new ApiError("bad_request", "Invalid endpoint", [{ field: "endpoint", message: problem }]);
     // Keys are stored without padding, so one subscription is one address whatever the browser sent.
     return { ...input, keys: { p256dh: input.keys.p256dh.replace(/=+$/, ""), auth: input.keys.auth.replace(/=+$/, "") } };
   }

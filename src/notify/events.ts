@@ -1,13 +1,15 @@
 import { afterResponse, type Services } from "../lib/services";
+import { isSuspended, moderationCopy } from "../safety/copy";
 import { notifyNow } from "./clock";
-import { resolveAlert, urgencyOf, type Alert, type NotifyKind } from "./alerts";
+import type { Alert } from "../lib/wire/alert";
+import { resolveAlert, urgencyOf, type NotifyKind } from "./alerts";
 import { prefetchRowsOfUsers } from "./cached-row";
 import { notifyKeys } from "./keys";
 import { decide, related, userPreferences } from "./preferences";
 import type { PushDeviceKind } from "./send-message";
 import { enqueuePushes, MAX_DELAY_SECONDS, type NotifySendMessage } from "./sends";
 import { userDevices } from "./user-devices";
-import { openedWindow, windowSeconds } from "./windows";
+import { openedAuthorWindow, openedWindow, windowSeconds } from "./windows";
 
 /**
  * From a write to the queue: what a source (a notification, a message, a stream item) does after
@@ -29,6 +31,8 @@ export type PushEvent = {
   deviceKinds?: PushDeviceKind[];
   /** A push broadcast's id: its pushes count in its progress. */
   broadcastId?: string;
+  /** The chosen author whose post this is (`kind: "author"`): their posts share the author's windows, whatever thread they name. */
+  authorId?: string;
 };
 
 /**
@@ -58,6 +62,9 @@ export async function pushToOffline(request: EventServices, userIds: readonly st
 
 /** `pushToOffline`'s work for the offline users, on services the caller owns. */
 export async function enqueueFor(services: Services, offline: readonly string[], event: PushEvent): Promise<Enqueued> {
+  // Nothing a suspended user caused is pushed (the isolate's copy: no round trip).
+  const cause = event.from ?? event.authorId;
+  if (cause !== undefined && isSuspended(await moderationCopy(services), cause)) return { users: 0, devices: 0 };
   const alert = resolveAlert(event.kind, event.alert, event.thread);
   const base = {
     kind: event.kind,
@@ -84,9 +91,16 @@ export async function enqueueFor(services: Services, offline: readonly string[],
       const wait = Math.max(window, decision.holdSeconds);
       // Held past what a queue delay allows: the sender sees `heldUntil` and waits again.
       const held = decision.holdSeconds > MAX_DELAY_SECONDS ? { heldUntil: now + decision.holdSeconds * 1000 } : {};
-      if (window > 0 && !(await openedWindow(services, userId, alert.thread, wait))) return undefined;
+      let windowThread = alert.thread;
+      if (window > 0) {
+        const opened = event.authorId !== undefined ? await openedAuthorWindow(services, userId, event.authorId, alert.thread, wait) : (await openedWindow(services, userId, alert.thread, wait)) ? alert.thread : undefined;
+        if (opened === undefined) return undefined;
+        windowThread = opened;
+      }
       devices += reached;
-      return { body: { userId, ...base, ...held, ...(window > 0 ? { window: alert.thread } : {}) }, ...(wait > 0 ? { delaySeconds: Math.min(wait, MAX_DELAY_SECONDS) } : {}) };
+      // A post collapsed into its author's window shows the author's thread, the window's.
+      const shown = windowThread === alert.thread ? {} : { alert: { ...alert, thread: windowThread } };
+      return { body: { userId, ...base, ...shown, ...held, ...(window > 0 ? { window: windowThread } : {}) }, ...(wait > 0 ? { delaySeconds: Math.min(wait, MAX_DELAY_SECONDS) } : {}) };
     }),
   );
   const messages = queued.filter((q) => q !== undefined);

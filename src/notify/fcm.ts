@@ -2,6 +2,7 @@ import type { FcmConfig } from "./config";
 import type { FcmDevice } from "./devices";
 import { importPkcs8Pem, ReusedToken, signJwt } from "./jwt";
 import { PUSH_TTL_SECONDS, type PushMessage, type PushProvider, type PushRequest } from "./message";
+import { boundedFetch } from "./provider-fetch";
 
 /**
  * FCM HTTP v1: the service account signs an RS256 assertion (RFC 7523), exchanged at its
@@ -29,9 +30,12 @@ export async function fcmAssertion(config: FcmConfig, now: number): Promise<stri
   );
 }
 
-/** Exchanges an assertion for an access token; a refusal is an error naming the status. */
+/**
+ * Exchanges an assertion for an access token; a refusal (a redirect included) is an error naming
+ * the status. Bounded like every provider request (provider-fetch.ts).
+ */
 async function exchange(config: FcmConfig, now: number, fetcher: typeof fetch): Promise<FcmAccessToken> {
-  const response = await fetcher(config.tokenUri, {
+  const response = await boundedFetch(fetcher)(config.tokenUri, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: await fcmAssertion(config, now) }).toString(),

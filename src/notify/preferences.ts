@@ -111,18 +111,26 @@ async function loadPreferences(db: Database, userId: string): Promise<Preference
   return row ? PreferencesSchema.parse(JSON.parse(row.preferences)) : DEFAULT_PREFERENCES;
 }
 
+/** Whether broadcasts reach the user (on unless turned off): what their FCM tokens' topic membership follows. */
+export function broadcastWanted(prefs: Preferences): boolean {
+  return prefs.kinds.broadcast ?? true;
+}
+
 /**
  * Stores the user's preferences and replaces the cached copy (plain SET: a read's NX fill never
  * overwrites it). A Redis failure after the commit answers 503: Postgres has the change, and the
- * cached copy's TTL bounds how long the old one is used.
+ * cached copy's TTL bounds how long the old one is used. Returns the preferences it replaced too
+ * (the defaults for a first save), from the same statement: its sub-select reads the row as it
+ * was before the statement (Postgres' snapshot), so no read of its own is needed.
  */
-export async function savePreferences(services: PreferenceServices, userId: string, prefs: Preferences): Promise<Preferences> {
-  await queryRows(
+export async function savePreferences(services: PreferenceServices, userId: string, prefs: Preferences): Promise<{ saved: Preferences; previous: Preferences }> {
+  const [row] = await queryRows<{ previous: string | null }>(
     services.db,
     `INSERT INTO notify_preferences (user_id, preferences) VALUES ($1, $2)
-     ON CONFLICT (user_id) DO UPDATE SET preferences = EXCLUDED.preferences, updated_at = now()`,
+     ON CONFLICT (user_id) DO UPDATE SET preferences = EXCLUDED.preferences, updated_at = now()
+     RETURNING (SELECT p.preferences FROM notify_preferences p WHERE p.user_id = $1) AS previous`,
     [userId, JSON.stringify(prefs)],
   );
   await services.redisFor(userId).set(notifyKeys.preferences(userId), JSON.stringify(prefs), { ex: PREFERENCES_CACHE_TTL_SECONDS });
-  return prefs;
+  return { saved: prefs, previous: row?.previous ? PreferencesSchema.parse(typeof row.previous === "string" ? JSON.parse(row.previous) : row.previous) : DEFAULT_PREFERENCES };
 }

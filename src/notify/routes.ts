@@ -7,7 +7,7 @@ import { pushConfig } from "./config";
 import { DeviceIdParam, DeviceRegistrationSchema, DeviceSchema, MAX_DEVICES_PER_USER } from "./devices";
 import { IdSchema, idParam } from "../lib/ids";
 import { chooseAuthor, listChosenAuthors, MAX_NOTIFY_AUTHORS, unchooseAuthor } from "./authors";
-import { PreferencesSchema, savePreferences, userPreferences } from "./preferences";
+import { broadcastWanted, PreferencesSchema, savePreferences, userPreferences } from "./preferences";
 import { syncBroadcastTopicLater } from "./topic";
 import { registerUserDevice, removeUserDevice, userDevices } from "./user-devices";
 
@@ -157,9 +157,12 @@ export const notifyRoutes = newRouter()
     }),
     async (c) => {
       const { services, caller } = c.var;
-      const saved = await savePreferences(services, caller.userId, c.req.valid("json"));
-      // Broadcasts on or off: the user's FCM devices join or leave the broadcast topic.
-      syncBroadcastTopicLater(services, caller.userId, async (later) => (await userDevices(later, caller.userId)).flatMap((d) => (d.kind === "fcm" ? [d.token] : [])));
+      const { saved, previous } = await savePreferences(services, caller.userId, c.req.valid("json"));
+      // Broadcasts turned on or off: the user's FCM devices join or leave the broadcast topic (one
+      // call per device). Any other change leaves the topic alone.
+      if (broadcastWanted(saved) !== broadcastWanted(previous)) {
+        syncBroadcastTopicLater(services, caller.userId, async (later) => (await userDevices(later, caller.userId)).flatMap((d) => (d.kind === "fcm" ? [d.token] : [])));
+      }
       return c.json(saved, 200);
     },
   )

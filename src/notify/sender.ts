@@ -1,18 +1,20 @@
 import { deferForBudget, withoutDeferral, type Deferrable } from "../lib/deferral";
+import { settleFailedMessage } from "../lib/queue-failures";
 import { type NewDeadLetter, recordDeadLetters } from "../lib/ops/dead-letters";
 import { recordBroadcastProgress, type BroadcastProgress } from "../lib/ops/record";
 import { isBudgetRefusal, isRedisOutage } from "../lib/redis-failures";
 import type { Prefetched } from "./cached-row";
-import { notifyKeys } from "./keys";
+import { notifyKeys, REFUSAL_COUNT_TTL_SECONDS } from "./keys";
 import type { Env } from "../env";
 import type { EventBus } from "../lib/events";
 import { errorText, log } from "../lib/log";
 import { createServices, type Services } from "../lib/services";
-import { retryDelaySeconds, type Verdict } from "./answers";
+import { MAX_DEVICE_REFUSALS, retryDelaySeconds, type Verdict } from "./answers";
 import { notifyNow } from "./clock";
 import { pushConfig, type PushConfig } from "./config";
 import type { Device } from "./devices";
 import type { PushMessage } from "./message";
+import { boundedFetch, limiter } from "./provider-fetch";
 import { sendPush } from "./providers";
 import { expandAuthorPage } from "./authors";
 import { expandBroadcastPage } from "./broadcast";
@@ -29,8 +31,12 @@ import { takeWindowCount } from "./windows";
  * not when the event happened), builds the push per device and acts on each service's verdict:
  * `delete` removes the device, `retry` re-enqueues only the devices that failed with the delay the
  * backoff and `Retry-After` ask (MAX_PUSH_ATTEMPTS, then dead), `dead` keeps a dead letter with the
- * reason for the operator console. A message that fails as a whole (Redis or Postgres down) is
- * retried by the queue and then lands in `notify-send-dlq`.
+ * reason for the operator console (a refusal of the device is counted too, and the
+ * MAX_DEVICE_REFUSALS-th removes it). Every provider request is bounded (provider-fetch.ts: a
+ * timeout, no redirects, a capped answer); a batch's users are handled side by side and share a
+ * pool of PUSH_CONCURRENCY connections, so a slow device delays nobody else's push. A message
+ * that fails before anything was sent (Redis or Postgres down) is retried by the queue and then
+ * lands in `notify-send-dlq`.
  */
 
 export type SendOutcome = { delivered: string[]; deleted: string[]; retried: string[]; dead: { deviceId: string; reason: string }[] };
@@ -79,8 +85,37 @@ async function devicesToSend(services: Services, userId: string): Promise<Device
   return userDevices(services, userId, cached);
 }
 
-/** Sends one message to its user's devices and carries out every verdict. */
-export async function sendToUser(services: Services, config: PushConfig, message: NotifySendMessage, fetcher: typeof fetch = fetch): Promise<SendOutcome> {
+/** Runs a provider request when a connection is free (`limiter` in provider-fetch.ts); unlimited by default. */
+export type SendSlots = <T>(task: () => Promise<T>) => Promise<T>;
+const unlimited: SendSlots = (task) => task();
+
+/**
+ * Provider requests one queue batch has open at once, over all its messages: Workers keep at most
+ * 6 outbound connections per invocation, and the batch's Redis and Postgres calls need the rest.
+ */
+export const PUSH_CONCURRENCY = 4;
+/** Messages of one batch handled at once (each its own Redis reads, Postgres on a cache miss). */
+export const MESSAGE_CONCURRENCY = 4;
+
+/**
+ * A push refused for the device (`refusedDevice`): counted for its registration (one round trip:
+ * INCR and EXPIRE); true at the MAX_DEVICE_REFUSALS-th, when the device goes as a gone one does.
+ */
+async function refusedTooOften(services: Services, userId: string, device: Device): Promise<boolean> {
+  const key = notifyKeys.refusals(userId, device.deviceId, Date.parse(device.registeredAt) || 0);
+  const [count] = await services.redisFor(userId).pipeline().incr(key).expire(key, REFUSAL_COUNT_TTL_SECONDS).exec<[number, number]>();
+  return count >= MAX_DEVICE_REFUSALS;
+}
+
+/**
+ * Sends one message to its user's devices and carries out every verdict, each device on its own:
+ * the sends run side by side (through `slots`), and what one device's verdict needs (a delete, a
+ * refusal count, a dead letter) failing never touches another's. A device whose verdict could not
+ * be carried out is re-enqueued alone with the retries, so once anything was sent the message is
+ * not retried whole (that would send again to the devices that got it); only a failure before
+ * any send, or of that one re-enqueue, throws.
+ */
+export async function sendToUser(services: Services, config: PushConfig, message: NotifySendMessage, fetcher: typeof fetch = fetch, slots: SendSlots = unlimited): Promise<SendOutcome> {
   const outcome: SendOutcome = { delivered: [], deleted: [], retried: [], dead: [] };
   const now = notifyNow(services.env);
   if (message.heldUntil !== undefined && message.heldUntil > now) {
@@ -94,50 +129,69 @@ export async function sendToUser(services: Services, config: PushConfig, message
   if (targets.length === 0) return outcome;
   const push = pushFor(message, await unreadTotal(services, message.userId), others);
   const verdicts = await Promise.all(
-    targets.map((device) => sendPush(config, device, push, fetcher).catch((err: unknown): Verdict => ({ action: "retry", reason: `send failed: ${errorText(err)}` }))),
+    targets.map((device) => slots(() => sendPush(config, device, push, fetcher)).catch((err: unknown): Verdict => ({ action: "retry", reason: `send failed: ${errorText(err)}` }))),
   );
   const retries: { deviceId: string; after?: number; reason: string }[] = [];
   await Promise.all(
     targets.map(async (device, i) => {
       const verdict = verdicts[i]!;
-      switch (verdict.action) {
-        case "delivered":
-          outcome.delivered.push(device.deviceId);
-          return;
-        case "delete":
-          await removeGoneDevice(services, device);
-          outcome.deleted.push(device.deviceId);
-          log.info({ message: "push device gone; deleted", userId: message.userId, deviceId: device.deviceId, kind: device.kind, reason: verdict.reason });
-          return;
-        case "retry":
-          retries.push({ deviceId: device.deviceId, ...(verdict.retryAfterSeconds !== undefined ? { after: verdict.retryAfterSeconds } : {}), reason: verdict.reason });
-          return;
-        case "dead":
-          outcome.dead.push({ deviceId: device.deviceId, reason: verdict.reason });
+      try {
+        switch (verdict.action) {
+          case "delivered":
+            outcome.delivered.push(device.deviceId);
+            return;
+          case "retry":
+            retries.push({ deviceId: device.deviceId, ...(verdict.retryAfterSeconds !== undefined ? { after: verdict.retryAfterSeconds } : {}), reason: verdict.reason });
+            return;
+          case "dead":
+            // Redis down: not counted, a dead letter as any other refusal.
+            if (!verdict.refusedDevice || !(await refusedTooOften(services, message.userId, device).catch(() => false))) {
+              outcome.dead.push({ deviceId: device.deviceId, reason: verdict.reason });
+              return;
+            }
+            await removeGoneDevice(services, device);
+            outcome.deleted.push(device.deviceId);
+            log.info({ message: `push device refused ${MAX_DEVICE_REFUSALS} times; deleted`, userId: message.userId, deviceId: device.deviceId, kind: device.kind, reason: verdict.reason });
+            return;
+          case "delete":
+            await removeGoneDevice(services, device);
+            outcome.deleted.push(device.deviceId);
+            log.info({ message: "push device gone; deleted", userId: message.userId, deviceId: device.deviceId, kind: device.kind, reason: verdict.reason });
+            return;
+        }
+      } catch (err) {
+        // The verdict could not be carried out (Postgres or Redis failed): this device alone is tried again.
+        retries.push({ deviceId: device.deviceId, reason: `${verdict.action === "delivered" ? "delivered" : verdict.reason}; then ${errorText(err)}` });
       }
     }),
   );
+  const { window: _window, ...rest } = message;
+  const deadLetter = (d: { deviceId: string; reason: string }): NewDeadLetter => ({ queue: NOTIFY_QUEUES.send, body: { ...rest, deviceIds: [d.deviceId], attempt: 1 }, lastError: d.reason });
+  if (outcome.dead.length > 0) {
+    try {
+      await recordDeadLetters(services.db, outcome.dead.map(deadLetter));
+      log.error({ message: "push dead-lettered", userId: message.userId, dead: outcome.dead });
+    } catch (err) {
+      // Not kept (Postgres down): those devices are tried again with the retries, and kept then.
+      retries.push(...outcome.dead.map((d) => ({ deviceId: d.deviceId, reason: `${d.reason}; dead letter not kept: ${errorText(err)}` })));
+      outcome.dead = [];
+    }
+  }
   if (retries.length > 0) {
     const attempt = message.attempt ?? 1;
     const after = Math.max(0, ...retries.map((r) => r.after ?? 0));
     const delaySeconds = retryDelaySeconds(attempt, after || undefined);
     if (delaySeconds === undefined) {
-      outcome.dead.push(...retries.map((r) => ({ deviceId: r.deviceId, reason: `${r.reason} (after ${attempt} attempts)` })));
+      const dead = retries.map((r) => ({ deviceId: r.deviceId, reason: `${r.reason} (after ${attempt} attempts)` }));
+      await recordDeadLetters(services.db, dead.map(deadLetter));
+      outcome.dead.push(...dead);
+      log.error({ message: "push dead-lettered", userId: message.userId, dead });
     } else {
       // The retry carries what was sent (the collapsed count included), not the window again.
-      const { window: _window, ...rest } = message;
       const alert = push.type === "alert" && message.alert ? { alert: { ...message.alert, ...(push.body !== undefined ? { body: push.body } : {}) } } : {};
       await enqueuePushes(services.env, [{ body: { ...rest, ...alert, deviceIds: retries.map((r) => r.deviceId), attempt: attempt + 1 }, delaySeconds }]);
       outcome.retried.push(...retries.map((r) => r.deviceId));
     }
-  }
-  if (outcome.dead.length > 0) {
-    const { window: _window, ...rest } = message;
-    await recordDeadLetters(
-      services.db,
-      outcome.dead.map((d): NewDeadLetter => ({ queue: NOTIFY_QUEUES.send, body: { ...rest, deviceIds: [d.deviceId], attempt: 1 }, lastError: d.reason })),
-    );
-    log.error({ message: "push dead-lettered", userId: message.userId, dead: outcome.dead });
   }
   return outcome;
 }
@@ -181,6 +235,26 @@ function progressOf(tally: Map<string, BroadcastProgress>, update: BroadcastProg
   if (update.startedAt !== undefined) known.startedAt = update.startedAt;
 }
 
+/** A batch's messages grouped by the user they push to (pages and topic sends alone), in batch order. */
+function byUser<M extends Message<Deferrable<NotifyQueueMessage>>>(messages: readonly M[]): M[][] {
+  const groups = new Map<string, M[]>();
+  messages.forEach((message, i) => {
+    const body = message.body as { userId?: unknown };
+    const key = typeof body.userId === "string" ? `user:${body.userId}` : `message:${i}`;
+    groups.set(key, [...(groups.get(key) ?? []), message]);
+  });
+  return [...groups.values()];
+}
+
+/** Runs `task` over `items`, at most `size` at once. */
+async function inTurns<T>(items: readonly T[], size: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+}
+
 /**
  * The Worker's `queue()` for `notify-send` and its dead-letter queue. A message failing as a whole
  * is retried by the queue; in the dead-letter queue it gets one last try and is then kept in
@@ -198,7 +272,11 @@ export function createNotifyQueueHandler(events: EventBus, fetcher: typeof fetch
       const kept: NewDeadLetter[] = [];
       const overBudget: Message<Deferrable<NotifyQueueMessage>>[] = [];
       const progress = new Map<string, BroadcastProgress>();
-      for (const message of batch.messages) {
+      // Every provider request of the batch bounded (provider-fetch.ts) and through one pool of
+      // PUSH_CONCURRENCY connections; users handled side by side, each user's messages in order.
+      const bounded = boundedFetch(fetcher, config.requestTimeoutMs);
+      const slots = limiter(PUSH_CONCURRENCY);
+      const handle = async (message: Message<Deferrable<NotifyQueueMessage>>) => {
         const body = withoutDeferral(message.body);
         try {
           if (body.kind === "broadcast-page") {
@@ -206,21 +284,21 @@ export function createNotifyQueueHandler(events: EventBus, fetcher: typeof fetch
             progressOf(progress, page);
             message.ack();
             log.info({ queue: batch.queue, broadcastId: body.broadcastId, after: body.after, users });
-            continue;
+            return;
           }
           if (body.kind === "broadcast-topic") {
-            progressOf(progress, await sendBroadcastTopic(services, config, body, fetcher));
+            progressOf(progress, await sendBroadcastTopic(services, config, body, bounded));
             message.ack();
             log.info({ queue: batch.queue, broadcastId: body.broadcastId, topic: body.topic });
-            continue;
+            return;
           }
           if (body.kind === "author-page") {
             const page = await expandAuthorPage(services, body);
             message.ack();
             log.info({ queue: batch.queue, postId: body.postId, authorId: body.authorId, after: body.after, ...page });
-            continue;
+            return;
           }
-          const outcome = await sendToUser(services, config, body, fetcher);
+          const outcome = await sendToUser(services, config, body, bounded, slots);
           message.ack();
           if (body.broadcastId) {
             const add = { sent: outcome.delivered.length, dropped: outcome.deleted.length, failed: outcome.dead.length, retried: outcome.retried.length };
@@ -228,17 +306,12 @@ export function createNotifyQueueHandler(events: EventBus, fetcher: typeof fetch
           }
           log.info({ queue: batch.queue, userId: body.userId, kind: body.kind, delivered: outcome.delivered.length, deleted: outcome.deleted.length, retried: outcome.retried.length, dead: outcome.dead.length });
         } catch (err) {
-          if (!dead && isBudgetRefusal(err)) {
-            overBudget.push(message);
-          } else if (dead) {
-            kept.push({ queue: NOTIFY_QUEUES.send, body, lastError: errorText(err) });
-            log.error({ message: "push dead-lettered", queue: batch.queue, body, error: errorText(err) });
-          } else {
-            message.retry();
-            log.error({ message: "push failed; retrying", queue: batch.queue, body, attempts: message.attempts, error: errorText(err) });
-          }
+          settleFailedMessage(message, err, { queue: batch.queue, deadLetterOf: dead ? NOTIFY_QUEUES.send : undefined, body, what: "push", overBudget, kept });
         }
-      }
+      };
+      await inTurns(byUser(batch.messages), MESSAGE_CONCURRENCY, async (messages) => {
+        for (const message of messages) await handle(message);
+      });
       if (overBudget.length > 0) await deferForBudget<NotifyQueueMessage>(env.NOTIFY_QUEUE, batch.queue, overBudget, "pushes");
       await recordBroadcastProgress(services.redisAt(0), [...progress.values()]);
       if (dead) {

@@ -5,7 +5,9 @@ import { classifyTopicAnswer, type Verdict } from "./answers";
 import { pushConfig, type FcmConfig } from "./config";
 import { fcmTopicRequest, fcmTopicSubscriptionRequest, forgetFcmAccessToken } from "./fcm";
 import type { PushRequest } from "./message";
-import { userPreferences } from "./preferences";
+import { boundedFetch } from "./provider-fetch";
+import { broadcastWanted, userPreferences } from "./preferences";
+import { isFcmToken } from "./token-format";
 
 /**
  * FCM topic messaging for broadcasts: every FCM device is subscribed to the deployment's
@@ -23,7 +25,8 @@ import { userPreferences } from "./preferences";
 type TopicServices = Pick<Services, "env" | "db" | "redisFor" | "waitUntil">;
 
 async function send(request: PushRequest, fetcher: typeof fetch) {
-  const response = await fetcher(request.url, { method: request.method, headers: request.headers, ...(request.method === "POST" ? { body: request.body } : {}) });
+  // Timeout, no redirects, a capped answer (provider-fetch.ts): a no-op when the caller's fetcher is bounded already.
+  const response = await boundedFetch(fetcher)(request.url, { method: request.method, headers: request.headers, ...(request.method === "POST" ? { body: request.body } : {}) });
   return { status: response.status, body: await response.text(), headers: response.headers };
 }
 
@@ -44,9 +47,12 @@ export async function sendToBroadcastTopic(config: FcmConfig, topic: string, ale
  */
 export async function setBroadcastTopic(config: FcmConfig, op: "subscribe" | "unsubscribe", tokens: readonly string[], fetcher: typeof fetch = fetch): Promise<string[]> {
   const topic = config.broadcastTopic;
-  if (!topic || tokens.length === 0) return [];
+  // A token of another shape is no FCM token: it is never a path segment of FCM's URL.
+  const wellFormed = tokens.filter(isFcmToken);
+  if (wellFormed.length < tokens.length) log.warn({ message: `FCM topic ${op}: malformed tokens skipped`, topic, skipped: tokens.length - wellFormed.length });
+  if (!topic || wellFormed.length === 0) return [];
   const done = await Promise.all(
-    tokens.map(async (token) => {
+    wellFormed.map(async (token) => {
       try {
         const answer = await send(await fcmTopicSubscriptionRequest(config, op, token, topic, Date.now(), fetcher), fetcher);
         if ((answer.status >= 200 && answer.status < 300) || (op === "subscribe" && answer.status === 409)) return token;
@@ -62,14 +68,15 @@ export async function setBroadcastTopic(config: FcmConfig, op: "subscribe" | "un
 }
 
 /**
- * After a registration or a preferences change, in the request's `waitUntil`: the user's FCM
- * `tokens` join the topic when their preferences let broadcasts through, and leave it otherwise.
- * Nothing when FCM or its topic is not configured.
+ * After a registration (the registered token) or a change of the `broadcast` preference (all the
+ * user's tokens), in the request's `waitUntil`: the `tokens` join the topic when the preferences
+ * let broadcasts through, and leave it otherwise. Nothing when FCM or its topic is not configured.
+ * Any other preferences change calls nothing: membership follows `broadcast` alone.
  */
 export async function syncBroadcastTopic(services: TopicServices, userId: string, tokens: readonly string[], fetcher: typeof fetch = fetch): Promise<void> {
   const fcm = pushConfig(services.env).fcm;
   if (!fcm?.broadcastTopic || tokens.length === 0) return;
-  const wanted = (await userPreferences(services, userId)).kinds.broadcast ?? true;
+  const wanted = broadcastWanted(await userPreferences(services, userId));
   await setBroadcastTopic(fcm, wanted ? "subscribe" : "unsubscribe", tokens, fetcher);
 }
 

@@ -1,4 +1,5 @@
 import type { Services } from "../lib/services";
+import { ApiError } from "../lib/errors";
 import { errorText, log } from "../lib/log";
 import { cachedRow, type Prefetched } from "./cached-row";
 import { pushConfig } from "./config";
@@ -43,7 +44,7 @@ function dropAgain(services: DeviceServices, userIds: readonly string[]): void {
  * take it). Moves the endpoint/token from whoever had it; drops the user's oldest past the cap.
  */
 export async function registerUserDevice(services: DeviceServices, userId: string, deviceId: string, input: DeviceRegistration): Promise<RegistrationResult> {
-  const device = checkRegistration(input, pushConfig(services.env), services.env);
+  const device = checkRegistration(input, pushConfig(services.env));
   const touched = (result: RegistrationResult) => [userId, ...(result.previousUserId ? [result.previousUserId] : [])];
   const result = await registerDevice(services.db, userId, deviceId, device, (r) => dropCachedLists(services, touched(r)));
   dropAgain(services, touched(result));

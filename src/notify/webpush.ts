@@ -1,4 +1,4 @@
-import type { WebPushPayload } from "../client/service-worker";
+import type { WebPushPayload } from "../lib/wire/web-push";
 import { base64UrlDecode, base64UrlEncode } from "../lib/base64url";
 import type { WebPushConfig } from "./config";
 import type { WebPushDevice } from "./devices";

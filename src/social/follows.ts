@@ -5,29 +5,44 @@ import { newEventId } from "../lib/event-types";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
-import { notifyDevices } from "../notify/schema";
+import { queryRows } from "../lib/db";
+import { hasDeviceSql } from "../notify/probes";
+import { suspendedArg } from "../safety/copy";
+import { safetyNow } from "../safety/clock";
+import { blockBetweenSql, blockedError, mutesNotificationsSql } from "../safety/store";
 import { follows } from "./schema";
 
 export type FollowChange = { followerId: string; followeeId: string; following: boolean; changed: boolean };
 
-/** Follows `followeeId`; idempotent (`changed: false` when the pair already existed). */
+/** Follows `followeeId`; idempotent (`changed: false` when the pair already existed); 403 `blocked` when a block stands between them. */
 export async function follow(services: Services, followerId: string, followeeId: string): Promise<FollowChange> {
   if (followerId === followeeId) {
     throw new ApiError("bad_request", "You cannot follow yourself", [{ field: "userId", message: "must not be your own id" }]);
   }
   // ON CONFLICT DO NOTHING makes N concurrent follows of one pair insert exactly one row, and only
   // the insert that won reports (and emits) a change. The INSERT also answers whether the followee
-  // has a device (an index probe in the same statement): a follow of someone with no device to push
-  // to costs the push source nothing, not even a Redis read.
-  const inserted = await services.db
-    .insert(follows)
-    .values({ followerId, followeeId })
-    .onConflictDoNothing()
-    .returning({ followerId: follows.followerId, followeeHasDevices: sql<boolean>`exists (select 1 from ${notifyDevices} where ${notifyDevices.userId} = ${followeeId})` });
-  const changed = inserted.length > 0;
+  // has a device (notify's index probe, in the same statement): a follow of someone with no device to push
+  // to costs the push source nothing, not even a Redis read. A block between the two (either way)
+  // is checked in the same statement: the follow is refused and nothing is written.
+  // Whether the followee mutes the follower's notifications (their `follow` notification is one)
+  // is answered by the same statement too, so the follow stays one Redis round trip.
+  const [row] = await queryRows<{ blocked: boolean; inserted: boolean; followee_has_devices: boolean | null; followee_mutes: boolean | null }>(
+    services.db,
+    `WITH b AS (${blockBetweenSql("$1", "$2")}),
+          ins AS (
+            INSERT INTO follows (follower_id, followee_id) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM b)
+            ON CONFLICT DO NOTHING
+            RETURNING ${hasDeviceSql("$2")} AS followee_has_devices, ${mutesNotificationsSql("$2", "$1", "$3")} AS followee_mutes)
+     SELECT EXISTS (SELECT 1 FROM b) AS blocked, EXISTS (SELECT 1 FROM ins) AS inserted,
+            (SELECT followee_has_devices FROM ins) AS followee_has_devices, (SELECT followee_mutes FROM ins) AS followee_mutes`,
+    [followerId, followeeId, new Date(safetyNow(services.env)).toISOString()],
+  );
+  if (row!.blocked) throw blockedError("You cannot follow this user");
+  const changed = row!.inserted;
   if (changed) {
-    const followeeHasDevices = inserted[0]!.followeeHasDevices;
-    await services.events.emit({ type: "follow.created", id: newEventId(), followerId, followeeId, at: Date.now(), followeeHasDevices }, services);
+    const followeeHasDevices = row!.followee_has_devices === true;
+    const followeeMutesFollower = row!.followee_mutes === true;
+    await services.events.emit({ type: "follow.created", id: newEventId(), followerId, followeeId, at: Date.now(), followeeHasDevices, followeeMutesFollower }, services);
   }
   return { followerId, followeeId, following: true, changed };
 }
@@ -45,7 +60,12 @@ export async function unfollow(services: Services, followerId: string, followeeI
 
 export type FollowEdge = { userId: string; followedAt: string };
 
-/** One side of the follow graph of `userId`, newest first, keyset-paginated on (created_at, other id). */
+/**
+ * One side of the follow graph of `userId`, newest first, keyset-paginated on (created_at, other id).
+ * A suspended user is in nobody's list (the isolate's copy of the suspended set, handed to the one
+ * statement: no round trip, and a page stays full); their rows stay, so a lift shows them again
+ * where they were. The followers/following counts keep them (docs/safety.md).
+ */
 export async function listFollowEdges(
   services: Services,
   direction: "followers" | "following",
@@ -55,6 +75,7 @@ export async function listFollowEdges(
   const [self, other] =
     direction === "followers" ? [follows.followeeId, follows.followerId] : [follows.followerId, follows.followeeId];
   const after = page.cursor ? decodeFollowCursor(page.cursor) : undefined;
+  const suspended = await suspendedArg(services);
   const rows = await services.db
     .select({ userId: other, createdAt: follows.createdAt })
     .from(follows)
@@ -62,6 +83,7 @@ export async function listFollowEdges(
       and(
         eq(self, userId),
         after ? sql`(${follows.createdAt}, ${other}) < (${after.createdAt}::timestamptz, ${after.userId}::bigint)` : undefined,
+        suspended ? sql`${other} <> ALL(${`{${suspended}}`}::bigint[])` : undefined,
       ),
     )
     .orderBy(desc(follows.createdAt), desc(other))

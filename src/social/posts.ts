@@ -1,15 +1,22 @@
-import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { isoTimestamp } from "../db/columns";
 import type { Caller } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
-import type { Alert } from "../notify/alerts";
-import { notifyAuthorChoices } from "../notify/schema";
+import type { Alert } from "../lib/wire/alert";
+import { authorIsChosen } from "../notify/probes";
+import { queryRows } from "../lib/db";
+import { isSuspended, moderationCopy } from "../safety/copy";
+import { matchedTerm } from "../safety/filter";
+import { reportHeldPost } from "../safety/reports";
+import { blockBetweenSql, blockedError } from "../safety/store";
 import { posts } from "./schema";
 
 export type Post = { id: string; authorId: string; text: string; createdAt: string };
+/** A new post as its author gets it back: `held` when the term filter holds it for an operator. */
+export type CreatedPost = Post & { held?: true };
 
 const postColumns = { id: posts.id, authorId: posts.authorId, text: posts.text, createdAt: posts.createdAt };
 
@@ -19,21 +26,49 @@ function toPost(row: { id: bigint; authorId: string; text: string; createdAt: st
 
 /**
  * Creates a post. `alert` is what a push to the users who chose this author shows. The INSERT also
- * answers whether anyone chose the author (an index probe in the same statement), so a post of an
- * author nobody chose costs the push source nothing.
+ * answers whether anyone chose the author (notify's index probe, in the same statement), so a post
+ * of an author nobody chose costs the push source nothing.
+ *
+ * A text matching one of the operators' terms (the isolate's copy: no round trip) is stored held:
+ * no `post.created` event (so no fan-out, trending or push), shown to its author only, and listed
+ * as an automatic report; an operator's `approve` publishes it (`publishHeldPost`).
  */
-export async function createPost(services: Services, authorId: string, text: string, alert?: Alert): Promise<Post> {
+export async function createPost(services: Services, authorId: string, text: string, alert?: Alert): Promise<CreatedPost> {
+  const term = matchedTerm(await moderationCopy(services), text);
   const [row] = await services.db
     .insert(posts)
-    .values({ authorId, text })
-    .returning({ ...postColumns, chosen: sql<boolean>`exists (select 1 from ${notifyAuthorChoices} where ${notifyAuthorChoices.authorId} = ${authorId})` });
+    .values({ authorId, text, ...(term === null ? {} : { heldAt: sql`now()` }) })
+    .returning({ ...postColumns, chosen: authorIsChosen(authorId) });
   const post = toPost(row!);
-  await services.events.emit({ type: "post.created", postId: post.id, authorId, text: post.text, createdAt: post.createdAt, at: Date.now(), ...(alert ? { alert } : {}), chosen: row!.chosen }, services);
+  if (term !== null) {
+    await reportHeldPost(services, post, term);
+    return { ...post, held: true };
+  }
+  await emitCreated(services, post, row!.chosen, alert);
   return post;
 }
 
-/** A live post, or 404 (deleted posts read as missing). */
-export async function getPost(services: Services, postId: string): Promise<Post> {
+function emitCreated(services: Services, post: Post, chosen: boolean, alert?: Alert) {
+  return services.events.emit({ type: "post.created", postId: post.id, authorId: post.authorId, text: post.text, createdAt: post.createdAt, at: Date.now(), ...(alert ? { alert } : {}), chosen }, services);
+}
+
+/**
+ * Publishes a held post as if just posted: the hold is cleared and `post.created` emitted then
+ * (fan-out, trending, the author's pushes). Once: false when it was not held (or is deleted).
+ */
+export async function publishHeldPost(services: Services, postId: string): Promise<boolean> {
+  const [row] = await services.db
+    .update(posts)
+    .set({ heldAt: null })
+    .where(and(eq(posts.id, BigInt(postId)), isNull(posts.deletedAt), isNotNull(posts.heldAt)))
+    .returning({ ...postColumns, chosen: authorIsChosen(posts.authorId) });
+  if (!row) return false;
+  await emitCreated(services, toPost(row), row.chosen);
+  return true;
+}
+
+/** A live post, held or not, whoever wrote it (the author's and the operators' paths). */
+async function findPost(services: Services, postId: string): Promise<Post> {
   const [row] = await services.db
     .select(postColumns)
     .from(posts)
@@ -42,9 +77,31 @@ export async function getPost(services: Services, postId: string): Promise<Post>
   return toPost(row);
 }
 
+/**
+ * A live post as anyone reads it, or 404: deleted, held by the term filter, or by a suspended
+ * author (hidden, not removed). With `readerId` (the request carried a token), 403 `blocked` when a
+ * block stands between the reader and the author, either way: checked in the post's own statement
+ * (two primary-key probes of `safety_blocks`), no round trip more.
+ */
+export async function getPost(services: Services, postId: string, readerId?: string): Promise<Post> {
+  const [row] = await queryRows<PostRow>(
+    services.db,
+    `SELECT p.id::text AS id, p.author_id::text AS author_id, p.text, p.created_at::text AS created_at,
+            ${readerId === undefined ? "false" : `EXISTS (${blockBetweenSql("$2::bigint", "p.author_id")})`} AS blocked
+       FROM posts p WHERE p.id = $1 AND p.deleted_at IS NULL AND p.held_at IS NULL`,
+    readerId === undefined ? [postId] : [postId, readerId],
+  );
+  if (!row || isSuspended(await moderationCopy(services), row.author_id!)) throw new ApiError("not_found", `Post ${postId} not found`);
+  if (row.blocked) throw blockedError("You cannot read this post");
+  return rowToPost(row);
+}
+
+type PostRow = { id: string | null; author_id: string | null; text: string | null; created_at: string | null; blocked: boolean };
+const rowToPost = (row: PostRow): Post => ({ id: row.id!, authorId: row.author_id!, text: row.text!, createdAt: isoTimestamp(row.created_at!) });
+
 /** Soft-deletes a post; only its author or an admin may. */
 export async function deletePost(services: Services, caller: Caller, postId: string): Promise<{ id: string; deleted: true }> {
-  const post = await getPost(services, postId);
+  const post = await findPost(services, postId);
   if (post.authorId !== caller.userId && caller.role !== "admin") {
     throw new ApiError("forbidden", "Only the author or an admin may delete this post");
   }
@@ -60,13 +117,52 @@ export async function deletePost(services: Services, caller: Caller, postId: str
   return { id: postId, deleted: true };
 }
 
-/** Live posts of an author, newest first; ids only grow, so the id alone is the cursor. */
-export async function listPostsByAuthor(services: Services, authorId: string, page: { limit: number; cursor?: string }) {
+/**
+ * An account deletion's delete of one of the user's posts (src/social/erase.ts), live, held or
+ * deleted already: the row is soft-deleted as `deletePost` does, and `post.deleted` is emitted
+ * whether or not this call changed the row, failing the call when a subscriber fails. A delete
+ * whose event was lost (Redis failing after the row changed: `emit` only logs) or that an earlier
+ * try of the same step half did is so carried out again: every subscriber's part is a removal,
+ * and the counts it moves twice are the user's own, which the deletion removes afterwards. The
+ * event says `followersPurged`: the deletion purges the author from every follower's timeline in
+ * one pass afterwards, so the feed sends no removal fan-out per post.
+ */
+export async function erasePost(services: Services, authorId: string, postId: string): Promise<void> {
+  await services.db
+    .update(posts)
+    .set({ deletedAt: sql`now()` })
+    .where(and(eq(posts.id, BigInt(postId)), isNull(posts.deletedAt)));
+  await services.events.emitOrFail({ type: "post.deleted", postId, authorId, at: Date.now(), followersPurged: true }, services);
+}
+
+/**
+ * Live posts of an author, newest first; ids only grow, so the id alone is the cursor. Held posts
+ * only when the author reads their own (`viewerId`); nothing while the author is suspended. With
+ * another reader's token, 403 `blocked` when a block stands between the reader and the author,
+ * either way: checked in the page's own statement, no round trip more.
+ */
+export async function listPostsByAuthor(services: Services, authorId: string, page: { limit: number; cursor?: string }, viewerId?: string) {
   const before = page.cursor ? decodePostCursor(page.cursor) : undefined;
+  if (viewerId !== authorId && isSuspended(await moderationCopy(services), authorId)) return { items: [], nextCursor: null };
+  if (viewerId !== undefined && viewerId !== authorId) {
+    // One row at least (the block flag), the page's posts joined to it when no block stands.
+    const rows = await queryRows<PostRow>(
+      services.db,
+      `WITH b AS (SELECT EXISTS (${blockBetweenSql("$1::bigint", "$2::bigint")}) AS blocked)
+       SELECT p.id::text AS id, p.author_id::text AS author_id, p.text, p.created_at::text AS created_at, b.blocked
+         FROM b LEFT JOIN LATERAL (
+           SELECT id, author_id, text, created_at FROM posts
+            WHERE author_id = $2 AND deleted_at IS NULL AND held_at IS NULL AND ($3::bigint IS NULL OR id < $3::bigint) AND NOT b.blocked
+            ORDER BY id DESC LIMIT $4) p ON true`,
+      [viewerId, authorId, before === undefined ? null : before.toString(), page.limit + 1],
+    );
+    if (rows[0]?.blocked) throw blockedError("You cannot read this user's posts");
+    return toPage(rows.filter((r) => r.id !== null), page.limit, rowToPost, (row) => [row.id!]);
+  }
   const rows = await services.db
     .select(postColumns)
     .from(posts)
-    .where(and(eq(posts.authorId, authorId), isNull(posts.deletedAt), before ? lt(posts.id, before) : undefined))
+    .where(and(eq(posts.authorId, authorId), isNull(posts.deletedAt), viewerId === authorId ? undefined : isNull(posts.heldAt), before ? lt(posts.id, before) : undefined))
     .orderBy(desc(posts.id))
     .limit(page.limit + 1);
   return toPage(rows, page.limit, toPost, (row) => [row.id.toString()]);

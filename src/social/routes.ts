@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate } from "../lib/auth";
+import { authenticate, optionalCaller } from "../lib/auth";
 import { IdSchema, idParam } from "../lib/ids";
 import { bearerAuth, errorResponses, jsonBody, jsonContent, newRouter } from "../lib/openapi";
 import { PaginationQuery, pageSchema } from "../lib/pagination";
 import { rateLimit } from "../lib/rate-limit";
-import { PostAlertSchema } from "../notify/alerts";
+import { PostAlertSchema } from "../lib/wire/alert";
 import { follow, listFollowEdges, unfollow } from "./follows";
 import { createPost, deletePost, getPost, listPostsByAuthor } from "./posts";
 import { MAX_POST_LENGTH } from "./schema";
@@ -31,7 +31,9 @@ const followRoute = (method: "put" | "delete") =>
     request: { params: z.object({ userId: idParam("userId") }) },
     responses: {
       200: jsonContent(FollowChangeSchema, "The relation after the call; `changed` says whether this call changed it"),
-      ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable"),
+      ...(method === "put"
+        ? errorResponses("bad_request", "unauthorized", "blocked", "rate_limited", "unavailable")
+        : errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable")),
     },
   });
 
@@ -77,7 +79,7 @@ export const socialRoutes = newRouter()
       middleware: [authenticate(), rateLimit()] as const,
       request: jsonBody(NewPostSchema),
       responses: {
-        201: jsonContent(PostSchema, "The new post"),
+        201: jsonContent(PostSchema.extend({ held: z.literal(true).optional().describe("The term filter holds the post for an operator: shown to you only until approved") }).openapi("NewPostResult"), "The new post"),
         ...errorResponses("bad_request", "unauthorized", "rate_limited", "unavailable"),
       },
     }),
@@ -92,10 +94,11 @@ export const socialRoutes = newRouter()
       path: "/v1/posts/{id}",
       tags: ["Posts"],
       summary: "Read a post",
+      description: "Public. With a valid token, 403 `blocked` when the reader and the author blocked each other (either way).",
       request: { params: z.object({ id: idParam("id") }) },
-      responses: { 200: jsonContent(PostSchema, "The post"), ...errorResponses("bad_request", "not_found", "unavailable") },
+      responses: { 200: jsonContent(PostSchema, "The post"), ...errorResponses("bad_request", "blocked", "not_found", "unavailable") },
     }),
-    async (c) => c.json(await getPost(c.var.services, c.req.valid("param").id), 200),
+    async (c) => c.json(await getPost(c.var.services, c.req.valid("param").id, (await optionalCaller(c))?.userId), 200),
   )
   .openapi(
     createRoute({
@@ -119,11 +122,13 @@ export const socialRoutes = newRouter()
       path: "/v1/users/{id}/posts",
       tags: ["Posts"],
       summary: "Posts of a user, newest first",
+      description: "Public. With a valid token, 403 `blocked` when the reader and the user blocked each other (either way).",
       request: { params: z.object({ id: idParam("id") }), query: PaginationQuery },
       responses: {
         200: jsonContent(pageSchema(PostSchema, "PostsPage"), "One page"),
-        ...errorResponses("bad_request", "unavailable"),
+        ...errorResponses("bad_request", "blocked", "unavailable"),
       },
     }),
-    async (c) => c.json(await listPostsByAuthor(c.var.services, c.req.valid("param").id, c.req.valid("query")), 200),
+    // With the author's own token the page includes their held posts.
+    async (c) => c.json(await listPostsByAuthor(c.var.services, c.req.valid("param").id, c.req.valid("query"), (await optionalCaller(c))?.userId), 200),
   );

@@ -31,6 +31,8 @@ export const posts = pgTable(
     text: text("text").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
     deletedAt: timestamp("deleted_at", { withTimezone: true, mode: "string" }),
+    /** Set while the term filter holds the post: stored, shown to its author only, never fanned out or pushed. */
+    heldAt: timestamp("held_at", { withTimezone: true, mode: "string" }),
   },
   (t) => [
     // "Posts of X, newest first", live posts only.

@@ -60,7 +60,8 @@ describe("GET /v1/admin/status", () => {
     const s = await status();
     expect(s.dependencies.redis).toEqual([expect.objectContaining({ name: "default", ok: true, latencyMs: expect.any(Number) })]);
     expect(s.dependencies.postgres).toMatchObject({ name: "postgres", ok: true });
-    expect(Object.keys(s).sort()).toEqual(["at", "badgesPush", "counters", "cron", "dependencies", "feed", "liveRooms", "notify"]);
+    expect(Object.keys(s).sort()).toEqual(["at", "badgesPush", "counters", "cron", "dependencies", "feed", "liveRooms", "notify", "reports"]);
+    expect(s.reports).toEqual({ open: expect.any(Number), oldestOpenAt: s.reports.open ? expect.any(String) : null, oldestOpenAgeMs: expect.any(Number) });
     expect(Object.keys(s.cron).sort()).toEqual(Object.keys(CRON_SCHEDULES).sort());
     expect(s.feed.deadLetters).toEqual({ "feed-fanout": expect.any(Number), "feed-follow-sync": expect.any(Number), "notify-send": expect.any(Number) });
   });

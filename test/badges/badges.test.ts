@@ -122,7 +122,7 @@ describe("badges.repair and the remembered stream counts", () => {
     expect(await redis.hexists(badgeKeys.streamAccess(me), `${STREAM_META}chat/${chat}`)).toBe(1);
     const { redis: counted, billed } = countBilledCommands(services.redis);
     const after = await getBadges(onRedis(services, counted), me, 99);
-    expect(billed).toEqual([16]);
+    expect(billed).toEqual([18]);
     expect(after).toEqual(before);
   });
 });
@@ -165,11 +165,11 @@ describe("what one GET /v1/me/badges bills", () => {
     return { body, billed: read, after: billed.slice(read.length) };
   };
 
-  it("bills 16 for a known user with stream news: EVALSHA_RO, one read per hash, ZCOUNT of the broadcast ids, HMGET of the versions, GET + SMEMBERS + ZCOUNT of the feed; nothing after", async () => {
+  it("bills 18 for a known user with stream news: EVALSHA_RO, one read per hash, ZCOUNT of the broadcast ids, HMGET of the versions, GET + SMEMBERS + ZCOUNT of the feed, EXISTS + ZUNION of the safety sets; nothing after", async () => {
     const { me } = await busyUser();
     const first = (await badges(me)).body; // builds the caches, records the user, renews the TTLs, counts the stream
     const { body, billed, after } = await billedBadges(me);
-    expect(billed).toEqual([16]);
+    expect(billed).toEqual([18]);
     expect(after, "a warm call writes nothing").toEqual([]);
     expect(body).toEqual(first);
   });
@@ -179,11 +179,11 @@ describe("what one GET /v1/me/badges bills", () => {
     await badges(me);
     await api("POST", `/v1/streams/chat/${chat}/items`, { as: service, body: { at: Date.now() + 120_000 } });
     const changed = await billedBadges(me);
-    expect(changed.billed).toEqual([17]);
+    expect(changed.billed).toEqual([19]);
     expect(changed.after).toEqual([4]);
     expect(changed.body.streams.byStream[`chat/${chat}`]).toEqual({ count: 5, capped: false });
     const again = await billedBadges(me);
-    expect(again.billed).toEqual([16]);
+    expect(again.billed).toEqual([18]);
     expect(again.after).toEqual([]);
     expect(again.body).toEqual(changed.body);
   });
@@ -219,7 +219,7 @@ describe("what one GET /v1/me/badges bills", () => {
     await badges(me);
     for (let i = 0; i < 2; i++) {
       const { body, billed, after } = await billedBadges(me);
-      expect(billed).toEqual([17]);
+      expect(billed).toEqual([19]);
       expect(after).toEqual([]);
       expect(body.streams.byStream[`chat/${chat}`]).toEqual({ count: 4, capped: false });
     }
@@ -230,10 +230,10 @@ describe("what one GET /v1/me/badges bills", () => {
     await badges(me);
     const recorded = await redis.zscore(badgeKeys.activeUsers(), me);
     expect(recorded).not.toBeNull();
-    expect(await billedBadges(me)).toMatchObject({ billed: [16], after: [] });
+    expect(await billedBadges(me)).toMatchObject({ billed: [18], after: [] });
     expect(await redis.zscore(badgeKeys.activeUsers(), me), "a call within the minute records nothing").toBe(recorded);
     await redis.hset(badgeKeys.markers(me), { act: Number(recorded) - ACTIVE_RECORD_EVERY_MS });
-    expect(await billedBadges(me)).toMatchObject({ billed: [16], after: [4] });
+    expect(await billedBadges(me)).toMatchObject({ billed: [18], after: [4] });
     expect(Number(await redis.zscore(badgeKeys.activeUsers(), me))).toBeGreaterThan(Number(recorded));
   });
 });

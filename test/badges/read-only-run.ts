@@ -1,5 +1,5 @@
 /**
- * Badge reads near the user (docs/scale.md, "Apps worldwide"): a warm `GET /v1/me/badges` and the
+ * Badge reads near the user (docs/regions.md, "Badges near the user"): a warm `GET /v1/me/badges` and the
  * badge hubs' reads send only commands a read region of a Global database answers itself
  * (EVALSHA_RO and read commands), so nothing of them crosses to the primary; what a read finds due
  * or missing is written after it, a call of its own. Run at N = 1 (read-only.test.ts) and at N = 3

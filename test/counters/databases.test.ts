@@ -150,7 +150,7 @@ describe.skipIf(!enough)("a database past its command budget", () => {
       const results = await Promise.all(Array.from({ length: 12 }, () => incr(id, 1, envLimited)));
       expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
       expect((rateLimitedAnswers()[1] ?? 0) - before, "answers past the budget, counted for database 1").toBeGreaterThan(0);
-      const health = await api("GET", "/health", { env: envLimited });
+      const health = await api("GET", "/health", { env: envLimited, as: { userId: newIdOn(0, 3), role: "admin" } });
       expect(health.body.redis.rateLimited).toBeGreaterThan(0);
       await withServices(databases.env, (services) => flushAll(services)); // through the unlimited bridge of the same database
       expect((await readCounts("user", [id], { env: databases.env })).counts[id]!.coins).toBe(12);

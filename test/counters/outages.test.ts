@@ -77,6 +77,27 @@ describe("when Redis is down", () => {
     expect((await readCounts("post", [postId], { env: chaosEnv })).counts[postId]!.likes).toBe(1);
   });
 
+  it("a long outage costs each later increment one request: only the first ones are sent again for the window", async () => {
+    const id = newId();
+    await incr("user", id, { coins: 1 }); // a success: the client is not failing
+    await chaos.setRedisDown(true);
+    const first = await chaos.stats();
+    expect((await incr("user", id, { coins: 1 })).status).toBe(200);
+    const during = await chaos.stats();
+    expect(during.requests - first.requests, "sent again while the database may come back").toBeGreaterThan(1);
+    // Increments go on: each is sent again only for what is left of the window, then at once to Postgres.
+    const costs: number[] = [];
+    while (costs.at(-1) !== 1 && costs.length < 10) {
+      const before = await chaos.stats();
+      expect((await incr("user", id, { coins: 1 })).status).toBe(200);
+      costs.push((await chaos.stats()).requests - before.requests);
+    }
+    expect(costs.at(-1), "failing for longer than the window: to Postgres at once").toBe(1);
+    await chaos.setRedisDown(false);
+    await flushThroughChaos();
+    expect((await readCounts("user", [id], { env: chaosEnv })).counts[id]!.coins).toBe(2 + costs.length);
+  });
+
   it("an increment with an Idempotency-Key answers 503 (only Redis can remember the key) and applies nothing", async () => {
     const id = newId();
     await chaos.setRedisDown(true);
@@ -85,6 +106,41 @@ describe("when Redis is down", () => {
     await chaos.setRedisDown(false);
     expect((await readCounts("user", [id], { env: chaosEnv })).counts[id]!.coins).toBe(0);
   });
+});
+
+describe("when Redis ran an increment and its answer was lost", () => {
+  // The server (or the link) died after running the script: a 503, as the bridge answers when its
+  // connection closed under the command, or a dropped connection. Neither says whether it ran, so
+  // the increment is sent again with its own call id and the script applies it once.
+  for (const how of ["503", "drop"] as const) {
+    it(`(${how}) it counts once and answers 200`, async () => {
+      const id = newId();
+      await incr("user", id, { coins: 1 });
+      await readCounts("user", [id], { env: chaosEnv }); // cached: the increment rewrites the cached value too
+      await chaos.loseAnswers(1, how);
+      const res = await incr("user", id, { coins: 2 });
+      expect(res.status, show(res)).toBe(200);
+      expect(res.body.counts).toMatchObject({ coins: 3 });
+      expect((await readCounts("user", [id], { env: chaosEnv })).counts[id]!.coins).toBe(3);
+      await flushThroughChaos();
+      expect((await readCounts("user", [id], { env: chaosEnv })).counts[id]!.coins).toBe(3);
+      const { services, close } = servicesFor(chaosEnv);
+      const rows = await queryRows<{ value: string }>(services.db, "SELECT value::text FROM counters WHERE entity = 'user' AND entity_id = $1 AND field = 'coins'", [id]);
+      await close();
+      expect(rows).toEqual([{ value: "3" }]);
+    });
+
+    it(`(${how}) with an Idempotency-Key it counts once and answers as a first answer`, async () => {
+      const id = newId();
+      await incr("user", id, { coins: 1 });
+      await chaos.loseAnswers(1, how);
+      const res = await incr("user", id, { coins: 2 }, { "Idempotency-Key": `lost-${newId()}` });
+      expect(res.status, show(res)).toBe(200);
+      expect(res.headers.get("Idempotent-Replayed")).toBeNull();
+      await flushThroughChaos();
+      expect((await readCounts("user", [id], { env: chaosEnv })).counts[id]!.coins).toBe(3);
+    });
+  }
 });
 
 describe("when Postgres is down", () => {

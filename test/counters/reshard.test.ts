@@ -20,6 +20,7 @@ import { badgeKeys } from "../../src/badges/keys";
 import { feedKeys } from "../../src/feed/keys";
 import { opsKeys } from "../../src/lib/ops/keys";
 import { notifyKeys } from "../../src/notify/keys";
+import { moderationKeys, safetyKeys } from "../../src/safety/keys";
 import { type DatabaseCredentials, databaseOfSlot, installRouting, parseReshardState, RESHARD_STATE_KEY, slotOf, TOPOLOGY_MARKER_KEY, topologyMarker } from "../../src/lib/redis-topology";
 import { reshard, ReshardInterrupted, type ReshardDeps } from "../../scripts/reshard/core";
 import { api, newId, show } from "../support/api";
@@ -109,10 +110,14 @@ describe("every key shape of every capability has a reshard rule", () => {
       [counterKeys.trendingGone(), undefined],
       [counterKeys.trendingScratch("24h"), undefined],
       [counterKeys.idempotency("77", "k-1"), undefined],
+      [counterKeys.eventApplied("981"), undefined],
+      [counterKeys.callApplied("q8Zr-1xYw2kT0aBc"), undefined],
       [opsKeys.runs(), undefined],
       [opsKeys.fanouts(), undefined],
       [opsKeys.history(), undefined],
       [notifyKeys.devices(u), u],
+      ...Object.values(safetyKeys).map((build) => [build(u), u] as [string, string | undefined]),
+      ...Object.values(moderationKeys).map((build) => [build(), undefined] as [string, string | undefined]),
       ...Object.entries(badgeKeys).map(([name, build]) => [(build as (...a: string[]) => string)(u, "k-1"), /^(broadcastIds|reddotChannels|authorPublished|streamItems|streamLastItem|activeUsers|reddotRefreshIds|replayed|owed)$/.test(name) ? undefined : u] as [string, string | undefined]),
       ...Object.entries(feedKeys)
         .filter(([name]) => !name.endsWith("Prefix"))

@@ -15,13 +15,14 @@ import { MARK_BUILDING, READ_PAGE } from "../../src/feed/page.lua";
 import { readHomeFeed } from "../../src/feed/timeline";
 import { servicesFor } from "../counters/support";
 import { newId } from "../support/api";
-import { eventually, feed, follow, newestFirst, post, redis, removePost, fileServices } from "./support";
+import { rebuildSets } from "../../src/safety/cache";
+import { eventually, feed, follow, newestFirst, post, redis, removePost, fileServices, servicesPausingAfter } from "./support";
 
 const services = fileServices();
 
 const pageKeys = (userId: string) => [feedKeys.timeline(userId), feedKeys.flags(userId), feedKeys.unfollowEpoch(userId), feedKeys.bigFollows(userId), feedKeys.activity(), feedKeys.seen(userId)];
-/** The page scripts' config arguments: TTL, prefixes, pulled-account bound, counter fields. */
-const CONFIG = ["604800", "feed:post:", counterKeys.cache("post", ""), "feed:ob:", "200", "5", "views", "comments", "likes", "favorites", "forwards"];
+/** The page scripts' config arguments: TTL, prefixes, pulled-account bound, counter fields, the safety clock (these keys name no safety sets: nothing is filtered). */
+const CONFIG = ["604800", "feed:post:", counterKeys.cache("post", ""), "feed:ob:", "200", "5", "views", "comments", "likes", "favorites", "forwards", String(Date.now()), ""]; // the last: the suspended ids (none)
 
 const parse = <T>(raw: unknown) => (typeof raw === "string" ? JSON.parse(raw) : raw) as T;
 
@@ -108,26 +109,8 @@ describe("fan-out", () => {
   });
 });
 
-/**
- * Services whose Postgres pool runs `between` right after the first read of an author's page of
- * followers returns, before the consumer goes on to Redis: the interleaving read page → `between`
- * → deliver, forced rather than hoped for.
- */
-function servicesPausingAfterFollowerPage(between: () => Promise<void>) {
-  const { services, close } = servicesFor();
-  const pool = (services.db as unknown as { $client: { query: (text: string, params?: unknown[]) => Promise<unknown> } }).$client;
-  const query = pool.query.bind(pool);
-  let paused = false;
-  pool.query = async (text, params) => {
-    const result = await query(text, params);
-    if (!paused && /FROM follows\s+WHERE followee_id = \$1 AND/.test(text)) {
-      paused = true;
-      await between();
-    }
-    return result;
-  };
-  return { services, close, paused: () => paused };
-}
+/** The interleaving "a fan-out page reads its followers → `between` → it delivers", forced. */
+const servicesPausingAfterFollowerPage = (between: () => Promise<void>) => servicesPausingAfter(/FROM follows\s+WHERE followee_id = \$1 AND/, between);
 
 describe("an unfollow racing a delivery", () => {
   it("wins over a fan-out page that read its followers before it: the post is not added back", async () => {
@@ -244,6 +227,8 @@ describe("cold page", () => {
     await queryRows(services.db, `INSERT INTO post_likes (user_id, post_id) VALUES ($1, $2)`, [me, ids[1]]);
     await queryRows(services.db, `INSERT INTO counters (entity, entity_id, field, value) VALUES ('post', $1, 'likes', 5)`, [ids[1]]);
     await redis.del(feedKeys.timeline(me), ...ids.map((id) => counterKeys.cache("post", id)), ...ids.map((id) => feedKeys.post(id)), feedKeys.flags(me));
+    // The reader's safety sets cached (a reader whose sets are not costs one statement more: their rebuild).
+    await rebuildSets(services, me, "");
     const { services: counted, close } = servicesFor();
     const pool = (counted.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
     const statements: string[] = [];

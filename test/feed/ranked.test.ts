@@ -135,11 +135,20 @@ describe("GET /v1/me/feed?order=ranked over the cursor's ranking", () => {
     await removePost(author, posts[1]!);
     const unknown = String(Number(posts[3]) + 1_000_000_000);
     const cursor = encodeRankedCursor({ at: Date.now(), shown: 1, ids: [posts[0]!, posts[1]!, unknown, posts[2]!] });
-    const res = await api("GET", `/v1/me/feed?order=ranked&limit=3&cursor=${cursor}`, { as: { userId: reader } });
-    expect(res.status, show(res)).toBe(200);
-    expect(ids(res.body.items)).toEqual([posts[0]]);
-    const next = await api("GET", `/v1/me/feed?order=ranked&limit=3&cursor=${res.body.nextCursor}`, { as: { userId: reader } });
-    expect([ids(next.body.items), next.body.nextCursor]).toEqual([[posts[2]], null]);
+    // The walk from there shows the live posts only, in the ranking's order. Whether a page reads
+    // on past what it leaves out (a reader with something hidden, or anyone suspended in the
+    // deployment: the author of each id is checked) or ends short (nothing to hide: the ids as
+    // they are, the Worker drops what it cannot show) depends on state other test files share.
+    const shown: string[] = [];
+    let next: string | null = cursor;
+    for (let pages = 0; next && pages < 4; pages++) {
+      const res: { status: number; body: any; headers: Headers } = await api("GET", `/v1/me/feed?order=ranked&limit=3&cursor=${next}`, { as: { userId: reader } });
+      expect(res.status, show(res)).toBe(200);
+      expect(res.body.items.length).toBeLessThanOrEqual(3);
+      shown.push(...ids(res.body.items));
+      next = res.body.nextCursor;
+    }
+    expect([shown, next]).toEqual([[posts[0], posts[2]], null]);
 
     const degraded = await api("GET", `/v1/me/feed?order=ranked&limit=2&cursor=${encodeCursor(["pg", 0])}`, { as: { userId: reader } });
     expect(degraded.status, show(degraded)).toBe(200);

@@ -87,3 +87,24 @@ export function fileServices(overrides: Partial<Env> = {}): Services {
   afterAll(close);
   return services;
 }
+
+/**
+ * Services whose Postgres pool runs `between` right after the first statement matching `read`
+ * returns, before the consumer goes on to Redis: the interleaving "delivery reads Postgres →
+ * `between` → delivery writes Redis", forced rather than hoped for.
+ */
+export function servicesPausingAfter(read: RegExp, between: () => Promise<unknown>) {
+  const { services, close } = servicesFor();
+  const pool = (services.db as unknown as { $client: { query: (text: string, params?: unknown[]) => Promise<unknown> } }).$client;
+  const query = pool.query.bind(pool);
+  let paused = false;
+  pool.query = async (text, params) => {
+    const result = await query(text, params);
+    if (!paused && read.test(text)) {
+      paused = true;
+      await between();
+    }
+    return result;
+  };
+  return { services, close, paused: () => paused };
+}

@@ -16,18 +16,17 @@ import { FanLookups } from "../../src/live/fan-lookups";
 import { isFanOf } from "../../src/live/rooms";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
+import { costOn } from "../support/admission-refreshes";
 import { newIdOn, useChaosDatabases } from "../support/databases";
 import { follow, lookUpFansThrough, newRoom, startSession } from "./helpers";
 
 const databases = useChaosDatabases();
 const { enough, pairs } = databases;
 
-/** Requests and billed commands that reached each database's bridge during `call`. */
+/** Requests and billed commands each database's bridge took for `call` (its admission upkeep left out). */
 async function perDatabase(call: () => Promise<unknown>): Promise<{ requests: number[]; commands: number[] }> {
-  const before = await Promise.all(pairs.map((p) => p.stats()));
-  await call();
-  const after = await Promise.all(pairs.map((p) => p.stats()));
-  return { requests: after.map((a, i) => a.requests - before[i]!.requests), commands: after.map((a, i) => a.commands - before[i]!.commands) };
+  const { requests, commands } = await costOn(pairs, call);
+  return { requests, commands };
 }
 
 /**
@@ -94,9 +93,10 @@ describe.skipIf(!enough)("a room's follow lookups over three databases", () => {
       answers = await Promise.all(viewers.map((viewer) => join(room, viewer)));
     });
     expect(answers).toEqual(spec.map((s) => s.fan));
-    expect(counted.commands, "billed: one HMGET per new viewer, on its database").toEqual([6, 0, 6]);
+    // Each new viewer: the HMGET, and the Worker's read of their safety sets (a block refuses the join), both on their database.
+    expect(counted.commands, "billed: one HMGET and one safety read per new viewer, on its database").toEqual([12, 0, 12]);
     expect(counted.requests[1]).toBe(0);
-    expect(counted.requests[0]! + counted.requests[2]!, "batched: never more requests than lookups").toBeLessThanOrEqual(12);
+    expect(counted.requests[0]! + counted.requests[2]!, "batched: never more requests than lookups and safety reads").toBeLessThanOrEqual(24);
     expect(await roomCounts(room, host)).toEqual({ viewers: 15, onlineFans: spec.filter((s) => s.fan).length });
   });
 });
@@ -132,7 +132,7 @@ describe.skipIf(!enough)("one of three databases killed mid-traffic in a room", 
       });
       expect(answers, "every join answers its viewer's status (database 1's from Postgres)").toEqual(during.map((v) => isFan.get(v)));
       during.forEach((v) => inRoom.add(v));
-      expect([counted.commands[0], counted.commands[2]], "the healthy databases' viewers: one HMGET each, from their caches").toEqual([2, 2]);
+      expect([counted.commands[0], counted.commands[2]], "the healthy databases' viewers: one HMGET and one safety read each, from their caches").toEqual([4, 4]);
       const left = await api("DELETE", `/v1/live/${room}/presence`, { as: { userId: viewers[1]! }, env: databases.env });
       expect(left.status, show(left)).toBe(200);
       inRoom.delete(viewers[1]!);
@@ -174,7 +174,7 @@ describe.skipIf(!enough)("one of three databases killed mid-traffic in a room", 
     const late = viewers[10]!;
     const counted = await perDatabase(async () => expect(await join(room, late)).toBe(isFan.get(late)));
     inRoom.add(late);
-    expect(counted.commands, "back: database 1's viewer from its cache").toEqual([0, 1, 0]);
+    expect(counted.commands, "back: database 1's viewer from its cache (+ its safety read)").toEqual([0, 2, 0]);
     await expectCounts("after the outage");
   });
 });

@@ -50,7 +50,7 @@ describe("DELETE /v1/live/{roomId}/sessions/current", () => {
     expect(late.status, show(late)).toBe(409);
   });
 
-  it("refuses a viewer who is not the host with 403", async () => {
+  it("refuses a viewer who does not own the room with 403", async () => {
     const [room, host, other] = [newRoom(), newId(), newId()];
     await startSession(room, host);
     const res = await api("DELETE", `/v1/live/${room}/sessions/current`, { as: { userId: other } });
@@ -77,7 +77,7 @@ describe("GET /v1/live/{roomId}/online?list=fans", () => {
     expect(seen.sort()).toEqual([...fans].sort());
   });
 
-  it("answers 403 to anyone but the host and admins", async () => {
+  it("answers 403 to anyone but the room's owner, services and admins", async () => {
     const [room, host] = [newRoom(), newId()];
     await startSession(room, host);
     const other = await api("GET", `/v1/live/${room}/online?list=fans`, { as: { userId: newId() } });
@@ -179,7 +179,7 @@ describe("room expiry", () => {
         try {
           return state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM attendance`).one().n;
         } catch {
-          return 0; // tables dropped by deleteAll
+          return 0; // tables dropped at expiry
         }
       });
     // One run deletes one chunk only. Counted inside the object around a single alarm() call: the

@@ -19,6 +19,8 @@ type Series = Record<string, { t: number; v: number }[]>;
 type Console = {
   renderCards(doc: Document, container: Element, status: unknown, history?: unknown, now?: number): { id: string; level: string }[];
   renderDeadLetters(doc: Document, tbody: Element, page: unknown): void;
+  renderReports(doc: Document, tbody: Element, page: unknown, now?: number): void;
+  renderDeletions(doc: Document, tbody: Element, page: unknown, now?: number): void;
   record(history: Series, status: unknown, now?: number): Series;
   seed(history: Series, answer: unknown): Series;
 };
@@ -45,7 +47,7 @@ describe("/admin page script", () => {
   it("renders a card per area from a recorded status answer, all green when all is well", () => {
     const { document, console } = page();
     const cards = console.renderCards(document, document.getElementById("cards")!, clone());
-    expect(cards.map((c) => c.id)).toEqual(["dependencies", "counters", "feed", "badges", "broadcasts", "live", "cron"]);
+    expect(cards.map((c) => c.id)).toEqual(["dependencies", "counters", "feed", "badges", "broadcasts", "live", "reports", "cron"]);
     expect(levels(document)).toEqual({
       "card-dependencies": "green",
       "card-counters": "green",
@@ -53,6 +55,7 @@ describe("/admin page script", () => {
       "card-badges": "green",
       "card-broadcasts": "green",
       "card-live": "green",
+      "card-reports": "green",
       "card-cron": "green",
     });
     const text = document.getElementById("cards")!.textContent!;
@@ -206,6 +209,67 @@ describe("/admin page script", () => {
     expect(tbody.textContent).toContain("No dead letters.");
   });
 
+  it("shows the Reports card: open count and the oldest open report's age, amber past 12 h, red past 24 h (the app stores' deadline)", () => {
+    const { document, console } = page();
+    const now = Date.parse(recorded.at);
+    const at = (hours: number) => {
+      const s = clone();
+      s.reports = { open: 3, oldestOpenAt: new Date(now - hours * 3_600_000).toISOString(), oldestOpenAgeMs: hours * 3_600_000 };
+      return s;
+    };
+    const levelAt = (hours: number) => console.renderCards(document, document.getElementById("cards")!, at(hours), undefined, now).find((c) => c.id === "reports")!.level;
+    expect(levelAt(1)).toBe("green");
+    expect(levelAt(13)).toBe("amber");
+    expect(levelAt(25)).toBe("red");
+    const card = document.getElementById("card-reports")!;
+    expect(card.textContent).toContain("Open");
+    expect(card.textContent).toContain("3");
+    expect(card.textContent).toContain("over 24 h");
+  });
+
+  it("lists open reports with their posts as reported and a button per action (approve only with a held post)", () => {
+    const { document, console } = page();
+    const tbody = document.getElementById("reports-body")!;
+    const report = (id: string, state: string, ageSeconds: number, reporterId: string | null) => ({
+      id, status: "open", reporterId, userId: "77", category: "spam", comment: "buy now", createdAt: recorded.at, updatedAt: recorded.at, ageSeconds, resolvedAt: null, resolution: null,
+      posts: [{ postId: "500", text: "cheap pills", reportedAt: recorded.at, state }], actions: [],
+    });
+    console.renderReports(document, tbody, { items: [report("9", "live", 30 * 3600, "5"), report("10", "held", 60, null)], nextCursor: null });
+    const rows = tbody.querySelectorAll("tr");
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.className).toBe("red");
+    expect(tbody.textContent).toContain("cheap pills");
+    expect(tbody.textContent).toContain("(automatic)");
+    for (const action of ["dismiss", "remove-posts", "suspend"]) expect(tbody.querySelector(`button[data-report-action="${action}"][data-id="9"]`)).not.toBeNull();
+    expect(tbody.querySelector('button[data-report-action="approve"][data-id="9"]')).toBeNull();
+    expect(tbody.querySelector('button[data-report-action="approve"][data-id="10"]')).not.toBeNull();
+    console.renderReports(document, tbody, { items: [], nextCursor: null });
+    expect(tbody.textContent).toContain("No open reports.");
+  });
+
+  it("lists account deletions, running first, with what each capability removed and the part running", () => {
+    const { document, console } = page();
+    const tbody = document.getElementById("deletions-body")!;
+    const now = Date.parse(recorded.at);
+    const at = (ms: number) => new Date(now - ms).toISOString();
+    console.renderDeletions(document, tbody, {
+      items: [
+        { deletionId: "12", userId: "77", status: "running", askedAt: at(180_000), finishedAt: null, progress: [{ capability: "social.posts", removed: 40, done: true }, { capability: "social.follows", removed: 7, done: false }, { capability: "feed", removed: 0, done: false }] },
+        { deletionId: "11", userId: "78", status: "finished", askedAt: at(600_000), finishedAt: at(590_000), progress: [{ capability: "social.posts", removed: 2, done: true }, { capability: "feed", removed: 0, done: true }] },
+      ],
+    }, now);
+    const rows = tbody.querySelectorAll("tr");
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.className).toBe("amber");
+    expect(rows[0]!.textContent).toContain("running 3 min");
+    expect(rows[0]!.textContent).toContain("1 / 3 parts");
+    expect(rows[0]!.textContent).toContain("▶ social.follows 7");
+    expect(rows[0]!.textContent).not.toContain("feed");
+    expect(rows[1]!.textContent).toContain("finished in 10 s");
+    console.renderDeletions(document, tbody, { items: [] });
+    expect(tbody.textContent).toContain("No account deletions.");
+  });
+
   it("asks for the token once, keeps it for the tab, polls the status with it, and draws the server's history on open", async () => {
     const calls: { url: string; auth: string | null }[] = [];
     const t0 = Date.parse(recorded.at);
@@ -221,7 +285,7 @@ describe("/admin page script", () => {
     document.getElementById("login")!.dispatchEvent(new window.Event("submit", { cancelable: true }));
     expect(window.sessionStorage.getItem("community-edge-admin-token")).toBe("admin-jwt");
     await eventually(() => document.querySelectorAll(".card").length, (cards) => cards !== 0, 500);
-    expect(document.querySelectorAll(".card")).toHaveLength(7);
+    expect(document.querySelectorAll(".card")).toHaveLength(8);
     expect(calls[0]).toEqual({ url: "/v1/admin/status", auth: "Bearer admin-jwt" });
     expect(calls).toContainEqual({ url: "/v1/admin/status/history", auth: "Bearer admin-jwt" });
     // The pending-fields line holds the two hours of history and the first poll's point.

@@ -16,6 +16,7 @@ import { getBadgesAndBigFollows } from "../../src/badges/badges";
 import { readDirectMessages } from "../../src/badges/dms";
 import { badgeKeys } from "../../src/badges/keys";
 import { readCheapKinds } from "../../src/badges/live/values";
+import { safetyKeys } from "../../src/safety/keys";
 import { readNotificationType } from "../../src/badges/notifications";
 import { takeActiveUsers } from "../../src/badges/repair";
 import type { Env } from "../../src/env";
@@ -53,6 +54,10 @@ describe("badge reads through a read region 40 ms from the primary", () => {
       .hset(badgeKeys.streamAccess(user), { _: "1" })
       .hset(badgeKeys.dms(user), { "9": 4, total: 4 })
       .hset(badgeKeys.inbox(user), { _: "1", system: 1, total: 1 })
+      // The safety sets (src/safety), built: nothing blocked or muted.
+      .zadd(safetyKeys.blocked(user), 0, "0")
+      .zadd(safetyKeys.blockedMe(user), 0, "0")
+      .zadd(safetyKeys.mutes(user), 0, "0")
       .exec();
     await replicated();
   }, 60_000);

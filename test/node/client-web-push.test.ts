@@ -227,6 +227,20 @@ describe("the service worker's click handler", () => {
     expect(opened).toEqual([]);
   });
 
+  it("never leaves the scope's origin: a url of another host, however spelled, opens the scope instead", async () => {
+    const escapes = ["/\\evil.example/login", "/\\\\evil.example", "/%5Cevil.example", "\t//evil.example", "/\t/evil.example", "//evil.example", "https://evil.example/login", "javascript:alert(1)"];
+    for (const url of escapes) {
+      const { scope, opened } = fakeScope();
+      await click(scope, { url });
+      expect(opened, url).toEqual(["https://app.example.com/"]);
+    }
+    // Nor is it kept in the notification's data, which a click handler of the page's own reads.
+    const { scope, shown, listeners } = fakeScope();
+    installPushHandlers(scope);
+    for (const url of escapes) await push(listeners, JSON.stringify({ title: "t", url }));
+    expect(shown.map((s) => (s.options?.data as { url: string }).url)).toEqual(escapes.map(() => "https://app.example.com/"));
+  });
+
   it("opens the scope for a notification without a url", async () => {
     const { scope, opened } = fakeScope();
     await click(scope, null);

@@ -1,8 +1,10 @@
 /**
  * The shape of `src/` as its imports draw it: no module reaches itself through its imports (type
- * imports included: a cycle of types still ties the modules' reasons to change together), the feed
- * imports nothing of the badges, the live badge socket is entered through its index only, and the
- * operations console sits above the capabilities (it reads them; they record into `src/lib/ops`).
+ * imports included: a cycle of types still ties the modules' reasons to change together), no two
+ * capabilities import each other and none imports another's tables (social's follows and posts
+ * aside), the feed imports nothing of the badges, the live badge socket is entered through its
+ * index only, the server imports nothing of the client, and the operations console sits above the
+ * capabilities (it reads them; they record into `src/lib/ops`).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -38,6 +40,33 @@ export function importGraph(root: string, { runtime = false } = {}): Map<string,
     graph.set(file, [...targets].sort());
   }
   return graph;
+}
+
+/** The top folder of a file under `src/` (`badges` for `badges/live/hub.ts`); "" for a file at the top. */
+const folderOf = (file: string) => (file.includes("/") ? file.split("/")[0]! : "");
+
+/**
+ * The capability folders: every folder of `src/` but the shared layers below them (`lib`, `db`),
+ * the client apps import, the docs page, and the operations console, which sits above them.
+ */
+function capabilityFolders(root: string): string[] {
+  const notCapabilities = new Set(["admin", "client", "db", "docs", "lib"]);
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !notCapabilities.has(entry.name))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** Each pair of `folders` importing each other, with the imports that tie them (`a ⇄ b: a/x.ts → b/y.ts, …`). */
+export function mutualImports(graph: Map<string, string[]>, folders: readonly string[]): string[] {
+  const between = (from: string, to: string) =>
+    [...graph].flatMap(([file, targets]) => (folderOf(file) === from ? targets.filter((t) => folderOf(t) === to).map((t) => `${file} → ${t}`) : []));
+  return folders.flatMap((a, i) =>
+    folders.slice(i + 1).flatMap((b) => {
+      const [there, back] = [between(a, b), between(b, a)];
+      return there.length > 0 && back.length > 0 ? [`${a} ⇄ ${b}: ${[...there, ...back].join(", ")}`] : [];
+    }),
+  );
 }
 
 /** Every cycle's modules (strongly connected components with more than one file, or a self-import). */
@@ -92,6 +121,41 @@ describe("src/ imports", () => {
     expect(cycles(graph)).toEqual([]);
   });
 
+  it("run one way between any two capabilities, type imports included (notify calls down into badges; badges announce on the bus)", () => {
+    const folders = capabilityFolders(SRC);
+    expect(folders, "the walk sees the capabilities").toEqual(expect.arrayContaining(["badges", "counters", "feed", "live", "notify", "social"]));
+    const tangled = new Map([
+      ["a/x.ts", ["b/y.ts"]],
+      ["b/y.ts", []],
+      ["b/z.ts", ["a/w.ts"]],
+      ["a/w.ts", []],
+    ]);
+    expect(mutualImports(tangled, ["a", "b"]), "the check can fail").toEqual(["a ⇄ b: a/x.ts → b/y.ts, b/z.ts → a/w.ts"]);
+    expect(mutualImports(graph, folders)).toEqual([]);
+  });
+
+  it("keep each capability's tables its own: none imports another's schema.ts (social's follows and posts, the base every capability reads, aside) nor all of them (db/schema.ts)", () => {
+    const folders = new Set([...capabilityFolders(SRC), "admin"]);
+    const reaching = [...graph].flatMap(([file, targets]) =>
+      folders.has(folderOf(file))
+        ? targets
+            .filter((t) => t === "db/schema.ts" || (t.endsWith("/schema.ts") && folders.has(folderOf(t)) && folderOf(t) !== folderOf(file) && t !== "social/schema.ts"))
+            .map((t) => `${file} → ${t}`)
+        : [],
+    );
+    expect(reaching).toEqual([]);
+    // What others may read of social's: the walk sees them do it, so the exception is still needed.
+    expect([...graph].some(([file, targets]) => folderOf(file) !== "social" && targets.includes("social/schema.ts"))).toBe(true);
+  });
+
+  it("keep the shared library below the capabilities and the server free of the client folder: what two sides read (an alert, a push's payload) lives in src/lib/wire", () => {
+    const intoClient = [...graph].flatMap(([file, targets]) => (folderOf(file) === "client" ? [] : targets.filter((t) => folderOf(t) === "client").map((t) => `${file} → ${t}`)));
+    expect(intoClient).toEqual([]);
+    const folders = new Set([...capabilityFolders(SRC), "admin", "client"]);
+    const fromLib = [...graph].flatMap(([file, targets]) => (folderOf(file) === "lib" ? targets.filter((t) => folders.has(folderOf(t))).map((t) => `${file} → ${t}`) : []));
+    expect(fromLib).toEqual([]);
+  });
+
   it("keep the feed free of the badges: the feed announces events, the badges subscribe", () => {
     const fromFeed = [...graph].flatMap(([file, targets]) => (file.startsWith("feed/") ? targets.filter((t) => t.startsWith("badges/")).map((t) => `${file} → ${t}`) : []));
     expect(fromFeed).toEqual([]);
@@ -120,11 +184,12 @@ describe("src/ imports", () => {
     expect(readModel.flatMap(([file, targets]) => targets.filter(inside).map((t) => `${file} → ${t}`))).toEqual([]);
   });
 
-  it("keep the budget deferral in the shared library, below the capabilities it serves (the feed and notify)", () => {
-    const capabilities = ["admin/", "badges/", "counters/", "feed/", "live/", "notify/", "social/"];
+  it("keep the budget deferral in the shared library, below the capabilities it serves (the feed, notify and account deletions)", () => {
+    const capabilities = ["accounts/", "admin/", "badges/", "counters/", "feed/", "live/", "notify/", "social/"];
     expect((graph.get("lib/deferral.ts") ?? []).filter((t) => capabilities.some((c) => t.startsWith(c)))).toEqual([]);
-    const users = [...graph].filter(([, targets]) => targets.includes("lib/deferral.ts")).map(([file]) => file.split("/")[0]);
-    expect(new Set(users)).toEqual(new Set(["feed", "notify"]));
+    // Outside the shared library itself (lib/queue-failures.ts settles a failed message beside it).
+    const users = [...graph].filter(([file, targets]) => !file.startsWith("lib/") && targets.includes("lib/deferral.ts")).map(([file]) => file.split("/")[0]);
+    expect(new Set(users)).toEqual(new Set(["accounts", "feed", "notify"]));
   });
 
   it("run one way around the operations console: the console reads the capabilities, the capabilities record into src/lib/ops", () => {

@@ -9,7 +9,8 @@ import { startPushServices, describePush, type PushServices } from "../../script
 import { pushConfig } from "../../src/notify/config.js";
 import { apnsProvider } from "../../src/notify/apns.js";
 import { sendPush } from "../../src/notify/providers.js";
-import type { ApnsDevice } from "../../src/notify/devices.js";
+import type { ApnsDevice, WebPushDevice } from "../../src/notify/devices.js";
+import { HUGE_BYTES } from "../../scripts/stack/push/misbehaving.js";
 import type { PushMessage } from "../../src/notify/message.js";
 import { eventually } from "../support/eventually.js";
 
@@ -66,6 +67,27 @@ describe("web-push-testing", () => {
     const after = await eventually(() => push.webPush.subscribe().catch(() => undefined), (sub) => sub !== undefined, 15_000);
     expect(push.webPush.pid).not.toBe(pid);
     expect(after!.clientHash).not.toBe(before.clientHash);
+  });
+});
+
+describe("the misbehaving endpoint, through the sender's limits (Node's fetch)", () => {
+  const subscription = { p256dh: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4", auth: "BTBZMqHH6r4Tts7J_aSIgg" };
+  const at = (path: string): WebPushDevice => ({ kind: "webpush", deviceId: "b", registeredAt: new Date().toISOString(), endpoint: `${push.misbehaving.url}${path}`, keys: subscription });
+  const config = () => pushConfig({ ...push.vars, ENVIRONMENT: "development", PUSH_REQUEST_TIMEOUT_MS: "300" });
+
+  it("is a local push service: its endpoints are allowed in development only", async () => {
+    expect(push.vars.WEBPUSH_LOCAL_ORIGINS!.split(",")).toContain(push.misbehaving.url);
+    expect(await sendPush(pushConfig({ ...push.vars, ENVIRONMENT: "production" }), at("/target/prod"), message)).toMatchObject({ action: "delete", reason: "endpoint not allowed: must be https" });
+    expect(push.misbehaving.stats("prod").target).toBe(0);
+  });
+
+  it("a hang is given up after the timeout, a redirect is not followed, 50 MB are not read", async () => {
+    await expect(sendPush(config(), at("/hang/n1"), message)).rejects.toThrow(/no answer within 300 ms/);
+    expect(await sendPush(config(), at("/redirect/n1"), message)).toMatchObject({ action: "dead", refusedDevice: true, reason: "307 redirect to /target/n1 (not followed)" });
+    expect(await sendPush(config(), at("/huge/n1"), message)).toEqual({ action: "delivered" });
+    const stats = push.misbehaving.stats("n1");
+    expect(stats).toMatchObject({ hang: 1, redirect: 1, target: 0, huge: 1, hugeFinished: false });
+    expect(stats.hugeBytesWritten).toBeLessThan(HUGE_BYTES / 2);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The local reshard round trip of docs/scale.md ("Resharding", locally), command for command:
+ * The local reshard round trip of docs/resharding.md ("Locally"), command for command:
  * `npm run dev -- --serve --redis-databases 3`, then `npm run reshard -- --to 2` twice (the plan,
  * a restart of `npm run dev` as the deploy, the move), a restart still listing three databases,
  * then `npm run reshard -- --to 3` twice the same way — while loops increment and read counters
@@ -10,9 +10,7 @@
  * It runs what `npm run dev` and `npm run reshard` run (their scripts, with the test's own
  * `--port` and `--data-dir`): a private stack, independent of the test stack.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { spawn } from "node:child_process";
 import { sign } from "hono/jwt";
 import { Redis as RedisConnection } from "ioredis";
 import pg from "pg";
@@ -22,62 +20,36 @@ import { devRecordPath, readDevRecord } from "../../scripts/dev/leftovers";
 import { fireCron } from "../../scripts/fire-cron";
 import { freePort } from "../../scripts/stack/free-port";
 import { REPO_ROOT } from "../../scripts/stack/migrate";
-import { DEV_DATA_DIR } from "../../scripts/stack/postgres";
 import { hasRedisServerBinary } from "../../scripts/stack/redis";
 import { CRON_SCHEDULES } from "../../src/cron";
 import { databaseOfSlot, slotOf } from "../../src/lib/redis-topology";
 import { newId } from "../support/ids";
+import { devChildEnv, devDataDir, startDevRun, TSX, type DevRun } from "./support/dev-run";
 
-const TSX = join(REPO_ROOT, "node_modules/.bin/tsx");
 const STEP_MS = 240_000;
 
+let data: ReturnType<typeof devDataDir>;
 let dataDir: string;
 let port: number;
 let workerUrl: string;
-let dev: ChildProcess | undefined;
+let dev: DevRun | undefined;
 const output: string[] = [];
-
-/** The child's environment: nothing of the test stack's (its own Redis and Postgres, the dev secret). */
-function childEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of ["REDIS_URL", "DATABASE_URL", "UPSTASH_REDIS_DATABASES", "UPSTASH_REDIS_REST_URL", "UPSTASH_REDIS_REST_TOKEN", "JWT_SECRET"]) delete env[name];
-  return env;
-}
 
 /** `npm run dev -- --serve --redis-databases 3 --port P --data-dir D`, until its Worker answers. */
 async function startDev(): Promise<void> {
-  const child = spawn(TSX, ["scripts/dev.ts", "--serve", "--redis-databases", "3", "--port", String(port), "--data-dir", dataDir], {
-    cwd: REPO_ROOT,
-    env: childEnv(),
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  dev = child;
-  let exited = false;
-  child.once("exit", () => (exited = true));
-  const lines = (chunk: Buffer) => output.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-  child.stdout!.on("data", lines);
-  child.stderr!.on("data", lines);
-  for (;;) {
-    if (exited) throw new Error(`npm run dev exited while starting:\n${output.slice(-30).join("\n")}`);
-    const ok = await fetch(`${workerUrl}/health`).then((r) => r.status === 200, () => false);
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  dev = await startDevRun(["--serve", "--redis-databases", "3"], { dataDir, port, output });
 }
 
-/** Ctrl-C on `npm run dev` (one SIGTERM: it flushes, then stops what it started), until it exited. */
+/** Ctrl-C on `npm run dev`, until it exited. */
 async function stopDev(): Promise<void> {
-  const child = dev;
+  const run = dev;
   dev = undefined;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
+  await run?.stop();
 }
 
 /** `npm run reshard -- --to M --data-dir D`: its log lines; throws with them when it fails. */
 async function reshard(to: number): Promise<string[]> {
-  const child = spawn(TSX, ["scripts/reshard.ts", "--to", String(to), "--data-dir", dataDir], { cwd: REPO_ROOT, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(TSX, ["scripts/reshard.ts", "--to", String(to), "--data-dir", dataDir], { cwd: REPO_ROOT, env: devChildEnv(), stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   const collect = (chunk: Buffer) => lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
   child.stdout.on("data", collect);
@@ -172,20 +144,17 @@ async function expectExact(): Promise<void> {
 
 const usable = hasRedisServerBinary();
 
-describe.skipIf(!usable)("the local reshard round trip of docs/scale.md: 3 → 2 → 3 under counters traffic", () => {
+describe.skipIf(!usable)("the local reshard round trip of docs/resharding.md: 3 → 2 → 3 under counters traffic", () => {
   beforeAll(async () => {
-    // Under the repository's `.data/` (where `npm run dev` keeps its data), not the test run's
-    // private TMPDIR: as root, Postgres runs as an unprivileged user who must reach the directory.
-    mkdirSync(DEV_DATA_DIR, { recursive: true });
-    dataDir = mkdtempSync(join(DEV_DATA_DIR, "reshard-trip-"));
-    chmodSync(dataDir, 0o755);
+    data = devDataDir("reshard-trip-");
+    dataDir = data.path;
     port = await freePort();
     workerUrl = `http://127.0.0.1:${port}`;
     token = await sign({ sub: "900001", role: "service", exp: Math.floor(Date.now() / 1000) + 3600 }, readDevVars().JWT_SECRET ?? DEV_JWT_SECRET, "HS256");
   });
   afterAll(async () => {
     await stopDev().catch(() => {});
-    rmSync(dataDir, { recursive: true, force: true });
+    data.remove();
   });
 
   it("npm run dev -- --serve --redis-databases 3 serves the counters", async () => {

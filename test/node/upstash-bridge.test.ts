@@ -168,7 +168,7 @@ describe("errors", () => {
   it("stats count every request and command that arrives", async () => {
     await redis.set(key("s"), 1);
     await redis.pipeline().get(key("s")).get(key("t")).exec();
-    expect(bridge.stats).toEqual({ requests: 2, commands: 3, byPath: { "/": 0, "/pipeline": 2, "/multi-exec": 0 }, syncTokens: expect.any(Array) });
+    expect(bridge.stats).toEqual({ requests: 2, commands: 3, byPath: { "/": 0, "/pipeline": 2, "/multi-exec": 0 }, syncTokens: expect.any(Array), upkeep: { requests: 0, commands: 0 } });
   });
 
   it("answers a growing upstash-sync-token, as Upstash does, and keeps the ones requests send", async () => {
@@ -322,5 +322,30 @@ describe("request spans (rounds counted from outside)", () => {
     expect(countRounds([{ start: 0, end: 10 }, { start: 5, end: 20 }, { start: 15, end: 30 }])).toBe(1); // a chain of overlaps
     expect(countRounds([{ start: 40, end: 50 }, { start: 0, end: 10 }, { start: 11, end: 12 }])).toBe(3); // order of arrival, not of the list
     expect(countRounds([{ start: 0, end: Number.NaN }, { start: 100, end: 110 }])).toBe(1);
+  });
+});
+
+describe("upkeep keys (the test stack's isolates' admission copies)", () => {
+  it("counts a request whose every command touches only upkeep keys apart, and every other request as before", async () => {
+    const up = key("upkeep");
+    const other = key("other");
+    const own = await startUpstashBridge({ redisUrl: inject("redisUrl"), token: "upkeep", upkeepKeys: [up] });
+    const client = new Redis({ url: own.url, token: "upkeep", enableAutoPipelining: false });
+    try {
+      await client.hkeys(up); // alone: upkeep
+      await client.eval("return redis.call('EXISTS', KEYS[1])", [up], []); // a script whose first key is one: upkeep
+      const mixed = client.pipeline();
+      mixed.get(up).get(other);
+      await mixed.exec(); // with another key: counted
+      await client.get(other);
+      expect({ requests: own.stats.requests, commands: own.stats.commands, byPath: own.stats.byPath, upkeep: own.stats.upkeep }).toEqual({
+        requests: 2,
+        commands: 3,
+        byPath: { "/": 1, "/pipeline": 1, "/multi-exec": 0 },
+        upkeep: { requests: 2, commands: 2 },
+      });
+    } finally {
+      await own.close();
+    }
   });
 });

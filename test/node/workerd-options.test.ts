@@ -13,8 +13,8 @@ describe("workerOptionsFromWrangler", () => {
     expect(options.compatibilityDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(options.compatibilityFlags).toContain("nodejs_compat");
     expect(options.durableObjects).toMatchObject({ LIVE_ROOMS: { className: "LiveRoom", useSQLite: true } });
-    expect(Object.keys(options.ratelimits ?? {}).sort()).toEqual(["VIEW_LIMITER", "WRITE_LIMITER"]);
-    expect(options.bindings).toMatchObject({ ENVIRONMENT: "development" });
+    expect(Object.keys(options.ratelimits ?? {}).sort()).toEqual(["REPORT_LIMITER", "VIEW_LIMITER", "WRITE_LIMITER"]);
+    expect(options.bindings).toMatchObject({ ENVIRONMENT: "production" });
   });
 
   it("puts no asset router in front of the Worker, and passes the rule that bundles the /docs files as Data", async () => {

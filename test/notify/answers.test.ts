@@ -60,12 +60,17 @@ describe("what a push service's answer does", () => {
     expect(parseRetryAfter("soon")).toBeUndefined();
   });
 
-  it("413 and other 4xx are dead letters with the reason, the device kept", () => {
-    expect(classifyAnswer(webpush, answer(413, "payload too large"))).toEqual({ action: "dead", reason: "413 payload too large" });
-    expect(classifyAnswer(apns, answer(413, { reason: "PayloadTooLarge" }))).toEqual({ action: "dead", reason: "413 PayloadTooLarge" });
-    expect(classifyAnswer(apns, answer(400, { reason: "BadTopic" }))).toEqual({ action: "dead", reason: "400 BadTopic" });
-    expect(classifyAnswer(fcm, answer(400, fcmError(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT")))).toEqual({ action: "dead", reason: "400 INVALID_ARGUMENT" });
-    expect(classifyAnswer(webpush, answer(403, "")).action).toBe("dead");
+  it("400, 403, 413 and redirects are dead letters counted against the device; our credentials' refusals and other 4xx are not counted", () => {
+    expect(classifyAnswer(webpush, answer(413, "payload too large"))).toEqual({ action: "dead", reason: "413 payload too large", refusedDevice: true });
+    expect(classifyAnswer(apns, answer(413, { reason: "PayloadTooLarge" }))).toEqual({ action: "dead", reason: "413 PayloadTooLarge", refusedDevice: true });
+    expect(classifyAnswer(apns, answer(400, { reason: "BadTopic" }))).toEqual({ action: "dead", reason: "400 BadTopic", refusedDevice: true });
+    expect(classifyAnswer(fcm, answer(400, fcmError(400, "INVALID_ARGUMENT", "INVALID_ARGUMENT")))).toEqual({ action: "dead", reason: "400 INVALID_ARGUMENT", refusedDevice: true });
+    expect(classifyAnswer(webpush, answer(403, ""))).toMatchObject({ action: "dead", refusedDevice: true });
+    expect(classifyAnswer(webpush, answer(307, "", { Location: "https://elsewhere.example/x" }))).toEqual({ action: "dead", reason: "307 redirect to https://elsewhere.example/x (not followed)", refusedDevice: true });
+    // A broken key of ours would otherwise count against every device.
+    expect(classifyAnswer(apns, answer(403, { reason: "InvalidProviderToken" }))).toEqual({ action: "dead", reason: "403 InvalidProviderToken" });
+    expect(classifyAnswer(fcm, answer(403, fcmError(403, "PERMISSION_DENIED", "PERMISSION_DENIED")))).toEqual({ action: "dead", reason: "403 PERMISSION_DENIED" });
+    expect(classifyAnswer(webpush, answer(418, "teapot"))).toEqual({ action: "dead", reason: "418 teapot" });
   });
 
   it("nothing is retried forever: backoff grows, Retry-After lengthens it, the last attempt gives up", () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { queryRows } from "../../src/lib/db";
 import { authorAlert, expandAuthorPage, MAX_NOTIFY_AUTHORS } from "../../src/notify/authors";
+import { MAX_AUTHOR_THREAD_WINDOWS } from "../../src/notify/keys";
 import { api, newId, show } from "../support/api";
 import { badgeTotal, notifyFlow, pagesOf, recordingQueue } from "../support/notify-flow";
 import { closeLive, openLive } from "../badges/live-helpers";
@@ -127,6 +128,38 @@ describe("POST /v1/posts: pushes to the users who chose the author", () => {
     expect(await s.decrypted(0)).toMatchObject({ title: "New post", body: `${"a".repeat(139)}… … and 2 others`, tag: `author:${author}` });
   });
 
+  it(`a new thread per post does not mean a push per post: past ${MAX_AUTHOR_THREAD_WINDOWS} open thread windows, posts collapse into the author's window`, async () => {
+    const s = await notifyFlow();
+    const author = newId();
+    await followAndChoose(s.me, author);
+    const posted = (text: string, thread: string) => post(author, s.env, { text, alert: { title: "Ada", thread } });
+    const posts = 10;
+    // Each post's page delivered before the next post (a batch's pages run side by side, in no set
+    // order), so the windows open in the posts' order; the window pushes stay queued meanwhile.
+    const page = (body: { kind: string }) => body.kind === "author-page";
+    const postAndPage = async (text: string, thread: string) => {
+      expect((await posted(text, thread)).status).toBe(201);
+      await s.deliver(page);
+    };
+    for (let i = 0; i < posts; i++) await postAndPage(`post ${i}`, `t${i}`);
+    // A thread whose window is open counts there; one past the cap again in the author's window.
+    for (const thread of ["t0", "t7"]) await postAndPage(`again ${thread}`, thread);
+    const threads = Array.from({ length: MAX_AUTHOR_THREAD_WINDOWS }, (_, i) => `author:${author}:t${i}`);
+    expect(s.queued.map((q) => [q.body.window, q.body.alert?.thread, q.delaySeconds])).toEqual([...threads, `author:${author}`].map((t) => [t, t, 30]));
+    await s.deliver(); // the windows' pushes
+    expect(s.push.received).toHaveLength(MAX_AUTHOR_THREAD_WINDOWS + 1);
+    const shown = await Promise.all(s.push.received.map((_, i) => s.decrypted(i)));
+    const byTag = new Map(shown.map((p) => [p.tag, p.body]));
+    expect(byTag.get(threads[0])).toBe("post 0 … and 1 other");
+    expect(byTag.get(threads[1])).toBe("post 1");
+    // Posts t3…t9 and the second t7: the first of them, and the count of the rest.
+    expect(byTag.get(`author:${author}`)).toBe(`post ${MAX_AUTHOR_THREAD_WINDOWS} … and ${posts - MAX_AUTHOR_THREAD_WINDOWS} others`);
+    // The windows closed with their pushes: a new thread has a window of its own again.
+    expect((await posted("later", "t99")).status).toBe(201);
+    await s.deliver();
+    expect(s.queued.map((q) => q.body.window)).toEqual([`author:${author}:t99`]);
+  });
+
   it("a user who follows the author without choosing gets nothing; an author nobody chose queues nothing at all", async () => {
     const s = await notifyFlow();
     const author = newId();
@@ -198,6 +231,22 @@ describe("POST /v1/posts: pushes to the users who chose the author", () => {
       expect(JSON.stringify(res.body.error.details)).toContain(field);
     }
     expect((await api("GET", `/v1/users/${author}/posts`)).body.items).toEqual([]);
+  });
+
+  it("refuses a url that a browser resolves to another site (a backslash, a tab, encoded or not) with a 400 naming alert.url", async () => {
+    const author = newId();
+    // Each starts like a path, or nearly; `new URL(url, origin)` takes the raw backslashed and tabbed ones to evil.example,
+    // and an app router that decodes the path before navigating would take the encoded ones there.
+    for (const url of ["/\\evil.example/login", "/\\\\evil.example", "/%5Cevil.example", "/%5cevil.example", "\t//evil.example", "/\t/evil.example", "/\n/evil.example", "/%09/evil.example", "javascript:alert(1)", "/%E0%A4%A"]) {
+      const res = await post(author, {}, { text: "hi", alert: { url } });
+      expect(res.status, `${JSON.stringify(url)}: ${show(res)}`).toBe(400);
+      expect(res.body.error.details, url).toEqual([expect.objectContaining({ field: "alert.url" })]);
+    }
+    expect((await api("GET", `/v1/users/${author}/posts`)).body.items).toEqual([]);
+    for (const url of ["/posts/9", "/dms/7?from=push#last", "/ok%2Fencoded", "/search?q=a%20b", "/"]) {
+      const res = await post(author, {}, { text: "hi", alert: { url } });
+      expect(res.status, `${url}: ${show(res)}`).toBe(201);
+    }
   });
 });
 

@@ -16,8 +16,8 @@ import type { NotifyQueueMessage, NotifySendMessage } from "../../src/notify/sen
 import { closeLive, openLive } from "../badges/live-helpers";
 import { api, newId, show } from "../support/api";
 import { eventually } from "../support/eventually";
-import { pushTestKeys, newSubscriptionKeys } from "../support/push";
-import { fcmTopicSubscribers, receivedBy, stackPushEnv, subscribeWebPush } from "../support/push-services";
+import { fcmToken, pushTestKeys, newSubscriptionKeys } from "../support/push";
+import { fcmTopicCalls, fcmTopicSubscribers, receivedBy, stackPushEnv, subscribeWebPush } from "../support/push-services";
 import { createChaos } from "../support/stack";
 import { queryRows } from "../../src/counters/store";
 import { withServices } from "../counters/support";
@@ -61,7 +61,7 @@ describe("a broadcast with push: one FCM topic send, Web Push and APNs paged", (
   async function audience() {
     const [all, online, fcmOnly, quiet] = [newId(), newId(), newId(), newId()];
     const sub = await subscribeWebPush();
-    const tokens = { all: `fcm-${hex(12)}`, fcmOnly: `fcm-${hex(12)}`, quiet: `fcm-${hex(12)}` };
+    const tokens = { all: fcmToken(`fcm-${hex(12)}`), fcmOnly: fcmToken(`fcm-${hex(12)}`), quiet: fcmToken(`fcm-${hex(12)}`) };
     const apns = { all: hex(32), online: hex(32) };
     const apnsBody = (token: string) => ({ kind: "apns", token, environment: "sandbox", topic: "com.example.community" });
     for (const [userId, deviceId, body] of [
@@ -92,6 +92,30 @@ describe("a broadcast with push: one FCM topic send, Web Push and APNs paged", (
     expect(await fcmTopicSubscribers(topic)).not.toContain(a.tokens.fcmOnly);
   });
 
+  it("calls FCM's topic API only when broadcasts are turned on or off, never for another preferences change", async () => {
+    const own = `broadcast-${hex(4)}`;
+    const env = (): Partial<Env> => ({ ...pushEnv(), FCM_BROADCAST_TOPIC: own });
+    const me = newId();
+    const tokens = [fcmToken(`fcm-${hex(12)}`), fcmToken(`fcm-${hex(12)}`)];
+    for (const [i, token] of tokens.entries()) expect((await api("PUT", `/v1/me/devices/pixel-${i}`, { as: { userId: me }, env: env(), body: { kind: "fcm", token } })).status).toBe(200);
+    // One subscription per registration.
+    expect(await fcmTopicCalls(own)).toBe(2);
+    const preferences = (body: unknown) => api("PUT", "/v1/me/notification-preferences", { as: { userId: me }, env: env(), body });
+    for (const body of [{ types: { like: false } }, { kinds: { dm: false }, quietHours: { start: "22:00", end: "07:00", timeZone: "Europe/Paris" } }, { kinds: { broadcast: true } }, {}]) {
+      const res = await preferences(body);
+      expect(res.status, show(res)).toBe(200);
+    }
+    expect(await fcmTopicCalls(own), "broadcasts stayed on: no topic call").toBe(2);
+    expect((await preferences({ kinds: { broadcast: false } })).status).toBe(200);
+    expect(await fcmTopicCalls(own), "turned off: one unsubscribe per device").toBe(4);
+    expect(await fcmTopicSubscribers(own)).toEqual([]);
+    expect((await preferences({ kinds: { broadcast: false }, types: { like: true } })).status).toBe(200);
+    expect(await fcmTopicCalls(own), "still off: none").toBe(4);
+    expect((await preferences({})).status).toBe(200);
+    expect(await fcmTopicCalls(own), "on again: one subscribe per device").toBe(6);
+    expect((await fcmTopicSubscribers(own)).sort()).toEqual([...tokens].sort());
+  });
+
   it("sends once to the topic, pages the rest, and shows its progress in GET /v1/admin/status", async () => {
     const a = await audience();
     await openLive(a.online);
@@ -103,7 +127,7 @@ describe("a broadcast with push: one FCM topic send, Web Push and APNs paged", (
       queryRows(
         services.db,
         `INSERT INTO notify_devices (user_id, device_id, kind, address, details, registered_at)
-         SELECT u, 'browser', 'webpush', 'https://push.test/crowd/' || u, $2, now() FROM unnest($1::bigint[]) u`,
+         SELECT u, 'browser', 'webpush', 'https://fcm.googleapis.com/wp/crowd-' || u, $2, now() FROM unnest($1::bigint[]) u`,
         [crowd, JSON.stringify({ keys: { p256dh: receiver.p256dh, auth: receiver.auth } })],
       ),
     );
@@ -131,7 +155,7 @@ describe("a broadcast with push: one FCM topic send, Web Push and APNs paged", (
       if (ours(url) || url.endsWith("/token")) return fetch(input, init);
       return new Response(null, { status: url.includes("/3/device/") ? 200 : 201 });
     }) as typeof fetch;
-    // Timed for docs/notifications.md ("The rate"): the consumer's own work per push on this stack,
+    // Timed for docs/push-delivery.md ("Figures"): the consumer's own work per push on this stack,
     // one batch at a time (a deployment runs many batches at once). Printed, never asserted.
     let pushMessages = 0;
     let consumingMs = 0;
@@ -191,7 +215,7 @@ describe("notify-send over a database's command budget", () => {
     const endpoints = new Map<string, string>();
     for (const userId of users) {
       const receiver = await newSubscriptionKeys();
-      const endpoint = `https://push.test/wpush/${crypto.randomUUID()}`;
+      const endpoint = `https://fcm.googleapis.com/wp/${crypto.randomUUID()}`;
       endpoints.set(userId, endpoint);
       const res = await api("PUT", "/v1/me/devices/browser", { as: { userId }, env: keys, body: { kind: "webpush", endpoint, keys: { p256dh: receiver.p256dh, auth: receiver.auth } } });
       expect(res.status, show(res)).toBe(200);

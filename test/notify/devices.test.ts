@@ -9,7 +9,7 @@ import { api, newId, show } from "../support/api";
 import { databasesEnv, stackDatabases } from "../support/databases";
 import { useChaos } from "../support/stack";
 import { withServices } from "../counters/support";
-import { newSubscriptionKeys, pushTestKeys } from "../support/push";
+import { fcmToken, newSubscriptionKeys, pushTestKeys } from "../support/push";
 
 let env: Partial<Env>;
 beforeAll(async () => {
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 
 /** A browser's PushSubscription as the page sends it (`subscription.toJSON()` plus kind). */
-async function subscription(endpoint = `https://push.example.net/wpush/${crypto.randomUUID()}`) {
+async function subscription(endpoint = `https://updates.push.services.mozilla.com/wpush/v2/${crypto.randomUUID()}`) {
   const keys = await newSubscriptionKeys();
   return { kind: "webpush", endpoint, keys: { p256dh: keys.p256dh, auth: keys.auth } };
 }
@@ -41,6 +41,11 @@ const list = async (userId: string, overrides: Partial<Env> = {}) => {
   return res.body.items as { deviceId: string; kind: string; endpoint?: string; token?: string }[];
 };
 
+/** Deletes the user's devices, so that no other file's send meets an endpoint only this file's env allows. */
+async function removeAll(userId: string) {
+  for (const d of await list(userId)) expect((await api("DELETE", `/v1/me/devices/${d.deviceId}`, { as: { userId }, env })).status).toBe(200);
+}
+
 describe("PUT /v1/me/devices/{deviceId}", () => {
   it("registers each kind and lists them newest first", async () => {
     const me = newId();
@@ -48,7 +53,7 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
     const web = await put(me, "browser-1", browser);
     expect(web.status, show(web)).toBe(200);
     expect(web.body).toMatchObject({ device: { deviceId: "browser-1", ...browser, registeredAt: expect.any(String) }, moved: false, evicted: [] });
-    expect((await put(me, "pixel", { kind: "fcm", token: "fcm:APA91b-token" })).status).toBe(200);
+    expect((await put(me, "pixel", { kind: "fcm", token: fcmToken() })).status).toBe(200);
     const token = apnsToken();
     const phone = await put(me, "iphone", { kind: "apns", token, environment: "sandbox", topic: "com.example.community" });
     expect(phone.status, show(phone)).toBe(200);
@@ -84,7 +89,7 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
     expect(await list(alice)).toEqual([]); // alice's cached list was dropped with the move
     expect((await list(bob)).map((d) => d.deviceId)).toEqual(["shared-pc"]);
 
-    const token = "fcm-shared-" + newId();
+    const token = fcmToken(`shared-${newId()}`);
     expect((await put(alice, "phone", { kind: "fcm", token })).status).toBe(200);
     await cacheList(alice);
     expect((await put(bob, "phone", { kind: "fcm", token })).body.moved).toBe(true);
@@ -95,13 +100,13 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
   it(`keeps at most ${MAX_DEVICES_PER_USER} devices per user: the oldest registration goes`, async () => {
     const me = newId();
     for (let i = 0; i < MAX_DEVICES_PER_USER; i++) {
-      const res = await put(me, `d${i}`, { kind: "fcm", token: `cap-${me}-${i}` });
+      const res = await put(me, `d${i}`, { kind: "fcm", token: fcmToken(`cap-${me}-${i}`) });
       expect(res.status, show(res)).toBe(200);
       expect(res.body.evicted).toEqual([]);
     }
     // Re-registering d0 makes it the newest: d1 is now the oldest.
-    expect((await put(me, "d0", { kind: "fcm", token: `cap-${me}-0` })).body.evicted).toEqual([]);
-    const over = await put(me, "d20", { kind: "fcm", token: `cap-${me}-20` });
+    expect((await put(me, "d0", { kind: "fcm", token: fcmToken(`cap-${me}-0`) })).body.evicted).toEqual([]);
+    const over = await put(me, "d20", { kind: "fcm", token: fcmToken(`cap-${me}-20`) });
     expect(over.status, show(over)).toBe(200);
     expect(over.body.evicted).toEqual(["d1"]);
     const items = await list(me);
@@ -124,6 +129,8 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
       ["unknown kind", "b", { kind: "sms", token: "x" }, "kind"],
       ["missing kind", "b", { token: "x" }, "kind"],
       ["empty fcm token", "b", { kind: "fcm", token: "" }, "token"],
+      ["fcm token not an FCM token", "b", { kind: "fcm", token: "x" }, "token"],
+      ["fcm token with a space", "b", { kind: "fcm", token: fcmToken().slice(0, 150) + " x" }, "token"],
       ["apns without topic", "b", { kind: "apns", token: apnsToken(), environment: "production" }, "topic"],
       ["apns bad environment", "b", { kind: "apns", token: apnsToken(), environment: "staging", topic: "com.example.app" }, "environment"],
       ["apns token not hex", "b", { kind: "apns", token: "not-a-token", environment: "production", topic: "com.example.app" }, "token"],
@@ -142,7 +149,7 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
   it("refuses a device of a provider the deployment has no credentials for", async () => {
     const me = newId();
     const cases: [Partial<Env>, unknown, string][] = [
-      [{ FCM_SERVICE_ACCOUNT: "" }, { kind: "fcm", token: "t-" + me }, "fcm is not configured on this deployment"],
+      [{ FCM_SERVICE_ACCOUNT: "" }, { kind: "fcm", token: fcmToken(`t-${me}`) }, "fcm is not configured on this deployment"],
       [{ VAPID_PUBLIC_KEY: "", VAPID_PRIVATE_KEY: "" }, await subscription(), "webpush is not configured on this deployment"],
       [{ APNS_KEY_ID: "", APNS_TEAM_ID: "", APNS_PRIVATE_KEY: "" }, { kind: "apns", token: apnsToken(), environment: "production", topic: "com.example.app" }, "apns is not configured on this deployment"],
     ];
@@ -155,17 +162,69 @@ describe("PUT /v1/me/devices/{deviceId}", () => {
     expect(await list(me)).toEqual([]);
   });
 
-  it("accepts http://localhost and http://127.0.0.1 endpoints only when ENVIRONMENT=development", async () => {
+  it("accepts endpoints on the browsers' push services only: any other address is a 400 naming endpoint", async () => {
     const me = newId();
+    for (const endpoint of [
+      "https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH",
+      "https://fcm.googleapis.com/wp/dpH5lCsTSSM",
+      "https://updates.push.services.mozilla.com/wpush/v2/gAAAAAB",
+      "https://web.push.apple.com/QGuQyavXutnMH",
+      "https://wns2-par02p.notify.windows.com/w/?token=BQYAAAB",
+    ]) {
+      const res = await put(me, "ok", await subscription(endpoint));
+      expect(res.status, `${endpoint}: ${show(res)}`).toBe(200);
+    }
+    for (const endpoint of [
+      "https://169.254.169.254/latest",
+      "https://attacker.example/drip",
+      "https://fcm.googleapis.com.attacker.example/wp/1", // a suffix, not the host
+      "https://notify.windows.com/w/1", // *.suffix is its subdomains only
+      "https://[fd00::1]/push",
+      "https://10.0.0.1/push",
+      "https://fcm.googleapis.com:8443/wp/1", // not 443
+      "https://user:pw@fcm.googleapis.com/wp/1",
+      "http://fcm.googleapis.com/wp/1",
+      "http://localhost:8090/push/1", // not a configured local push service
+    ]) {
+      const res = await put(me, "bad", await subscription(endpoint), { ENVIRONMENT: "development" });
+      expect(res.status, `${endpoint}: ${show(res)}`).toBe(400);
+      expect(res.body.error.details.map((d: { field: string }) => d.field), endpoint).toEqual(["endpoint"]);
+    }
+    expect((await list(me)).map((d) => d.deviceId)).toEqual(["ok"]);
+  });
+
+  it("WEBPUSH_ALLOWED_HOSTS replaces the list; a port or an IP address passes only when named exactly", async () => {
+    const me = newId();
+    const allowed = { WEBPUSH_ALLOWED_HOSTS: "push.example.net, *.push.example.org, 10.0.0.7:8443" };
+    for (const [endpoint, status] of [
+      ["https://push.example.net/s/1", 200],
+      ["https://eu.push.example.org/s/1", 200],
+      ["https://10.0.0.7:8443/s/1", 200],
+      ["https://10.0.0.7/s/1", 400],
+      ["https://push.example.net:444/s/1", 400],
+      ["https://fcm.googleapis.com/wp/1", 400], // the default list is replaced
+    ] as const) {
+      const res = await put(me, "d", await subscription(endpoint), allowed);
+      expect(res.status, `${endpoint}: ${show(res)}`).toBe(status);
+    }
+    await removeAll(me); // other files' sends (a broadcast pages every user) would drop it: not on their list
+  });
+
+  it("accepts the local push services' endpoints (WEBPUSH_LOCAL_ORIGINS) only when ENVIRONMENT=development", async () => {
+    const me = newId();
+    const local = { WEBPUSH_LOCAL_ORIGINS: "http://localhost:8090,http://127.0.0.1:8090" };
     for (const endpoint of ["http://localhost:8090/push/1", "http://127.0.0.1:8090/push/2"]) {
-      const prod = await put(me, "local", await subscription(endpoint), { ENVIRONMENT: "production" });
+      const prod = await put(me, "local", await subscription(endpoint), { ...local, ENVIRONMENT: "production" });
       expect(prod.status, show(prod)).toBe(400);
       expect(prod.body.error.details).toEqual([{ field: "endpoint", message: "must be https" }]);
-      const dev = await put(me, "local", await subscription(endpoint), { ENVIRONMENT: "development" });
+      const dev = await put(me, "local", await subscription(endpoint), { ...local, ENVIRONMENT: "development" });
       expect(dev.status, show(dev)).toBe(200);
     }
-    const other = await put(me, "lan", await subscription("http://192.168.1.5/push"), { ENVIRONMENT: "development" });
-    expect(other.status, show(other)).toBe(400);
+    for (const endpoint of ["http://localhost:8091/push/3", "http://192.168.1.5/push"]) {
+      const other = await put(me, "lan", await subscription(endpoint), { ...local, ENVIRONMENT: "development" });
+      expect(other.status, show(other)).toBe(400);
+    }
+    await removeAll(me);
   });
 
   it("applies APNS_TOPIC: a device naming another bundle id is refused", async () => {

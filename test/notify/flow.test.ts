@@ -4,6 +4,7 @@ import { MAX_PUSH_ATTEMPTS } from "../../src/notify/answers";
 import type { NotifySendMessage } from "../../src/notify/sends";
 import { api, newId, show } from "../support/api";
 import { badgeTotal, notifyFlow, recordingQueue } from "../support/notify-flow";
+import { fcmToken } from "../support/push";
 import { closeLive, openLive } from "../badges/live-helpers";
 import { withServices } from "../counters/support";
 import { countBilledCommands } from "../support/billed";
@@ -111,7 +112,7 @@ describe("notify-send: from a write to a device", () => {
 
   it("a read sends a badge-only update to APNs and FCM devices, none to Web Push, once per few seconds", async () => {
     const s = await setup();
-    expect((await api("PUT", "/v1/me/devices/pixel", { as: { userId: s.me }, env: s.env, body: { kind: "fcm", token: `fcm-${crypto.randomUUID()}` } })).status).toBe(200);
+    expect((await api("PUT", "/v1/me/devices/pixel", { as: { userId: s.me }, env: s.env, body: { kind: "fcm", token: fcmToken() } })).status).toBe(200);
     await notify(s.me, { ...s.env, NOTIFY_QUEUE: recordingQueue().queue }, { type: "reply", count: 3 });
     for (let i = 0; i < 3; i++) expect((await api("POST", "/v1/me/notifications/read", { as: { userId: s.me }, env: s.env })).status).toBe(200);
     expect(s.queued).toHaveLength(1);
@@ -232,9 +233,10 @@ describe("billed Redis commands per event, for a user with no open socket", () =
 });
 
 describe("stream items (group chats)", () => {
-  it("push to the stream's other members not online, with the item's alert", async () => {
+  it("push to the stream's other members not online, with the item's alert; its author, with a device too, gets none", async () => {
     const s = await setup();
     const author = newId();
+    expect((await api("PUT", "/v1/me/devices/pixel", { as: { userId: author }, env: s.env, body: { kind: "fcm", token: fcmToken() } })).status).toBe(200);
     const stream = `/v1/streams/chat/${newId()}`;
     const service = { userId: "1", role: "service" as const };
     for (const member of [s.me, author]) expect((await api("PUT", `${stream}/members/${member}`, { as: service })).status).toBe(200);

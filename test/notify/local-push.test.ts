@@ -86,8 +86,10 @@ describe("Web Push through web-push-testing", () => {
   it("refuses a VAPID token for another audience", async () => {
     const { device, clientHash } = await webPushDevice();
     const elsewhere = { ...device, endpoint: device.endpoint.replace("localhost", "127.0.0.1") };
-    // `aud` is the endpoint's origin: 127.0.0.1 is not the origin this service hands out.
-    expect(await sendPush(config(), elsewhere, like)).toMatchObject({ action: "dead" });
+    // `aud` is the endpoint's origin: 127.0.0.1 is not the origin this service hands out (allowed
+    // here as a local push service too, so that the request is sent at all).
+    const origins = `${stackPushEnv().WEBPUSH_LOCAL_ORIGINS},${new URL(elsewhere.endpoint).origin}`;
+    expect(await sendPush(pushConfig({ ...stackPushEnv(), ENVIRONMENT: "development", WEBPUSH_LOCAL_ORIGINS: origins }), elsewhere, like)).toMatchObject({ action: "dead" });
     expect((await receivedBy("webpush", clientHash))[0]!.error).toMatch(/VAPID aud must be this push service's origin/);
   });
 });
@@ -152,7 +154,7 @@ describe("APNs through the stand-in", () => {
     expect(push).toMatchObject({ status: 200, title: "New message", body: "Ada: lunch?", badge: 5, payload: { aps: { "thread-id": "dm:7" } } });
     expect(push!.headers).toMatchObject({ "apns-topic": "com.example.community", "apns-push-type": "alert", "apns-priority": "10", "apns-collapse-id": "dm:7" });
     expect(push!.headers!.authorization).toBeUndefined();
-    // Local workerd's fetch speaks HTTP/1.1 only; Apple takes HTTP/2 only (docs/notifications.md).
+    // Local workerd's fetch speaks HTTP/1.1 only; Apple takes HTTP/2 only (docs/push-delivery.md).
     expect(push!.httpVersion).toBe("1.1");
   });
 

@@ -22,11 +22,13 @@ import { expect } from "vitest";
 import { events } from "../../src/app";
 import type { Env } from "../../src/env";
 import { NOTIFICATION_TYPES } from "../../src/badges/notifications";
+import { MAX_AUTHOR_THREAD_WINDOWS } from "../../src/notify/keys";
 import { createNotifyQueueHandler } from "../../src/notify/sender";
 import type { NotifyQueueMessage } from "../../src/notify/sends";
 import { openLive } from "../badges/live-helpers";
 import { api, newId, show, type As } from "../support/api";
 import { prng } from "../support/prng";
+import { fcmToken } from "../support/push";
 import { controlApnsToken, controlFcmToken, expireWebPush, receivedAfter, stackPushEnv, subscribeWebPush } from "../support/push-services";
 import { expectedGone, expectedSeen, expectedThrottled, seen, type DeviceKind, type ExpectedPush, type ModelDevice } from "./model-view";
 
@@ -73,7 +75,7 @@ const WINDOW_MS = 30_000;
 /** A post's push shows the start of its text (docs/notifications.md). */
 const AUTHOR_EXCERPT = 140;
 const READ_WINDOW_MS = 5_000;
-/** What a throttled device's service asks for; the backoff is 10 s doubling per attempt (docs/notifications.md). */
+/** What a throttled device's service asks for; the backoff is 10 s doubling per attempt (docs/push-delivery.md). */
 const RETRY_AFTER_SECONDS = 20;
 const CAP = 99;
 /** Fixed-offset zones (no daylight saving), minutes east of UTC: the model reads local time without Intl. */
@@ -164,6 +166,13 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
     if (!decision.send) return void stats.refusedByPreference++;
     const windowed = (kind === "notification" && WINDOW_TYPES.has(type ?? "")) || kind === "author";
     if (windowed) {
+      // A chosen author's thread has a window of its own while it has one open or fewer than
+      // MAX_AUTHOR_THREAD_WINDOWS of the author's threads do; else the post counts in the author's.
+      const own = `author:${from}`;
+      if (kind === "author" && shown.thread !== own && !u.windows.has(shown.thread)) {
+        const openThreads = [...u.windows.keys()].filter((t) => t.startsWith(`${own}:`)).length;
+        if (openThreads >= MAX_AUTHOR_THREAD_WINDOWS) shown = { ...shown, thread: own };
+      }
       const open = u.windows.get(shown.thread);
       if (open) return void open.others++;
       const p: Pending = { user: u, due: Math.max(now + WINDOW_MS, decision.heldUntil ?? 0), shown, window: shown.thread, others: 0 };
@@ -294,7 +303,7 @@ export async function runModel(seed: number, options: { users?: number; steps?: 
       webPushSubs.set(sub.clientHash, { endpoint: sub.endpoint, keys: sub.keys });
       return { kind, address: sub.clientHash };
     }
-    if (kind === "fcm") return { kind, address: `fcm-${hex(8)}:APA91b${hex(12)}` };
+    if (kind === "fcm") return { kind, address: fcmToken(`fcm-${hex(8)}`) };
     return { kind, address: hex(32), topic: "com.example.community" };
   }
   const kinds: DeviceKind[] = ["webpush", "fcm", "apns"];

@@ -3,7 +3,7 @@
  * expected push written out as each platform carries it, and a local push service's record read
  * back into the same shape, every field a device or its platform acts on — the Web Push payload
  * the service decrypted and its TTL, Urgency and Topic; the whole FCM v1 message; the APNs payload
- * and its apns-* headers. Written from docs/notifications.md, not from the providers' code.
+ * and its apns-* headers. Written from docs/push-delivery.md, not from the providers' code.
  */
 import { base64UrlEncode } from "../../src/lib/base64url";
 import type { ReceivedPush } from "../support/push-services";

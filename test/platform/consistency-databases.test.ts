@@ -5,7 +5,8 @@
  */
 import { expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { formatConsistencyToken, parseConsistencyToken } from "../../src/lib/consistency-token";
+import { parseConsistencyToken } from "../../src/lib/consistency-token";
+import { issuedToken } from "../support/consistency";
 import { api, newId, show } from "../support/api";
 import { describeAtN3, newIdOn, useChaosDatabases } from "../support/databases";
 
@@ -27,7 +28,7 @@ describeAtN3("X-Consistency-Token over three databases", () => {
   it("each database is sent its own token, never another's", async () => {
     const probes = [0, 1, 2].map((i) => `probe${i}:${newId()}`);
     const me = newIdOn(1, 3);
-    const res = await api("GET", "/v1/me/badges", { as: { userId: me }, env: on(), headers: { [HEADER]: formatConsistencyToken(probes)! } });
+    const res = await api("GET", "/v1/me/badges", { as: { userId: me }, env: on(), headers: { [HEADER]: await issuedToken(on(), probes) } });
     expect(res.status, show(res)).toBe(200);
     const seen = await Promise.all(databases.pairs.map(async (pair) => (await pair.stats()).syncTokens));
     expect(seen[1], "the caller's database waits for its token").toContain(probes[1]);

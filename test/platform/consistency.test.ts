@@ -8,7 +8,8 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/client";
 import type { Env } from "../../src/env";
-import { formatConsistencyToken, parseConsistencyToken } from "../../src/lib/consistency-token";
+import { parseConsistencyToken, readConsistencyToken, writeConsistencyToken } from "../../src/lib/consistency-token";
+import { issuedToken } from "../support/consistency";
 import worker from "../../src/index";
 import { api, newId, show, tokenFor } from "../support/api";
 import { useChaos } from "../support/stack";
@@ -37,7 +38,7 @@ describe("X-Consistency-Token", () => {
     const me = newId();
     const sent = probe();
     const before = (await chaos.current.stats()).syncTokens;
-    const read = await badges(me, { env: on(), headers: { [HEADER]: formatConsistencyToken([sent])! } });
+    const read = await badges(me, { env: on(), headers: { [HEADER]: await issuedToken(on(), [sent]) } });
     expect(read.status, show(read)).toBe(200);
     expect((await chaos.current.stats()).syncTokens).toContain(sent);
     expect(before).not.toContain(sent);
@@ -49,7 +50,7 @@ describe("X-Consistency-Token", () => {
 
   it("a request that sends a token and writes answers both merged, newest per database", async () => {
     const other = probe();
-    const res = await follow(newId(), newId(), { env: on(), headers: { [HEADER]: formatConsistencyToken(["local:0", undefined, other])! } });
+    const res = await follow(newId(), newId(), { env: on(), headers: { [HEADER]: await issuedToken(on(), ["local:0", undefined, other]) } });
     expect(res.status, show(res)).toBe(200);
     const [mine, , kept] = parseConsistencyToken(res.headers.get(HEADER)!);
     expect(mine).toMatch(/^local:[1-9]\d*$/);
@@ -58,9 +59,10 @@ describe("X-Consistency-Token", () => {
 
   it.each([
     ["garbage", "not-a-token"],
-    ["another version", "v2.0~MTI"],
-    ["a database twice", "v1.0~MTI.0~MTM"],
-    ["too long", `v1.0~${"A".repeat(5000)}`],
+    ["the unsigned format of before", "v1.0~MTI"],
+    ["an entry without its tag", "v2.0~MTI"],
+    ["a database twice", `v2.0~MTI~${"A".repeat(43)}.0~MTM~${"A".repeat(43)}`],
+    ["too long", `v2.0~${"A".repeat(5000)}~${"A".repeat(43)}`],
   ])("refuses a malformed token (%s) with 400 naming the header, changing nothing", async (_, value) => {
     const [me, them] = [newId(), newId()];
     const res = await follow(me, them, { env: on(), headers: { [HEADER]: value } });
@@ -71,9 +73,77 @@ describe("X-Consistency-Token", () => {
     expect(following.body.items ?? following.body, show(following)).toEqual([]);
   });
 
+  describe("tamper evidence: only a token the deployment issued is carried", () => {
+    /** A token the Worker answered for a write, and its one entry. */
+    const issued = async () => {
+      const res = await follow(newId(), newId(), { env: on() });
+      expect(res.status, show(res)).toBe(200);
+      const value = res.headers.get(HEADER)!;
+      return { value, entry: readConsistencyToken(value)[0]! };
+    };
+    /** The same sync token's history, an offset no write will reach for a long time. */
+    const future = (token: string) => token.replace(/\d+$/, (n) => String(Number(n) + 1_000_000_000));
+
+    const refused = async (value: string, why: RegExp) => {
+      const [me, them] = [newId(), newId()];
+      const res = await follow(me, them, { env: on(), headers: { [HEADER]: value } });
+      expect(res.status, show(res)).toBe(400);
+      expect(res.body.error.code).toBe("bad_request");
+      expect(res.body.error.details).toEqual([expect.objectContaining({ field: HEADER, message: expect.stringMatching(why) })]);
+      const following = await api("GET", `/v1/users/${me}/following?limit=10`, { as: { userId: me }, env: on() });
+      expect(following.body.items, show(following)).toEqual([]);
+    };
+
+    it("an issued token whose offset was moved ahead, its tag kept: 400 naming the header, nothing done, nothing carried", async () => {
+      const { entry } = await issued();
+      const altered = future(entry.token);
+      await refused(writeConsistencyToken([{ token: altered, tag: entry.tag }])!, /not issued by this deployment/);
+      expect((await chaos.current.stats()).syncTokens, "the altered sync token never reached Redis").not.toContain(altered);
+    });
+
+    it("an issued token cut short: 400", async () => {
+      const { value } = await issued();
+      await refused(value.slice(0, -1), /is not/);
+      await refused(value.slice(0, value.lastIndexOf("~")), /is not/);
+    });
+
+    it("a token with a future offset signed with another secret: 400", async () => {
+      const { entry } = await issued();
+      await refused(await issuedToken({ ...on(), CONSISTENCY_TOKEN_SECRET: "another deployment's secret" }, [future(entry.token)]), /not issued by this deployment/);
+    });
+
+    it("the tag names its database: an entry moved to another database is refused", async () => {
+      const { entry } = await issued();
+      await refused(writeConsistencyToken([undefined, entry])!, /database 1 was not issued/);
+    });
+
+    it("CONSISTENCY_TOKEN_SECRET, when set, is the key: its tokens are carried, ones under JWT_SECRET's key are refused", async () => {
+      const own = { ...on(), CONSISTENCY_TOKEN_SECRET: `secret-${newId()}` };
+      const res = await follow(newId(), newId(), { env: own });
+      expect(res.status, show(res)).toBe(200);
+      const answered = res.headers.get(HEADER)!;
+      expect(answered).toBe(await issuedToken(own, parseConsistencyToken(answered)));
+      const read = await badges(newId(), { env: own, headers: { [HEADER]: answered } });
+      expect(read.status, show(read)).toBe(200);
+      const underJwt = await follow(newId(), newId(), { env: own, headers: { [HEADER]: await issuedToken(on(), parseConsistencyToken(answered)) } });
+      expect(underJwt.status, show(underJwt)).toBe(400);
+      const [me, them] = [newId(), newId()];
+      const back = await follow(me, them, { env: on(), headers: { [HEADER]: answered } });
+      expect(back.status, "a token of the own secret, sent where the key is JWT_SECRET's").toBe(400);
+    });
+
+    it("with read regions on and no secret at all, requests are refused before any work", async () => {
+      const [me, them] = [newId(), newId()];
+      const res = await follow(me, them, { env: { ...on(), JWT_SECRET: "" } });
+      expect(res.status, show(res)).toBe(500);
+      const following = await api("GET", `/v1/users/${me}/following?limit=10`, { as: { userId: me }, env: on() });
+      expect(following.body.items, show(following)).toEqual([]);
+    });
+  });
+
   it("is off on a single-region deployment: no header answered, none read, nothing carried", async () => {
     const sent = probe();
-    const write = await follow(newId(), newId(), { env: off(), headers: { [HEADER]: formatConsistencyToken([sent])! } });
+    const write = await follow(newId(), newId(), { env: off(), headers: { [HEADER]: await issuedToken(on(), [sent]) } });
     expect(write.status, show(write)).toBe(200);
     expect(write.headers.get(HEADER)).toBeNull();
     expect((await chaos.current.stats()).syncTokens).not.toContain(sent);

@@ -5,6 +5,7 @@ import { rawCommand, redisAt, redisFor } from "../../src/lib/redis";
 import { createServices } from "../../src/lib/services";
 import { createEventBus } from "../../src/lib/events";
 import { databasesEnv, stackDatabases } from "../support/databases";
+import { createChaos } from "../support/stack";
 
 const bindings = env as unknown as Env;
 const noWaitUntil = { waitUntil: () => {} };
@@ -84,5 +85,32 @@ describe("the isolate's Upstash client", () => {
     redisFor(oneMore);
     // At one database the bound is 16 again: adding one more dropped the oldest of these.
     expect(redisFor(credentials[0]!)).not.toBe(clients[0]);
+  });
+});
+
+describe("a request whose connection dropped after Redis ran it", () => {
+  // The chaos bridge runs the command, then closes the connection without an answer: the client
+  // cannot tell it from a request that never arrived.
+  it("is sent again once when it only reads, never when it writes", async () => {
+    const chaos = await createChaos();
+    try {
+      const redis = redisFor({ UPSTASH_REDIS_REST_URL: chaos.restUrl, UPSTASH_REDIS_REST_TOKEN: chaos.restToken });
+      const key = `test:dropped:${crypto.randomUUID()}`;
+      await redis.set(key, "0", { ex: 60 });
+
+      await chaos.loseAnswers(1, "drop");
+      await expect(redis.incr(key)).rejects.toThrow();
+      expect(await redis.get(key), "the write ran once, and was not sent again").toBe(1);
+
+      await chaos.loseAnswers(1, "drop");
+      expect(await redis.get(key), "the read was sent again and answered").toBe(1);
+      const before = (await chaos.stats()).requests;
+      await chaos.loseAnswers(1, "drop");
+      await expect(redis.pipeline().get(key).incr(key).exec()).rejects.toThrow();
+      expect((await chaos.stats()).requests - before, "a pipeline with a write is not sent again").toBe(1);
+      await redis.del(key);
+    } finally {
+      await chaos.close();
+    }
   });
 });

@@ -53,3 +53,20 @@ export async function receivedAfter(after: number): Promise<ReceivedPush[]> {
 
 /** The FCM tokens the stand-in has subscribed to `topic`. */
 export const fcmTopicSubscribers = async (topic: string) => (await call<{ tokens: string[] }>("GET", `/fcm/topics/${encodeURIComponent(topic)}`)).tokens;
+
+/**
+ * The stack's misbehaving endpoint (scripts/stack/push/misbehaving.ts), one of the local push
+ * services: Web Push endpoints under a fresh id that hang, redirect, or answer 50 MB.
+ */
+export async function misbehavingEndpoints(): Promise<{ id: string; hang: string; redirect: string; huge: string }> {
+  const { url } = await call<{ url: string }>("GET", "/misbehaving");
+  const id = crypto.randomUUID().replaceAll("-", "");
+  return { id, hang: `${url}/hang/${id}`, redirect: `${url}/redirect/${id}`, huge: `${url}/huge/${id}` };
+}
+
+export type { MisbehavingStats } from "../../scripts/stack/push/misbehaving";
+/** What the misbehaving endpoint saw for `id`. */
+export const misbehavingStats = (id: string) => call<import("../../scripts/stack/push/misbehaving").MisbehavingStats>("GET", `/misbehaving/${id}`);
+
+/** The subscription calls (subscribe and unsubscribe) the stand-in got for `topic`. */
+export const fcmTopicCalls = async (topic: string) => (await call<{ calls: number }>("GET", `/fcm/topics/${encodeURIComponent(topic)}`)).calls;

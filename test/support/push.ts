@@ -117,3 +117,12 @@ export async function readJwt(token: string, key: CryptoKey, alg: "ES256" | "RS2
   const valid = await crypto.subtle.verify(params, key, base64UrlDecode(signature), new TextEncoder().encode(`${head}.${body}`));
   return { header: json(head), claims: json(body), valid };
 }
+
+/**
+ * An FCM registration token of the shape the Firebase SDKs hand out (`<instance id>:APA91b…`,
+ * 152 characters of A-Z a-z 0-9 _ : -): the same for the same `label` (A-Z a-z 0-9 _ -, ≤ 60).
+ */
+export function fcmToken(label: string = crypto.randomUUID()): string {
+  const head = `${label.replace(/[^A-Za-z0-9_-]/g, "_")}:APA91b`;
+  return head + "Qx7_kZ2-wN9v".repeat(13).slice(0, 152 - head.length);
+}

@@ -17,6 +17,8 @@
 import { writesData } from "../../src/lib/consistency";
 
 export type RedisRequest = {
+  /** The origin it was sent to (which database's REST URL). */
+  origin: string;
   /** `/`, `/pipeline` or `/multi-exec`. */
   path: string;
   /** Each command's name, lower case as the client sends it, and its arguments. */
@@ -57,7 +59,7 @@ export async function recordRedisRequests<T>(
     if (Array.isArray(parsed)) {
       const commands = (Array.isArray(parsed[0]) ? parsed : [parsed]) as unknown[][];
       const primary = writesData(parsed);
-      const request: RedisRequest = { path: url.pathname, commands: commands.map((c) => c.map(String)), primary, start: tick(), end: Number.NaN };
+      const request: RedisRequest = { origin: url.origin, path: url.pathname, commands: commands.map((c) => c.map(String)), primary, start: tick(), end: Number.NaN };
       requests.push(request);
       if (primary && holdPrimary !== undefined) await released;
       try {

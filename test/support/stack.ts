@@ -19,6 +19,8 @@ export interface BridgeStats {
   byPath: { "/": number; "/pipeline": number; "/multi-exec": number };
   /** The last 32 non-empty `upstash-sync-token` values requests carried, oldest first. */
   syncTokens: string[];
+  /** Requests (and their commands) that only refreshed an isolate's admission copies: not counted above (scripts/stack/upkeep-keys.ts). */
+  upkeep: { requests: number; commands: number };
 }
 
 /** A private Upstash bridge + Neon proxy over the same Redis and Postgres, with outage switches. */
@@ -30,6 +32,11 @@ export interface Chaos {
   bindings: { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; NEON_WS_PROXY: string };
   setRedisDown(down: boolean): Promise<void>;
   setPostgresDown(down: boolean): Promise<void>;
+  /**
+   * The next `count` requests run on Redis and then lose their answer: a 503 (as when the server
+   * died after running it) or a dropped connection (`drop`).
+   */
+  loseAnswers(count: number, how: "503" | "drop"): Promise<void>;
   /** What reached this pair's own bridge (one request = one Redis round trip). */
   stats(): Promise<BridgeStats>;
   close(): Promise<void>;
@@ -79,6 +86,7 @@ export async function createChaos(database = 0, options: { maxCommandsPerSecond?
     bindings: { UPSTASH_REDIS_REST_URL: restUrl, UPSTASH_REDIS_REST_TOKEN: restToken, NEON_WS_PROXY: wsProxy },
     setRedisDown: (down) => call("POST", `/chaos/${id}`, { redisDown: down }),
     setPostgresDown: (down) => call("POST", `/chaos/${id}`, { postgresDown: down }),
+    loseAnswers: (count, how) => call("POST", `/chaos/${id}`, { loseAnswers: { count, how } }),
     stats: () => call("GET", `/chaos/${id}`),
     close: () => call("DELETE", `/chaos/${id}`),
   };

@@ -1,5 +1,5 @@
 /**
- * The README's "For app developers" snippet, compiled by test/node/client-types.test.ts as a
+ * The README's typed-client snippet ("A first session"), compiled by test/node/client-types.test.ts as a
  * browser app would compile it, so the first code a developer copies type-checks.
  */
 import { connectBadges, createClient, registerWebPush, type TokenProvider } from "community-edge/client";

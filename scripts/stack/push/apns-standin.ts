@@ -4,7 +4,7 @@
  * HTTP/1.1: the first bytes of a connection say which (`PRI * HTTP/2.0` is the HTTP/2 preface).
  * A deployed Worker's fetch speaks HTTP/2 to Apple; locally, workerd's fetch (like Node's) speaks
  * only HTTP/1.1, so the Worker reaches this stand-in over HTTP/1.1 and tests show the HTTP/2 side
- * with Node's http2 client (docs/notifications.md, "The local stack").
+ * with Node's http2 client (docs/push-delivery.md, "The local stack").
  *
  *   POST /3/device/{token}
  *     - `authorization: bearer <ES256 JWT>`: `kid` the configured key id, `iss` the team, the

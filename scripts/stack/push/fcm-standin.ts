@@ -39,6 +39,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 const MAX_CONTROLLED_TOKENS = 10_000;
 /** Bound on the subscriptions kept (all topics). */
 const MAX_SUBSCRIPTIONS = 100_000;
+/** Bound on the topics whose subscription calls are counted. */
+const MAX_COUNTED_TOPICS = 10_000;
 /** FCM's topic names. */
 const TOPIC_NAME = /^[a-zA-Z0-9\-_.~%]{1,900}$/;
 const MAX_ACCESS_TOKENS = 10_000;
@@ -62,6 +64,8 @@ export interface FcmStandIn {
   readonly exchanges: number;
   /** The tokens subscribed to `topic`. */
   subscribers(topic: string): string[];
+  /** Subscription calls (subscribe or unsubscribe, any answer past the bearer check) made for `topic`. */
+  subscriptionCalls(topic: string): number;
   close(): Promise<void>;
 }
 
@@ -78,6 +82,12 @@ export async function startFcmStandIn({ account, received }: { account: FcmServi
   const throttled = new Map<string, { count: number; retryAfterSeconds: number }>();
   const topics = new Map<string, Set<string>>(); // topic → subscribed tokens
   let subscriptions = 0;
+  // Calls per topic, for tests that check what a change did not call; the oldest topic goes past the bound.
+  const calls = new Map<string, number>();
+  const countCall = (topic: string) => {
+    calls.set(topic, (calls.get(topic) ?? 0) + 1);
+    if (calls.size > MAX_COUNTED_TOPICS) calls.delete(calls.keys().next().value!);
+  };
   let exchanges = 0;
   let tokenUri = "";
 
@@ -115,6 +125,7 @@ export async function startFcmStandIn({ account, received }: { account: FcmServi
   /** FCM's topic subscription API: one token and one topic per call. */
   function subscription(method: string, project: string, token: string, topic: string, allowMissing: boolean, authorization: string | undefined): Answer {
     if (!authorized(authorization)) return unauthenticated();
+    countCall(topic);
     if (project !== account.project_id) return fcmError(403, "PERMISSION_DENIED", `Permission denied on project ${project}`);
     if (!TOPIC_NAME.test(topic)) return fcmError(400, "INVALID_ARGUMENT", "Invalid topic name", "INVALID_ARGUMENT");
     if (unregistered.has(token)) return fcmError(404, "NOT_FOUND", "Requested entity was not found.", "UNREGISTERED");
@@ -224,6 +235,7 @@ export async function startFcmStandIn({ account, received }: { account: FcmServi
       return exchanges;
     },
     subscribers: (topic) => [...(topics.get(topic) ?? [])],
+    subscriptionCalls: (topic) => calls.get(topic) ?? 0,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -12,10 +12,16 @@
  *   POST /apns/tokens/{token}  ← {unregistered?: true | {timestamp}, wrongEnvironment?: true,
  *                                 throttle?: {count, retryAfterSeconds}} → 204
  *   GET  /stats                → {fcmTokenExchanges, apnsTokenUpdates}
- *   GET  /fcm/topics/{topic}   → {tokens}: the FCM tokens subscribed to the topic
+ *   GET  /fcm/topics/{topic}   → {tokens, calls}: the FCM tokens subscribed to the topic, and the
+ *                                subscription calls made for it (subscribe and unsubscribe)
+ *   GET  /misbehaving          → {url}: the misbehaving endpoint (misbehaving.ts: /hang, /redirect,
+ *                                /huge under an id of the caller's)
+ *   GET  /misbehaving/{id}     → what it saw for that id (requests per path, huge bytes written)
  *
  * The Worker reaches them through `vars`: the credentials, the service account's `token_uri`
- * pointing at the FCM stand-in, `FCM_API_URL` and `APNS_API_URL`.
+ * pointing at the FCM stand-in, `FCM_API_URL` and `APNS_API_URL`, and WEBPUSH_LOCAL_ORIGINS (the
+ * origins of web-push-testing and the misbehaving endpoint, which Web Push devices may then
+ * point at with ENVIRONMENT=development).
  */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -25,6 +31,7 @@ import { startWebPushService, type WebPushService } from "./web-push.js";
 import { startFcmStandIn, type FcmServiceAccount, type FcmStandIn } from "./fcm-standin.js";
 import { startApnsStandIn, type ApnsStandIn } from "./apns-standin.js";
 import { sendAnswer, type Answer } from "./standin-http.js";
+import { startMisbehavingEndpoint, type MisbehavingEndpoint } from "./misbehaving.js";
 
 export type { ReceivedPush, PushServiceName } from "./received.js";
 export { describePush } from "./received.js";
@@ -38,6 +45,7 @@ export interface PushServices {
   webPush: WebPushService;
   fcm: FcmStandIn;
   apns: ApnsStandIn;
+  misbehaving: MisbehavingEndpoint;
   stop(): Promise<void>;
 }
 
@@ -73,6 +81,8 @@ export async function startPushServices({ credentials, enforceApnsTokenUpdates =
       enforceTokenUpdates: enforceApnsTokenUpdates,
     });
     stops.push(() => apns.close());
+    const misbehaving = await startMisbehavingEndpoint();
+    stops.push(() => misbehaving.close());
 
     async function route(req: IncomingMessage): Promise<Answer> {
       const url = new URL(req.url ?? "/", "http://push");
@@ -86,8 +96,11 @@ export async function startPushServices({ credentials, enforceApnsTokenUpdates =
         return [200, { items }];
       }
       if (method === "GET" && path === "/stats") return [200, { fcmTokenExchanges: fcm.exchanges, apnsTokenUpdates: apns.tokenUpdates }];
+      if (method === "GET" && path === "/misbehaving") return [200, { url: misbehaving.url }];
+      const misbehavingId = /^\/misbehaving\/([A-Za-z0-9_-]{1,64})$/.exec(path)?.[1];
+      if (method === "GET" && misbehavingId) return [200, misbehaving.stats(misbehavingId)];
       const topic = /^\/fcm\/topics\/([^/]{1,900})$/.exec(path)?.[1];
-      if (method === "GET" && topic) return [200, { tokens: fcm.subscribers(decodeURIComponent(topic)) }];
+      if (method === "GET" && topic) return [200, { tokens: fcm.subscribers(decodeURIComponent(topic)), calls: fcm.subscriptionCalls(decodeURIComponent(topic)) }];
       if (method === "POST" && path === "/webpush/subscriptions") return [200, await webPush.subscribe()];
       const expire = /^\/webpush\/subscriptions\/([0-9a-f]{64})\/expire$/.exec(path)?.[1];
       if (method === "POST" && expire) return (await webPush.expire(expire), [204]);
@@ -136,12 +149,14 @@ export async function startPushServices({ credentials, enforceApnsTokenUpdates =
         FCM_SERVICE_ACCOUNT: JSON.stringify({ ...account, token_uri: fcm.tokenUri }),
         FCM_API_URL: fcm.url,
         APNS_API_URL: apns.url,
+        WEBPUSH_LOCAL_ORIGINS: `${webPush.url},${misbehaving.url}`,
       },
       controlUrl,
       received,
       webPush,
       fcm,
       apns,
+      misbehaving,
       stop,
     };
   } catch (error) {

@@ -10,6 +10,7 @@ import { getBadgesAndBigFollows, type Badges } from "../badges";
 import { capped } from "../shared";
 import {
   CLOSE_MESSAGE_TOO_BIG,
+  CLOSE_SUSPENDED,
   CLOSE_TOKEN_EXPIRED,
   CLOSE_TOO_MANY_SOCKETS,
   DEGRADED_RETRY_MS,
@@ -26,6 +27,8 @@ import {
   type TallyChange,
 } from "./protocol";
 import { readFeedUnseenMany } from "../../feed/unseen";
+import { safetyNow } from "../../safety/clock";
+import { suspendedArg } from "../../safety/copy";
 import { changedKinds, oneMore, readCheapKinds, valuesOf, type BadgeValues, type CheapKind } from "./values";
 
 /** Users whose last tally time is remembered (the oldest is forgotten first). */
@@ -82,7 +85,7 @@ export class BadgeHub extends DurableObject<Env> {
   /** Tests point the hub's Redis and Postgres at an outage-simulating pair. */
   servicesEnv: Partial<Env> = {};
 
-  /** The newest sync token per database the hub was told of by writes (read regions; empty otherwise). */
+  /** The newest sync token per database the Worker's writes told the hub of (read regions; empty otherwise). */
   private seen: SyncTokens = [];
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -190,6 +193,13 @@ export class BadgeHub extends DurableObject<Env> {
    * that only needs the answer (a broadcast's push notifications: the broadcast's own stamp already
    * moved the open apps' counts).
    */
+  /** Closes every socket of a user just suspended (CLOSE_SUSPENDED); how many it closed. */
+  async closeUser(userId: string): Promise<number> {
+    const sockets = this.ctx.getWebSockets(userId);
+    for (const ws of sockets) ws.close(CLOSE_SUSPENDED, "suspended");
+    return sockets.length;
+  }
+
   async online(userIds: string[]): Promise<string[]> {
     this.calls++;
     return userIds.filter((u) => this.isOnline(u));
@@ -373,14 +383,22 @@ export class BadgeHub extends DurableObject<Env> {
    * (`changed`, `tallied`). A value a write handed the hub is shown at once; a later read by a
    * read region that has not applied that write yet would take it back. Every read here carries
    * what the hub was told, so it is never older than a write the hub already knows.
+   *
+   * Shared by every user of the shard, so it holds only what the Worker's writes answered
+   * (`writtenSyncTokens`), never a token a request carried in: one caller's token must not hold
+   * back another's reads.
    */
   private told(tokens: SyncTokens | undefined) {
     if (tokens) this.seen = mergeSyncTokens(this.seen, tokens);
   }
 
-  /** Runs a read carrying the sync tokens the hub was told of (as it is when none: read regions off). */
+  /**
+   * Runs a read carrying the sync tokens the hub was told of, in a scope of the hub's own: never in
+   * whatever request scope the call that woke it may have come with (read regions off, the scope
+   * is never consulted).
+   */
   private carryingSeen<T>(read: () => Promise<T>): Promise<T> {
-    return this.seen.length === 0 ? read() : runInScope(new ConsistencyScope(this.seen), read);
+    return runInScope(new ConsistencyScope(this.seen), read);
   }
 
   /**
@@ -519,7 +537,7 @@ export class BadgeHub extends DurableObject<Env> {
   private async readCheap(userId: string, cap: number, kinds: CheapKind[]): Promise<Partial<BadgeValues> | null> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
-      const { values, bigFollows } = await readCheapKinds(services.redisFor(userId), userId, cap, kinds, this.maxPulled());
+      const { values, bigFollows } = await readCheapKinds(services.redisFor(userId), userId, cap, kinds, this.maxPulled(), safetyNow(services.env), await suspendedArg(services));
       this.learnBigFollows(userId, bigFollows);
       return values;
     } catch {
@@ -535,7 +553,7 @@ export class BadgeHub extends DurableObject<Env> {
   private async readFeeds(userIds: string[]): Promise<(number | null)[] | null> {
     const { services } = createServices({ ...this.env, ...this.servicesEnv }, this.ctx, noEvents);
     try {
-      return await readFeedUnseenMany(services, userIds, this.maxPulled());
+      return await readFeedUnseenMany(services, userIds, this.maxPulled(), await suspendedArg(services));
     } catch {
       return null;
     }

@@ -25,6 +25,8 @@ export const FRESH_READ_MS = 10_000;
 export const TALLY_ORDER_MS = 2_000;
 
 export const CLOSE_TOKEN_EXPIRED = 4001;
+/** The user was suspended by an operator: do not reconnect (the upgrade answers 403 `suspended` until lifted). */
+export const CLOSE_SUSPENDED = 4003;
 export const CLOSE_TOO_MANY_SOCKETS = 4008;
 export const CLOSE_MESSAGE_TOO_BIG = 1009;
 

@@ -3,7 +3,7 @@ import type { Services } from "../../lib/services";
 import { HUB_HEADERS, type BigPost, type HubStamp, type PostedTo, type TallyChange } from "./protocol";
 import type { CheapKind } from "./values";
 import { errorText, log } from "../../lib/log";
-import { heldSyncTokens } from "../../lib/consistency";
+import { writtenSyncTokens } from "../../lib/consistency";
 
 /**
  * The Worker's side of live badges: which hub shard holds a user's sockets, and the calls that
@@ -79,7 +79,8 @@ export function pushChanged(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, u
  */
 export function pushChangedOnline(env: Pick<Env, "BADGE_HUBS" | "BADGE_HUB_SHARDS">, userIds: string[], kinds?: CheapKind[]): Promise<Set<string>> {
   // The write's sync tokens go with the call: with read regions, the hub's read waits for the write.
-  const tokens = heldSyncTokens();
+  // Only what the request's writes answered: the hub keeps them for every user of its shard.
+  const tokens = writtenSyncTokens();
   return askOnline(env, userIds, "changed", (hub, users) => hub.changed(users, kinds, tokens));
 }
 
@@ -157,7 +158,8 @@ export function pushing<T>(services: Pick<Services, "env" | "waitUntil">, userId
  */
 export function pushingTally<T>(services: Pick<Services, "env" | "waitUntil">, userId: string, change: TallyChange, result: T, then?: (online: boolean) => Promise<unknown>): T {
   // The write's sync tokens go with it (read regions): a read the hub makes next is not older.
-  const tallied = hubOf(services.env, userId).tallied(userId, change, heldSyncTokens());
+  // Only what the request's writes answered, never what it was sent (the hub keeps them for all).
+  const tallied = hubOf(services.env, userId).tallied(userId, change, writtenSyncTokens());
   services.waitUntil(bestEffort("tallied", [tallied]));
   // The hub's answer (is the user online?) decides a push notification, with no Redis command; a
   // failed call counts as offline (a push too many, never one lost).

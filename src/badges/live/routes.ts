@@ -1,3 +1,4 @@
+import { admitCaller } from "../../lib/admission";
 import { createRoute, z } from "@hono/zod-openapi";
 import { tokenExpiresAt, verifyCallerToken } from "../../lib/auth";
 import { requireWebSocketUpgrade, SOCKET_PROTOCOL, socketToken } from "../../lib/sockets";
@@ -38,6 +39,7 @@ export const liveBadgeRoutes = newRouter().openapi(
     const { token, cap } = c.req.valid("query");
     const { jwt, protocol } = socketToken(token, c.req.header("Sec-WebSocket-Protocol"));
     const caller = await verifyCallerToken(jwt, c.env);
+    await admitCaller(c.var.services, caller);
     c.set("caller", caller);
     requireWebSocketUpgrade(c.req.header("Upgrade"));
     const response = await connectLive(c.env, c.req.raw, { userId: caller.userId, cap, expiresAt: tokenExpiresAt(jwt), protocol });

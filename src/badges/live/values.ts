@@ -3,6 +3,7 @@ import { getDirectMessages } from "../dms";
 import { FEED_UNSEEN_CAP, feedKeys } from "../../feed/keys";
 import { GET_FEED_UNSEEN, GET_FEED_UNSEEN_MANY } from "../../feed/unseen.lua";
 import { getNotifications } from "../notifications";
+import { safetyKeysOf } from "../../safety/keys";
 import { groupByDatabase, settleEach } from "../../lib/redis-topology";
 import type { Services } from "../../lib/services";
 import { capAll, capped, runReadScript, type Capped, type ScriptRedis } from "../shared";
@@ -62,6 +63,8 @@ export async function readCheapKinds(
   cap: number,
   kinds: CheapKind[],
   maxPulled: number,
+  safetyClock = Date.now(),
+  suspended = "",
 ): Promise<{ values: Partial<BadgeValues>; bigFollows: string[] | null }> {
   const values: Partial<BadgeValues> = {};
   let bigFollows: string[] | null = null;
@@ -73,7 +76,7 @@ export async function readCheapKinds(
       } else if (kind === "dms") {
         values.dms = capped((await getDirectMessages(redis, userId)).total, cap);
       } else {
-        const [count, bigs] = await runReadScript<[number, string[]]>(redis, GET_FEED_UNSEEN, feedUnseenKeys(userId), feedUnseenArgs(maxPulled));
+        const [count, bigs] = await runReadScript<[number, string[]]>(redis, GET_FEED_UNSEEN, feedUnseenKeys(userId), feedUnseenArgs(maxPulled, safetyClock, suspended));
         values.feed = capped(Number(count), cap);
         bigFollows = (bigs ?? []).map(String);
       }
@@ -82,6 +85,8 @@ export async function readCheapKinds(
   return { values, bigFollows };
 }
 
-const feedUnseenKeys = (userId: string) => [feedKeys.seen(userId), feedKeys.timeline(userId), feedKeys.bigFollows(userId), feedKeys.activity()];
-const feedUnseenArgs = (maxPulled: number) => [feedKeys.outboxPrefix(), maxPulled, FEED_UNSEEN_CAP];
+// The reader's safety sets too: `feed` leaves out what their blocks and mutes hide, as the badges read does.
+const feedUnseenKeys = (userId: string) => [feedKeys.seen(userId), feedKeys.timeline(userId), feedKeys.bigFollows(userId), feedKeys.activity(), ...safetyKeysOf(userId)];
+// And the suspended users (src/safety's `suspendedArg`): their posts count for nobody.
+const feedUnseenArgs = (maxPulled: number, safetyClock: number, suspended: string) => [feedKeys.outboxPrefix(), maxPulled, FEED_UNSEEN_CAP, safetyClock, suspended];
 

@@ -1,0 +1,31 @@
+import { ApiError } from "../lib/errors";
+import type { Subscriber } from "../lib/events";
+import { unfollow } from "./follows";
+import { deletePost, publishHeldPost } from "./posts";
+
+/**
+ * What the social graph does when another capability says so: a block ends both follows, exactly as
+ * two unfollows would (their `follow.deleted` events move the counters, badges and feed as any
+ * unfollow does); a moderator's action removes or publishes reported posts. Safety announces
+ * both; it never calls into social.
+ */
+export const socialSubscriber: Subscriber = {
+  name: "social",
+  on: {
+    "block.created": async (e, s) => {
+      // On the emitter's services: each unfollow emits its own event, whose subscribers batch their own scripts.
+      await Promise.all([unfollow(s.emitter, e.blockerId, e.blockedId), unfollow(s.emitter, e.blockedId, e.blockerId)]);
+    },
+    // A moderator's action on reported posts: each removed as an admin deleting it (a post already
+    // gone is fine), or a held one published as if just posted; one after another, as the moderator would.
+    "moderation.posts": async (e, s) => {
+      for (const postId of e.postIds) {
+        if (e.op === "publish") await publishHeldPost(s.emitter, postId);
+        else
+          await deletePost(s.emitter, { userId: e.moderatorId, role: "admin" }, postId).catch((err: unknown) => {
+            if (!(err instanceof ApiError && err.code === "not_found")) throw err;
+          });
+      }
+    },
+  },
+};

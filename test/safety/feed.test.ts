@@ -1,0 +1,3 @@
+import { feedFilterTests } from "./feed-run";
+
+feedFilterTests();

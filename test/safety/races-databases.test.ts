@@ -1,0 +1,3 @@
+import { raceTests } from "./races-run";
+
+raceTests();

@@ -1,0 +1,3 @@
+import { rankedWalkTests } from "./ranked-walk-run";
+
+rankedWalkTests();

@@ -1,0 +1,3 @@
+import { readsTests } from "./reads-run";
+
+readsTests();

@@ -1,0 +1,3 @@
+import { screensTests } from "./screens-run";
+
+screensTests();

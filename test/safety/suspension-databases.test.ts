@@ -1,0 +1,3 @@
+import { suspensionTests } from "./suspension-run";
+
+suspensionTests();
