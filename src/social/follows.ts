@@ -44,7 +44,23 @@ export async function follow(services: Services, followerId: string, followeeId:
     const followeeMutesFollower = row!.followee_mutes === true;
     await services.events.emit({ type: "follow.created", id: newEventId(), followerId, followeeId, at: Date.now(), followeeHasDevices, followeeMutesFollower }, services);
   }
+  // A block committed while the insert ran was not in the insert's snapshot, and the block's own
+  // unfollow (its social subscriber) cannot see a follow not yet committed: each would miss the
+  // other and the follow would outlive the block. Looking again, in a statement of its own, closes
+  // that: either the block's unfollow ran after our commit and removed the row, or its block row was
+  // committed before this look and we remove the row ourselves, as an unfollow (its event pairs
+  // with the created one above; whichever delete wins emits it).
+  if (await blockStands(services, followerId, followeeId)) {
+    await unfollow(services, followerId, followeeId);
+    throw blockedError("You cannot follow this user");
+  }
   return { followerId, followeeId, following: true, changed };
+}
+
+/** Whether a block stands between the two now (either way), in a statement of its own. */
+async function blockStands(services: Services, a: string, b: string): Promise<boolean> {
+  const rows = await queryRows(services.db, `${blockBetweenSql("$1", "$2")} LIMIT 1`, [a, b]);
+  return rows.length > 0;
 }
 
 /** Unfollows; idempotent, and only the delete that removed the row emits. */

@@ -19,7 +19,7 @@ import { servicesFor } from "../counters/support";
 import { eventually, feed, follow, post, servicesPausingAfter } from "../feed/support";
 import { api, newId } from "../support/api";
 import { BIG_FOLLOWERS, bigStates, makeBig, setFollowers } from "./big-accounts";
-import { ok } from "./support";
+import { followCounts, ok } from "./support";
 
 const as = (userId: string) => ({ as: { userId } });
 const n = () => topologyOf(env as unknown as Env).n;
@@ -59,6 +59,10 @@ async function sql(text: string, params: unknown[]) {
 }
 
 const SYNC_READ = /FROM posts WHERE author_id = \$1 AND deleted_at IS NULL AND held_at IS NULL ORDER BY id DESC/;
+/** Statements waiting on a lock to insert a follow: the follow under test, behind the held row. */
+const WAITING_FOLLOW_INSERTS = `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO follows%' AND datname = current_database() AND pid <> pg_backend_pid()`;
+type PoolClient = { query(text: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>; release(): void };
+
 const FOLLOWER_PAGE_READ = /FROM follows\s+WHERE followee_id = \$1 AND/;
 
 /** A's block of B or B's of A, over HTTP. */
@@ -105,6 +109,39 @@ export function raceTests() {
         expect([200, 403]).toContain(followed.status);
         await deliverLate({ kind: "sync", followerId: a, followeeId: b });
         await expectNothingOf(a, b, ids);
+      }
+    });
+
+    it("race: a follow whose insert is still uncommitted when the block (either way) commits and unfollows is refused and leaves no follow", async () => {
+      for (const who of ["a", "b"] as const) {
+        const [a, b] = [newId(), newId()];
+        const ids = [await post({ userId: b }, "one")];
+        await feed(a);
+        // The follow's insert waits on this transaction's uncommitted row for the same pair: its
+        // snapshot is taken (no block yet) and it has not committed when the block's unfollow runs.
+        const { services, close } = servicesFor();
+        const pool = (services.db as unknown as { $client: { connect(): Promise<PoolClient> } }).$client;
+        const holder = await pool.connect();
+        try {
+          await holder.query("BEGIN");
+          await holder.query("INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2)", [a, b]);
+          const following = api("PUT", `/v1/me/following/${b}`, as(a));
+          // Watched from a pool of its own: the holder's connection stays idle in its transaction.
+          await eventually(
+            async () => (await sql(WAITING_FOLLOW_INSERTS, []))[0]!.n,
+            (waiting) => Number(waiting) > 0,
+          );
+          await blockBetween(a, b, who);
+          await holder.query("ROLLBACK");
+          const followed = await following;
+          expect(followed.status, JSON.stringify(followed.body)).toBe(403);
+          expect(followed.body.error.code).toBe("blocked");
+        } finally {
+          holder.release();
+          await close();
+        }
+        await expectNothingOf(a, b, ids);
+        await eventually(() => followCounts(a, b), (c) => c[a]!.following === 0 && c[b]!.followers === 0);
       }
     });
 
