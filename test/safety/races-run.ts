@@ -128,7 +128,7 @@ export function raceTests() {
           const following = api("PUT", `/v1/me/following/${b}`, as(a));
           // Watched from a pool of its own: the holder's connection stays idle in its transaction.
           await eventually(
-            async () => (await sql(WAITING_FOLLOW_INSERTS, []))[0]!.n,
+            async () => (await sql(WAITING_FOLLOW_INSERTS, []) as { n: string }[])[0]!.n,
             (waiting) => Number(waiting) > 0,
           );
           await blockBetween(a, b, who);
