@@ -28,6 +28,7 @@ import WebSocket from "ws";
 import { badgeKeys, BUILT, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { feedKeys, TIMELINE_TTL_SECONDS } from "../../src/feed/keys.js";
 import { billedCommandsBetween, cpuTicks, percentile, printTable, redisCommandStats, rssBytes, runLoad, startBenchWithClients, benchLog, workerdPid } from "./harness.js";
+import { profiled } from "./profile.js";
 
 const SOCKETS = Number(process.env.PUSH_SOCKETS ?? 10_000);
 const FOLLOWERS = Math.min(5_000, SOCKETS);
@@ -320,8 +321,10 @@ async function main() {
     // response" counts the hubs' work or not depending on what else holds the response (an
     // [assets] router in front used to hold it until they had run, which hid ~1 s at 10,000 sockets).
     const broadcastStarted = performance.now();
-    await call("POST", "/v1/broadcasts", admin, { title: "Maintenance", body: "tonight" });
-    await Promise.race([allReached, sleep(30_000)]);
+    await profiled("broadcast", async () => {
+      await call("POST", "/v1/broadcasts", admin, { title: "Maintenance", body: "tonight" });
+      await Promise.race([allReached, sleep(30_000)]);
+    });
     const broadcastAllMs = reached === SOCKETS ? lastAt - broadcastStarted : Number.NaN;
     await sleep(500);
     const broadcastBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
@@ -336,8 +339,10 @@ async function main() {
     const authorToken = await bench.token(AUTHOR);
     // From the request's send, as the broadcast: the fan-out pages run after the response.
     const postSentAt = performance.now();
-    await call("POST", "/v1/posts", authorToken, { text: "hello followers" });
-    await Promise.race([authorPost.all, sleep(60_000)]);
+    await profiled("author-post", async () => {
+      await call("POST", "/v1/posts", authorToken, { text: "hello followers" });
+      await Promise.race([authorPost.all, sleep(60_000)]);
+    });
     const authorPostAllMs = authorPost.done() === FOLLOWERS ? authorPost.lastAt() - postSentAt : Number.NaN;
     await sleep(500);
     const postBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;

@@ -288,6 +288,29 @@ describe("GET /v1/me/live: every kind is pushed", () => {
     });
   });
 
+  it("a fan-out page whose feed read fails for a follower has them read in full: the post is counted and feed read all the same", async () => {
+    await withLateFollower({}, async ({ fan, d, hub, publish }) => {
+      const chaos = await createChaos();
+      try {
+        await runInDurableObject(hub, (h: BadgeHub) => void (h.servicesEnv = chaos.bindings));
+        await new Promise((r) => setTimeout(r, 100 + PUBLISHED_CLOCK_SLACK_MS)); // the snapshot's read is well before the post
+        const publishedAt = Date.now();
+        await publish();
+        // The page's one `feed` request fails (and its one retry): `authors`, which would have moved
+        // with its answer, must still come, from the read the follower gets instead.
+        await chaos.loseAnswers(2, "503");
+        await runInDurableObject(hub, (h: BadgeHub) => h.posted([{ userId: fan, feed: true }], publishedAt));
+        await until(() => known(hub, fan), (a) => canonical(a) === canonical({ count: 1, capped: false }));
+        const { got, expected } = await settled(d, fan);
+        expect(expected.authors).toEqual({ count: 1, capped: false });
+        expect(got).toEqual(expected);
+      } finally {
+        await runInDurableObject(hub, (h: BadgeHub) => void (h.servicesEnv = {}));
+        await chaos.close();
+      }
+    });
+  });
+
   it("an object whose state table predates counted_to gets the column when it starts", async () => {
     const stub = liveEnv.BADGE_HUBS.get(liveEnv.BADGE_HUBS.idFromName(`schema-${newId()}`));
     const columns = await runInDurableObject(stub, (_h: BadgeHub, state) => {

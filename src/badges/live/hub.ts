@@ -36,7 +36,7 @@ const MAX_TALLY_TIMES = 10_000;
 
 /** Kept on the socket itself, so an object that hibernated and wakes knows whose socket it is. */
 type Attachment = { connId: string; userId: string; cap: number; expiresAt: number };
-type SocketRow = { conn_id: string; user_id: string; cap: number; sent: string | null; sent_at: number; degraded: number };
+type SocketRow = { conn_id: string; user_id: string; cap: number; sent: string | null; sent_at: number; degraded: number; due: number | null; expires_at: number | null };
 type StateRow = { user_id: string; cap: number; current: string; read_at: number; counted_to: number };
 /** What a read must cover: every kind (`full`), or only kinds with a cheap read of their own. */
 type Wanted = { full: boolean; kinds: Set<CheapKind> };
@@ -44,8 +44,10 @@ type Wanted = { full: boolean; kinds: Set<CheapKind> };
 type ReadLoop = Wanted & { again: boolean };
 
 const SCHEMA = [
-  // One row per socket: what it was last sent (null until its snapshot) and when.
-  `CREATE TABLE IF NOT EXISTS sockets (conn_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, cap INTEGER NOT NULL, sent TEXT, sent_at INTEGER NOT NULL, degraded INTEGER NOT NULL DEFAULT 0)`,
+  // One row per socket: what it was last sent (null until its snapshot) and when; when a push
+  // held back by its interval is due (null: none waits), so the alarm visits only those; when its
+  // token expires (the attachment has it too, but reading attachments costs a deserialization each).
+  `CREATE TABLE IF NOT EXISTS sockets (conn_id TEXT PRIMARY KEY, user_id TEXT NOT NULL, cap INTEGER NOT NULL, sent TEXT, sent_at INTEGER NOT NULL, degraded INTEGER NOT NULL DEFAULT 0, due INTEGER, expires_at INTEGER)`,
   `CREATE INDEX IF NOT EXISTS sockets_user ON sockets (user_id)`,
   // One row per online (user, cap): the latest values known, which sockets converge to; when they
   // were last read, and the publish time of the latest post counted in place since (`counted_to`).
@@ -55,8 +57,61 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS big_follows (author_id TEXT NOT NULL, user_id TEXT NOT NULL, PRIMARY KEY (author_id, user_id)) WITHOUT ROWID`,
   `CREATE INDEX IF NOT EXISTS big_follows_user ON big_follows (user_id)`,
 ];
+/** Indexes on columns a table made by an earlier version may lack: made once the columns are added. */
+const LATER_INDEXES = [`CREATE INDEX IF NOT EXISTS sockets_due ON sockets (due) WHERE due IS NOT NULL`];
+
+/**
+ * Makes the hub's tables, and brings tables an earlier version made up to date: columns added
+ * (with what they would hold had they always been there) and the indexes on them. Idempotent.
+ */
+export function migrateHubSchema(sql: SqlStorage, sockets: () => { deserializeAttachment(): unknown }[]): void {
+  const added = (table: string, column: string, type: string) => {
+    try {
+      sql.exec(`SELECT ${column} FROM ${table} LIMIT 0`);
+      return false;
+    } catch {
+      // A table made before the column existed.
+      sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
+      return true;
+    }
+  };
+  for (const statement of SCHEMA) sql.exec(statement);
+  added("state", "counted_to", "INTEGER NOT NULL DEFAULT 0");
+  // Sockets accepted before `due` existed may hold a push back: the first alarm looks at each.
+  if (added("sockets", "due", "INTEGER")) sql.exec(`UPDATE sockets SET due = sent_at + ? WHERE sent IS NOT NULL`, PUSH_INTERVAL_MS);
+  if (added("sockets", "expires_at", "INTEGER")) {
+    for (const ws of sockets()) {
+      const a = ws.deserializeAttachment() as Attachment | null;
+      if (a) sql.exec(`UPDATE sockets SET expires_at = ? WHERE conn_id = ?`, a.expiresAt, a.connId);
+    }
+  }
+  for (const statement of LATER_INDEXES) sql.exec(statement);
+}
 
 const noEvents = createEventBus([]);
+
+/** A move in place of a user's known values, per cap. */
+type Move = (values: BadgeValues, cap: number) => void;
+type BumpOptions = { set?: { exact: true; kind: CheapKind }; since?: number; post?: true };
+/** A followed author's post counted in place, with when it was published (if known). */
+type CountedPost = { move: Move; since: number | undefined };
+function groupBy<T>(rows: T[], keyOf: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  return groups;
+}
+
+const countPost: Move = (values, cap) => {
+  values.authors = oneMore(values.authors, cap);
+};
+
+/** The tag that finds one socket by its connection id (tags share one namespace with user ids, which are digits). */
+const connTag = (connId: string) => `c:${connId}`;
 
 /**
  * One shard of the live badge sockets: every socket of the users whose id hashes to it (so all of a
@@ -85,6 +140,9 @@ export class BadgeHub extends DurableObject<Env> {
   /** Tests point the hub's Redis and Postgres at an outage-simulating pair. */
   servicesEnv: Partial<Env> = {};
 
+  /** The alarm's time as this object last set or read it (null: none); undefined until known after a wake. */
+  private alarmAt: number | null | undefined;
+
   /** The newest sync token per database the Worker's writes told the hub of (read regions; empty otherwise). */
   private seen: SyncTokens = [];
 
@@ -92,13 +150,7 @@ export class BadgeHub extends DurableObject<Env> {
     super(ctx, env);
     applyLogLevel(env.LOG_LEVEL);
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
-    for (const statement of SCHEMA) ctx.storage.sql.exec(statement);
-    try {
-      ctx.storage.sql.exec(`SELECT counted_to FROM state LIMIT 0`);
-    } catch {
-      // A table made before `counted_to` existed.
-      ctx.storage.sql.exec(`ALTER TABLE state ADD COLUMN counted_to INTEGER NOT NULL DEFAULT 0`);
-    }
+    migrateHubSchema(ctx.storage.sql, () => ctx.getWebSockets());
   }
 
   private get sql() {
@@ -121,9 +173,11 @@ export class BadgeHub extends DurableObject<Env> {
       return new Response(null, { status: 101, webSocket: client, headers });
     }
     const attachment: Attachment = { connId: crypto.randomUUID(), userId, cap, expiresAt };
-    this.ctx.acceptWebSocket(server, [userId]);
+    // Tagged by user (all of a user's sockets) and by connection (one socket found without reading
+    // every attachment of the user: a broadcast looks one up per socket).
+    this.ctx.acceptWebSocket(server, [userId, connTag(attachment.connId)]);
     server.serializeAttachment(attachment);
-    this.sql.exec(`INSERT INTO sockets (conn_id, user_id, cap, sent, sent_at) VALUES (?, ?, ?, NULL, 0)`, attachment.connId, userId, cap);
+    this.sql.exec(`INSERT INTO sockets (conn_id, user_id, cap, sent, sent_at, expires_at) VALUES (?, ?, ?, NULL, 0, ?)`, attachment.connId, userId, cap, expiresAt);
     await this.scheduleAlarm(expiresAt);
     // The snapshot is read after the socket is registered: a change written from now on either is
     // in the snapshot or reaches this socket as a push (reads of one user run one after another).
@@ -142,7 +196,7 @@ export class BadgeHub extends DurableObject<Env> {
     }
     if (message === "badges") {
       // A fresh snapshot: forget what the socket was sent, the next read sends it everything.
-      this.sql.exec(`UPDATE sockets SET sent = NULL WHERE conn_id = ?`, connId);
+      this.sql.exec(`UPDATE sockets SET sent = NULL, due = NULL WHERE conn_id = ?`, connId);
       await this.refresh(userId);
       return;
     }
@@ -243,18 +297,33 @@ export class BadgeHub extends DurableObject<Env> {
    */
   async stamp(stamp: HubStamp): Promise<number> {
     this.calls++;
-    const users = this.sql.exec<{ user_id: string }>(`SELECT DISTINCT user_id FROM state`).toArray().map((r) => r.user_id);
-    for (const userId of users) {
-      this.bump(
-        userId,
-        (values, cap) => {
-          if (stamp.kind === "broadcasts") values.broadcasts = oneMore(values.broadcasts, cap);
-          else values.reddots = { ...values.reddots, [stamp.channel]: true };
-        },
-        { since: stamp.writtenAt },
-      );
+    const move: Move = (values, cap) => {
+      if (stamp.kind === "broadcasts") values.broadcasts = oneMore(values.broadcasts, cap);
+      else values.reddots = { ...values.reddots, [stamp.channel]: true };
+    };
+    const options: BumpOptions = { since: stamp.writtenAt };
+    // Every online user at once: the shard's state and the sockets a push may go to in one
+    // statement each, not two per user (a broadcast moves every one of them).
+    const byUser = groupBy(this.sql.exec<StateRow>(`SELECT * FROM state`).toArray(), (r) => r.user_id);
+    const sockets = groupBy(this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE sent IS NOT NULL AND degraded = 0`).toArray(), (r) => `${r.user_id} ${r.cap}`);
+    const now = Date.now();
+    let due: number | null = null;
+    for (const [userId, rows] of byUser) {
+      if (this.mustRead(userId, rows, options, now)) {
+        this.ctx.waitUntil(this.refresh(userId));
+        continue;
+      }
+      for (const row of rows) {
+        const values = JSON.parse(row.current) as BadgeValues;
+        move(values, row.cap);
+        const json = JSON.stringify(values);
+        this.sql.exec(`UPDATE state SET current = ? WHERE user_id = ? AND cap = ?`, json, userId, row.cap);
+        const at = this.flushSockets(userId, values, json, sockets.get(`${userId} ${row.cap}`) ?? [], now);
+        if (at !== null) due = Math.min(due ?? at, at);
+      }
     }
-    return users.length;
+    if (due !== null) this.ctx.waitUntil(this.scheduleAlarm(due));
+    return byUser.size;
   }
 
   /**
@@ -270,20 +339,19 @@ export class BadgeHub extends DurableObject<Env> {
   async posted(followers: PostedTo[], publishedAt?: number): Promise<number> {
     this.calls++;
     let online = 0;
-    const feedReads: string[] = [];
+    const withFeed: string[] = [];
+    const counted: CountedPost = { move: countPost, since: publishedAt };
+    const options: BumpOptions = { since: publishedAt, post: true };
     for (const { userId, feed } of followers) {
       if (!this.isOnline(userId)) continue;
       online++;
-      this.bump(
-        userId,
-        (values, cap) => {
-          values.authors = oneMore(values.authors, cap);
-        },
-        { since: publishedAt, post: true },
-      );
-      if (feed) feedReads.push(userId);
+      // A follower whose `feed` is read gets `authors` moved in the same update as that read's
+      // answer: one push carrying both, not a second one held back by the push interval. One who
+      // must be read anyway gets a full read from `bump`, `feed` included.
+      if (feed && !this.mustRead(userId, this.stateRows(userId), options)) withFeed.push(userId);
+      else this.bump(userId, countPost, options);
     }
-    await this.refreshFeeds(feedReads);
+    await this.refreshFeeds(withFeed, counted);
     return online;
   }
 
@@ -358,24 +426,37 @@ export class BadgeHub extends DurableObject<Env> {
    * that ended after it may hold it, however long ago. For a `post`, so may a move in place for a
    * post published since (or this one, its page delivered again): `counted_to` keeps posts' times only.
    */
-  private bump(userId: string, move: (values: BadgeValues, cap: number) => void, options: { set?: { exact: true; kind: CheapKind }; since?: number; post?: true } = {}) {
+  private bump(userId: string, move: Move, options: BumpOptions = {}) {
     const { set, since, post } = options;
-    const rows = this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
+    const rows = this.stateRows(userId);
     const now = Date.now();
-    const mayHoldChange = (r: StateRow) =>
-      now - r.read_at < this.freshReadMs || (since !== undefined && (r.read_at >= since - PUBLISHED_CLOCK_SLACK_MS || (post && since <= r.counted_to)));
-    // A value set from a write's own answer is exact whatever was read before; only a read in
-    // flight (which may answer from before the write) makes it a read.
-    if (this.reading.has(userId) || (!set && rows.some(mayHoldChange))) {
+    if (this.mustRead(userId, rows, options, now)) {
       this.ctx.waitUntil(this.refresh(userId, set ? [set.kind] : undefined));
       return;
     }
     for (const row of rows) {
       const values = JSON.parse(row.current) as BadgeValues;
       move(values, row.cap);
-      this.sql.exec(`UPDATE state SET current = ?, counted_to = max(counted_to, ?) WHERE user_id = ? AND cap = ?`, JSON.stringify(values), post ? (since ?? 0) : 0, userId, row.cap);
-      this.push(userId, row.cap, values, now);
+      const json = JSON.stringify(values);
+      this.sql.exec(`UPDATE state SET current = ?, counted_to = max(counted_to, ?) WHERE user_id = ? AND cap = ?`, json, post ? (since ?? 0) : 0, userId, row.cap);
+      this.push(userId, row.cap, values, now, json);
     }
+  }
+
+  private stateRows(userId: string): StateRow[] {
+    return this.sql.exec<StateRow>(`SELECT * FROM state WHERE user_id = ?`, userId).toArray();
+  }
+
+  /**
+   * Whether a move in place of `userId`'s values must be a read instead: a read in flight (which
+   * may answer from before the change), or — for a change not set from a write's own answer,
+   * which is exact whatever was read before — a read so recent, or a post counted since, that it
+   * may hold the change already.
+   */
+  private mustRead(userId: string, rows: StateRow[], { set, since, post }: BumpOptions, now = Date.now()): boolean {
+    const mayHoldChange = (r: StateRow) =>
+      now - r.read_at < this.freshReadMs || (since !== undefined && (r.read_at >= since - PUBLISHED_CLOCK_SLACK_MS || (post && since <= r.counted_to)));
+    return this.reading.has(userId) || (!set && rows.some(mayHoldChange));
   }
 
   /**
@@ -437,10 +518,12 @@ export class BadgeHub extends DurableObject<Env> {
    * A user the batch cannot settle (a socket awaiting its snapshot, no state, Redis failed) is
    * read on their own, as `refresh` would.
    */
-  private async refreshFeeds(userIds: string[]): Promise<void> {
+  private async refreshFeeds(userIds: string[], counted?: CountedPost): Promise<void> {
+    // With a post to count as well, a user the batch cannot settle gets a full read (it covers `authors` too).
+    const fallback = counted ? undefined : (["feed"] as CheapKind[]);
     const batch: string[] = [];
     for (const userId of new Set(userIds)) {
-      if (this.reading.has(userId)) void this.refresh(userId, ["feed"]); // only marks the loop: returns at once
+      if (this.reading.has(userId)) void this.refresh(userId, fallback); // only marks the loop: returns at once
       else {
         this.reading.set(userId, { again: false, full: false, kinds: new Set() });
         batch.push(userId);
@@ -452,9 +535,10 @@ export class BadgeHub extends DurableObject<Env> {
     for (const [i, userId] of batch.entries()) {
       const loop = this.reading.get(userId)!;
       const count = counts?.[i];
-      if (count == null || !this.applyFeed(userId, count)) {
+      if (count == null || !this.applyFeed(userId, count, counted)) {
         loop.again = true;
-        loop.kinds.add("feed");
+        if (counted) loop.full = true;
+        else loop.kinds.add("feed");
       }
       this.reading.delete(userId);
       if (loop.again) after.push(this.refresh(userId, loop.full ? undefined : [...loop.kinds]));
@@ -462,12 +546,15 @@ export class BadgeHub extends DurableObject<Env> {
     await Promise.all(after);
   }
 
-  /** Sets and pushes a user's `feed` per cap, as a partial read does; false (nothing set) when a cap has no settled state. */
-  private applyFeed(userId: string, count: number): boolean {
+  /**
+   * Sets and pushes a user's `feed` per cap, as a partial read does, with the post `counted` moved
+   * in the same update; false (nothing set) when a cap has no settled state.
+   */
+  private applyFeed(userId: string, count: number, counted?: CountedPost): boolean {
     const caps = this.sql.exec<{ cap: number }>(`SELECT DISTINCT cap FROM sockets WHERE user_id = ?`, userId).toArray().map((r) => r.cap);
     const states = caps.map((cap) => this.settledState(userId, cap));
     if (states.some((state) => !state)) return false;
-    for (const state of states) this.applyPart(userId, state!, { feed: capped(count, state!.cap) });
+    for (const state of states) this.applyPart(userId, state!, { feed: capped(count, state!.cap) }, counted);
     return true;
   }
 
@@ -478,11 +565,20 @@ export class BadgeHub extends DurableObject<Env> {
     return waiting === 0 ? state : undefined;
   }
 
-  /** Only the kinds that moved, each from its own read; the rest is what the hub knows. */
-  private applyPart(userId: string, state: StateRow, part: Partial<BadgeValues>) {
+  /** Only the kinds that moved, each from its own read; the rest is what the hub knows (and a post `counted` in place, as `bump` does). */
+  private applyPart(userId: string, state: StateRow, part: Partial<BadgeValues>, counted?: CountedPost) {
     const values = { ...(JSON.parse(state.current) as BadgeValues), ...part };
-    this.sql.exec(`UPDATE state SET current = ?, read_at = ? WHERE user_id = ? AND cap = ?`, JSON.stringify(values), Date.now(), userId, state.cap);
-    this.push(userId, state.cap, values, Date.now());
+    counted?.move(values, state.cap);
+    const now = Date.now();
+    this.sql.exec(
+      `UPDATE state SET current = ?, read_at = ?, counted_to = max(counted_to, ?) WHERE user_id = ? AND cap = ?`,
+      JSON.stringify(values),
+      now,
+      counted?.since ?? 0,
+      userId,
+      state.cap,
+    );
+    this.push(userId, state.cap, values, now);
   }
 
   private async readAndPush(userId: string, wanted: Wanted) {
@@ -503,7 +599,7 @@ export class BadgeHub extends DurableObject<Env> {
         // (as the HTTP call answers), and every socket of the user is offered a fresh one later.
         const waiting = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND sent IS NULL`, userId, cap).toArray();
         for (const row of waiting) this.sendSnapshot(row.conn_id, userId, badges, true);
-        this.sql.exec(`UPDATE sockets SET degraded = 1 WHERE user_id = ? AND cap = ?`, userId, cap);
+        this.sql.exec(`UPDATE sockets SET degraded = 1, due = NULL WHERE user_id = ? AND cap = ?`, userId, cap);
         await this.scheduleAlarm(now + DEGRADED_RETRY_MS);
         continue;
       }
@@ -560,6 +656,9 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   private socket(connId: string, userId: string): WebSocket | undefined {
+    const [tagged] = this.ctx.getWebSockets(connTag(connId));
+    if (tagged) return tagged;
+    // A socket accepted before sockets carried their connection's tag.
     return this.ctx.getWebSockets(userId).find((ws) => (ws.deserializeAttachment() as Attachment | null)?.connId === connId);
   }
 
@@ -575,14 +674,24 @@ export class BadgeHub extends DurableObject<Env> {
    * Sends each socket of (user, cap) the kinds it lacks, now or (inside its push interval) from the
    * alarm. Returns when the earliest deferred push is due (null: none waits).
    */
-  private flushUser(userId: string, cap: number, current: BadgeValues, now: number): number | null {
-    let due: number | null = null;
+  private flushUser(userId: string, cap: number, current: BadgeValues, now: number, currentJson?: string): number | null {
     const rows = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND sent IS NOT NULL AND degraded = 0`, userId, cap).toArray();
+    return this.flushSockets(userId, current, currentJson, rows, now);
+  }
+
+  /** `flushUser` over the (user, cap)'s sockets already read (`current`'s JSON, when the caller has it). */
+  private flushSockets(userId: string, current: BadgeValues, currentJson: string | undefined, rows: SocketRow[], now: number): number | null {
+    let due: number | null = null;
     for (const row of rows) {
       const changed = changedKinds(JSON.parse(row.sent!) as BadgeValues, current);
-      if (Object.keys(changed).length === 0) continue;
+      if (Object.keys(changed).length === 0) {
+        if (row.due !== null) this.sql.exec(`UPDATE sockets SET due = NULL WHERE conn_id = ?`, row.conn_id);
+        continue;
+      }
       if (now - row.sent_at < PUSH_INTERVAL_MS) {
-        due = Math.min(due ?? Number.POSITIVE_INFINITY, row.sent_at + PUSH_INTERVAL_MS);
+        const at = row.sent_at + PUSH_INTERVAL_MS;
+        if (row.due !== at) this.sql.exec(`UPDATE sockets SET due = ? WHERE conn_id = ?`, at, row.conn_id);
+        due = Math.min(due ?? Number.POSITIVE_INFINITY, at);
         continue;
       }
       const ws = this.socket(row.conn_id, userId);
@@ -591,41 +700,61 @@ export class BadgeHub extends DurableObject<Env> {
         continue;
       }
       ws.send(JSON.stringify({ type: "badges", changed }));
-      this.sql.exec(`UPDATE sockets SET sent = ?, sent_at = ? WHERE conn_id = ?`, JSON.stringify(current), now, row.conn_id);
+      this.sql.exec(`UPDATE sockets SET sent = ?, sent_at = ?, due = NULL WHERE conn_id = ?`, (currentJson ??= JSON.stringify(current)), now, row.conn_id);
     }
     return due;
   }
 
   /** Pushes now what can go now; the rest from the alarm. */
-  private push(userId: string, cap: number, current: BadgeValues, now: number) {
-    const due = this.flushUser(userId, cap, current, now);
+  private push(userId: string, cap: number, current: BadgeValues, now: number, currentJson?: string) {
+    const due = this.flushUser(userId, cap, current, now, currentJson);
     if (due !== null) this.ctx.waitUntil(this.scheduleAlarm(due));
   }
 
   // ---------------------------------------------------------------- alarm
 
+  /**
+   * Sets the alarm to `at` unless one is due sooner. The time set is kept in memory (only this
+   * object sets it), so a push held back by its interval — one per online user in a broadcast —
+   * costs no storage read; the first after a wake reads it once.
+   */
   private async scheduleAlarm(at: number) {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+    if (this.alarmAt === undefined) {
+      const stored = await this.ctx.storage.getAlarm();
+      this.alarmAt ??= stored;
+    }
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at; // before the await: calls made one after another set it in that order
+    try {
+      await this.ctx.storage.setAlarm(at);
+    } catch (err) {
+      this.alarmAt = undefined; // unknown again: the next call reads it
+      throw err;
+    }
   }
 
   /** Closes expired sockets (4001), sends pushes that waited for their interval, retries degraded snapshots. */
   override async alarm() {
+    // The alarm that fired is gone; whatever is set from here on is the next one.
+    this.alarmAt = null;
     const now = Date.now();
-    let next = Number.POSITIVE_INFINITY;
-    for (const ws of this.ctx.getWebSockets()) {
-      const a = ws.deserializeAttachment() as Attachment | null;
-      if (!a) continue;
-      if (a.expiresAt <= now) {
-        ws.close(CLOSE_TOKEN_EXPIRED, "token expired");
-        this.forget(a.connId, a.userId);
-      } else next = Math.min(next, a.expiresAt);
+    for (const row of this.sql.exec<{ conn_id: string; user_id: string }>(`SELECT conn_id, user_id FROM sockets WHERE expires_at <= ?`, now).toArray()) {
+      this.socket(row.conn_id, row.user_id)?.close(CLOSE_TOKEN_EXPIRED, "token expired");
+      this.forget(row.conn_id, row.user_id);
     }
-    for (const row of this.sql.exec<StateRow>(`SELECT * FROM state`).toArray()) {
-      const due = this.flushUser(row.user_id, row.cap, JSON.parse(row.current) as BadgeValues, now);
-      if (due !== null) next = Math.min(next, due);
-    }
-    if (Number.isFinite(next)) await this.scheduleAlarm(next);
+    // Only the (user, cap) pairs with a push held back and due: the rest have nothing waiting.
+    const waiting = this.sql
+      .exec<{ user_id: string; cap: number; current: string }>(
+        `SELECT st.user_id, st.cap, st.current FROM state st WHERE EXISTS (SELECT 1 FROM sockets s WHERE s.due <= ? AND s.user_id = st.user_id AND s.cap = st.cap)`,
+        now,
+      )
+      .toArray();
+    for (const row of waiting) this.flushUser(row.user_id, row.cap, JSON.parse(row.current) as BadgeValues, now);
+    // What is still due now was flushed or cannot be (a socket awaiting its snapshot, which sends
+    // everything): a push held back again has a due time ahead. Cleared, so no alarm fires for it.
+    this.sql.exec(`UPDATE sockets SET due = NULL WHERE due <= ?`, now);
+    const next = this.sql.exec<{ at: number | null }>(`SELECT min(at) AS at FROM (SELECT min(expires_at) AS at FROM sockets UNION ALL SELECT min(due) FROM sockets WHERE due IS NOT NULL)`).one().at;
+    if (next !== null) await this.scheduleAlarm(next);
     // Offered a fresh snapshot; still degraded, the read schedules the next try.
     const degraded = this.sql.exec<{ user_id: string }>(`SELECT DISTINCT user_id FROM sockets WHERE degraded = 1`).toArray();
     await Promise.all(degraded.map(({ user_id }) => this.refresh(user_id)));
