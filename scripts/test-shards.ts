@@ -102,7 +102,7 @@ export function splitIntoShards(files: readonly Weighted[], count: number, group
  * results kept, success only if every shard succeeded. A missing report (a shard that wrote none)
  * fails the merged one.
  */
-export function mergeJsonReports(parts: string[], path: string) {
+export function mergeJsonReports(parts: string[], path: string, exitCodes: number[] = []) {
   const reports = parts.map((part) => {
     try {
       return JSON.parse(readFileSync(part, "utf8")) as Record<string, unknown> & { testResults: unknown[] };
@@ -111,8 +111,15 @@ export function mergeJsonReports(parts: string[], path: string) {
     }
   });
   const merged: Record<string, unknown> & { testResults: unknown[] } = { testResults: [] };
-  for (const report of reports) {
-    if (!report) continue;
+  for (const [i, report] of reports.entries()) {
+    if (!report) {
+      // A shard that wrote no report (its vitest crashed or gave up) must be named in the totals'
+      // failures, not only counted: its tests are missing from them.
+      const exit = exitCodes[i] === undefined ? "" : ` (exit ${exitCodes[i]})`;
+      merged.testResults.push({ name: `shard ${i + 1} of ${parts.length}`, status: "failed", message: `the shard wrote no JSON report${exit}: its files' tests are missing from these totals; its log lines carry [${i + 1}/${parts.length}]`, assertionResults: [] });
+      merged.numFailedTestSuites = Number(merged.numFailedTestSuites ?? 0) + 1;
+      continue;
+    }
     for (const [key, value] of Object.entries(report)) {
       if (key === "testResults") merged.testResults.push(...(value as unknown[]));
       else if (typeof value === "number" && key.startsWith("num")) merged[key] = Number(merged[key] ?? 0) + value;

@@ -118,3 +118,15 @@ function count(files: Map<string, number>): number {
 function seconds(ms: number): string {
   return ms >= 120_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
 }
+
+/**
+ * How a vitest run ended: `stalled` (the watchdog stopped it), `crashed` (it failed without
+ * writing the JSON report it was asked for: it ended before its reporters did, so its unfinished
+ * files never ran), else `done`. The first two run the files left again; `done` is final, test
+ * failures included. `reportWritten` is undefined when no report was asked for.
+ */
+export function runEnding(run: { code: number; stalled: boolean; reportWritten: boolean | undefined }): "done" | "stalled" | "crashed" {
+  if (run.stalled) return "stalled";
+  if (run.code !== 0 && run.reportWritten === false) return "crashed";
+  return "done";
+}

@@ -18,16 +18,17 @@
  * test is never cut off. On a stall it stops vitest's whole process group (workerd, the test
  * stack's Postgres and Redis), removes the run's own TMPDIR, says so, and runs again only the
  * files that did not finish (`vitest.config.ts` skips the others through TEST_SKIP_FILES), up to
- * ATTEMPTS runs. Test failures are never retried: a file that finished with a failure stays
- * failed. With `--outputFile.json=PATH`, the report at PATH adds the files finished by stalled
+ * ATTEMPTS runs. A run that fails without writing its JSON report crashed before its reporters
+ * ended (a shard once lost its 330 tests that way, its cause unlogged) and is run again the same
+ * way. Test failures are never retried: a file that finished with a failure stays failed. With `--outputFile.json=PATH`, the report at PATH adds the files finished by stalled
  * runs to the last run's report, so its totals cover the suite.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { estimateWeights, mergeJsonReports, readDurations, recordDurations, splitIntoShards, testFiles } from "./test-shards";
-import { decideStall, finishedFiles, longestStartGap, runSpan, type FileProgress, type ProgressEvent, type StallLimits } from "./test-stall";
+import { decideStall, finishedFiles, longestStartGap, runEnding, runSpan, type FileProgress, type ProgressEvent, type StallLimits } from "./test-stall";
 
 const STALL_MINUTES = Number(process.env.TEST_STALL_MINUTES ?? 3);
 /**
@@ -155,10 +156,15 @@ async function runAttempts(args: string[], label?: string, shard?: number): Prom
       const env = { ...process.env, TMPDIR: attemptTmp, TEST_PROGRESS_FILE: progressFile, TEST_SKIP_FILES: finished.map((f) => f.file).join("\n"), ...(shard ? { TEST_SHARD: String(shard) } : {}) };
       // A stall after the last file leaves nothing to run: that is a pass, not "no test files".
       const resumed = finished.length > 0 ? ["--passWithNoTests"] : [];
+      if (jsonReport) rmSync(jsonReport, { force: true }); // so that a report found after the run is this run's
       const { code, stalled, pid } = await runVitest([...args, ...reporters, ...resumed], env, progressFile, label);
       const gap = longestStartGap(readProgress(progressFile));
       if (gap !== null) console.error(`${tag} longest wait for the next file to start: ${(gap / 1000).toFixed(1)} s (a stall is declared at ${STALL_GAP_SECONDS} s)`);
-      if (!stalled) {
+      // Like a stall, a crash keeps its finished files and runs the rest again (runEnding); a file
+      // that crashes every run still fails the run.
+      const crashed = runEnding({ code, stalled, reportWritten: jsonReport === undefined ? undefined : existsSync(jsonReport) }) === "crashed";
+      if (crashed) console.error(`\n${tag} vitest exited with ${code} without writing its JSON report (a crash, not a test failure)`);
+      if (!stalled && !crashed) {
         // Where this run's time went: its startup (stack, runtimes), its files, its teardown.
         const span = runSpan(readProgress(progressFile));
         const at = (ms: number) => `${((ms - started) / 1000).toFixed(1)} s`;
@@ -167,13 +173,15 @@ async function runAttempts(args: string[], label?: string, shard?: number): Prom
         return finished.some((f) => !f.ok) ? Math.max(code, 1) : code;
       }
       finished.push(...finishedFiles(readProgress(progressFile)));
+      if (crashed) killGroup(pid, "SIGKILL"); // what it started and left (workerd, the stack's servers)
       await groupGone(pid, 11_000); // it was sent SIGKILL: its processes go within moments
       rmSync(attemptTmp, { recursive: true, force: true });
       if (attempt < ATTEMPTS) {
-        console.error(`${tag} the test pool stalled (cloudflare/workers-sdk#15498); ${finished.length} of the files are done, running the rest (attempt ${attempt + 1} of ${ATTEMPTS})\n`);
+        const what = crashed ? "vitest crashed" : "the test pool stalled (cloudflare/workers-sdk#15498)";
+        console.error(`${tag} ${what}; ${finished.length} of the files are done, running the rest (attempt ${attempt + 1} of ${ATTEMPTS})\n`);
       }
     }
-    console.error(`${tag} the test pool stalled ${ATTEMPTS} times; giving up`);
+    console.error(`${tag} the test pool stalled or crashed ${ATTEMPTS} times; giving up`);
     return 1;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -219,7 +227,7 @@ async function main() {
         return runAttempts([...shardArgs, ...files], `[${i + 1}/${shards.length}]`, i + 1);
       }),
     );
-    if (jsonReport) mergeJsonReports(shards.map((_, i) => shardReport(i)), jsonReport);
+    if (jsonReport) mergeJsonReports(shards.map((_, i) => shardReport(i)), jsonReport, codes);
     console.error(`[test] ${shards.length} shards ran side by side in ${((Date.now() - started) / 1000).toFixed(0)} s (TEST_SHARDS=1 runs one)`);
     exitCode = Math.max(...codes);
     record();
@@ -245,7 +253,8 @@ function readProgress(path: string): ProgressEvent[] {
 
 /** Adds files finished by stalled runs to vitest's JSON report of the last run (totals and one entry each). */
 function addToJsonReport(path: string, files: FileProgress[]) {
-  const report = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown> & { testResults: unknown[] };
+  // A last run with no file left to run may write no report: the files finished before make it.
+  const report = (existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : { success: true, testResults: [] }) as Record<string, unknown> & { testResults: unknown[] };
   const add = (key: string, n: number) => (report[key] = Number(report[key] ?? 0) + n);
   for (const f of files) {
     add("numTotalTestSuites", 1);

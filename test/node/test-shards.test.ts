@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isFarRegionFile, mergeJsonReports, splitIntoShards, testFiles } from "../../scripts/test-shards";
+import { isFarRegionFile, mergeJsonReports, readDurations, splitIntoShards, testFiles } from "../../scripts/test-shards";
 
 describe("splitting the suite into shards", () => {
   it("puts every test file of the repository in exactly one shard, each within the heaviest file of the others", () => {
@@ -22,6 +22,12 @@ describe("splitting the suite into shards", () => {
       const heaviest = Math.max(...files.map((f) => f.weight));
       expect(Math.max(...loads) - Math.min(...loads)).toBeLessThanOrEqual(heaviest);
     }
+  });
+
+  it("has a recorded duration for most files, each named as testFiles names it (else the split falls back to file sizes)", () => {
+    const files = new Set(testFiles(process.cwd()).map((f) => f.file));
+    const recorded = Object.keys(readDurations(process.cwd()));
+    expect(recorded.filter((file) => files.has(file)).length).toBeGreaterThanOrEqual(files.size * 0.8);
   });
 
   it("is the same split whatever order the files come in, and never an empty shard", () => {
@@ -75,12 +81,16 @@ describe("the shards' reports, merged", () => {
     expect(parts.some((p) => existsSync(p))).toBe(false);
   });
 
-  it("fail when a shard wrote no report", () => {
+  it("fail when a shard wrote no report, and name that shard and its exit code among the failed files", () => {
     const dir = mkdtempSync(join(tmpdir(), "ce-shards-"));
     writeFileSync(join(dir, "r.json.shard-1"), JSON.stringify(report(5, 0, "a")));
-    mergeJsonReports([join(dir, "r.json.shard-1"), join(dir, "r.json.shard-2")], join(dir, "r.json"));
+    mergeJsonReports([join(dir, "r.json.shard-1"), join(dir, "r.json.shard-2")], join(dir, "r.json"), [0, 137]);
     const merged = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
     expect(merged.numPassedTests).toBe(5);
+    expect(merged.numFailedTestSuites).toBe(1);
     expect(merged.success).toBe(false);
+    expect(merged.testResults).toHaveLength(2);
+    expect(merged.testResults[1]).toMatchObject({ name: "shard 2 of 2", status: "failed", assertionResults: [] });
+    expect(merged.testResults[1].message).toContain("exit 137");
   });
 });

@@ -3,7 +3,7 @@
  * is found within the gap limit, while a running file, however slow, keeps the long limit.
  */
 import { describe, expect, it } from "vitest";
-import { decideStall, finishedFiles, longestStartGap, runSpan, type ProgressEvent } from "../../scripts/test-stall";
+import { decideStall, finishedFiles, longestStartGap, runEnding, runSpan, type ProgressEvent } from "../../scripts/test-stall";
 
 const limits = { gapMs: 30_000, silenceMs: 180_000 };
 const T = 1_000_000;
@@ -74,5 +74,16 @@ describe("decideStall", () => {
 
   it("lists the finished files with their counts, for the rerun and the JSON report", () => {
     expect(finishedFiles([...afterA, queued("b.test.ts", T + 12_000)])).toEqual([{ file: "a.test.ts", project: "workers", passed: 1, failed: 0, skipped: 0, ok: true }]);
+  });
+});
+
+describe("runEnding", () => {
+  it("calls a failed run that wrote no report a crash, to be run again, and a failed run with its report final", () => {
+    expect(runEnding({ code: 1, stalled: false, reportWritten: false })).toBe("crashed");
+    expect(runEnding({ code: 137, stalled: false, reportWritten: false })).toBe("crashed");
+    expect(runEnding({ code: 1, stalled: false, reportWritten: true })).toBe("done");
+    expect(runEnding({ code: 1, stalled: false, reportWritten: undefined })).toBe("done");
+    expect(runEnding({ code: 0, stalled: false, reportWritten: false })).toBe("done");
+    expect(runEnding({ code: 1, stalled: true, reportWritten: false })).toBe("stalled");
   });
 });
