@@ -39,6 +39,10 @@
  * each database (EVALSHA + what the script runs: what Upstash bills, and what the budget counts); `billed_per_request_N` = billed commands of all databases / requests, over 500 more
  * requests of the same sequence sent uncapped after the measured run (refusals would hide the
  * cost: a refused write goes to Postgres and bills nothing) and the queued work they cause;
+ * `redis_paid_share_N` = billed commands per second of the measured run / (rps × billed per
+ * request): the share of what the served requests cost uncapped that Redis ran. Below 1, some were
+ * served without their Redis work (a like or follow whose write was refused, applied through
+ * Postgres); rps(N) then overstates what N databases serve, the more so the lower the share;
  * `scale_efficiency_4` = rps(4) / (4 × rps(1)); `max_db_share_4` = the busiest database's share
  * of all billed commands at N = 4; `feed_page_rounds`, `batch_read_rounds` at the largest N;
  * `dead_letters_N` = feed messages in Postgres `dead_letters` at the end of N's pass (target 0: a
@@ -83,6 +87,8 @@ interface Pass {
   row: Record<string, string | number>;
   rps: number;
   billedPerRequest: number;
+  /** Of what the served requests would bill uncapped, the share Redis ran (see `redisPaidShare`). */
+  redisPaidShare: number;
   maxDbShare: number;
   feedRounds: number;
   batchRounds: number;
@@ -110,6 +116,7 @@ async function main() {
   result.feed_page_rounds = String(last.feedRounds);
   result.batch_read_rounds = String(last.batchRounds);
   for (const p of passes) if (p.n === 1 || p.n === 4) result[`billed_per_request_${p.n}`] = p.billedPerRequest.toFixed(2);
+  for (const p of passes) if (p.n === 1 || p.n === 4) result[`redis_paid_share_${p.n}`] = p.redisPaidShare.toFixed(3);
   for (const p of passes) result[`dead_letters_${p.n}`] = String(p.deadLetters);
   console.log(`(rounds measured at N = ${last.n}; rps = 2xx answers not degraded per second)`);
   const targets = [
@@ -161,6 +168,7 @@ async function passAt(n: number): Promise<Pass> {
     const billed = redis!.byDatabase.map((d) => d.billedCommands);
     const total = billed.reduce((a, b) => a + b, 0);
     const billedPerRequest = await billedPerRequestOf(bench, scenario, fixtures);
+    const redisPaidShare = total / seconds / (okRps * billedPerRequest);
     const rounds = await measureRounds(bench, secret, callers, fixtures);
     const deadLetters = await deadLettersOf(bench);
     const byScenario = Object.entries(result.byScenario)
@@ -171,6 +179,7 @@ async function passAt(n: number): Promise<Pass> {
       n,
       rps: okRps,
       billedPerRequest,
+      redisPaidShare,
       maxDbShare: total ? Math.max(...billed) / total : 0,
       feedRounds: rounds.feed,
       batchRounds: rounds.batch,
@@ -182,6 +191,7 @@ async function passAt(n: number): Promise<Pass> {
         "p99 ms": result.p99Ms,
         "billed cmds/s per database": billed.map((b) => formatNumber(b / seconds)).join(" / "),
         "billed/req": billedPerRequest,
+        "redis paid": redisPaidShare.toFixed(2),
         errors: errorSummary(result),
         "refused per database": refused.join(" / "),
         "feed rounds": rounds.feed,
