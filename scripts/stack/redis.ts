@@ -49,9 +49,11 @@ export interface StartRedisOptions {
    * region's copy of a database is (`far-region.ts`). Always a private server (never REDIS_URL).
    */
   replicaOf?: string;
+  /** How each first start's port is picked (a test hands out a taken one); a free one by default. */
+  pickPort?: () => Promise<number>;
 }
 
-export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, onSpawn, name = "redis", replicaOf }: StartRedisOptions = {}): Promise<RedisHandle> {
+export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, onSpawn, name = "redis", replicaOf, pickPort = freePort }: StartRedisOptions = {}): Promise<RedisHandle> {
   const external = ignoreEnv || replicaOf ? undefined : process.env.REDIS_URL;
   if (external) {
     log(`redis: using REDIS_URL ${external}`);
@@ -67,7 +69,24 @@ export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, o
 
   if (!hasRedisServerBinary()) throw new Error(INSTALL_HINT);
 
-  const port = await freePort();
+  // A port free when picked can be taken before redis-server binds it (a shard's stack starting
+  // beside this one picks ports too): a first start that fails is tried again on another port.
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= FIRST_START_ATTEMPTS; attempt++) {
+    try {
+      return await startOn(await pickPort(), { log, dataDir, onSpawn, name, replicaOf });
+    } catch (error) {
+      lastError = error;
+      if (attempt < FIRST_START_ATTEMPTS) log(`${name}: ${String(error)}; starting it again on another port (attempt ${attempt + 1} of ${FIRST_START_ATTEMPTS})`);
+    }
+  }
+  throw lastError;
+}
+
+/** First starts tried, each on a newly picked port, before the stack gives up. */
+const FIRST_START_ATTEMPTS = 3;
+
+async function startOn(port: number, { log, dataDir, onSpawn, name, replicaOf }: Required<Pick<StartRedisOptions, "log" | "name">> & StartRedisOptions): Promise<RedisHandle> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "ce-redis-"));
   // appendfsync everysec: a crash loses at most the last second; a clean stop (SIGTERM) loses nothing.
   const persistence = dataDir ? ["--appendonly", "yes", "--appendfsync", "everysec"] : ["--appendonly", "no"];
@@ -83,7 +102,9 @@ export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, o
     );
     if (child.pid !== undefined) onSpawn?.(child.pid);
     try {
-      await waitUntilServing(child, `redis-server on ${url}`, () => ping(url));
+      // Its own answer, not another server's on the same port (a bind that failed exits at once,
+      // but another redis-server there would answer the ping first).
+      await waitUntilServing(child, `redis-server on ${url}`, async () => (await serverPid(url)) === child.pid);
     } catch (error) {
       await stopChild(child);
       throw error;
@@ -98,6 +119,9 @@ export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, o
     onExit: (how) => log(`${what} exited ${how}; restarting it ${from}`),
     onRestarted: () => log(`${what} is back, restarted ${from}`),
     onRestartFailed: (error) => log(`${what} could not be restarted (${String(error)}); it stays down until the stack is started again`),
+  }).catch((error: unknown) => {
+    if (!dataDir) rmSync(dir, { recursive: true, force: true });
+    throw error;
   });
   log(`redis: started redis-server on ${url}${dataDir ? ` (append-only file in ${dataDir})` : ""}`);
   return {
@@ -111,12 +135,14 @@ export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, o
   };
 }
 
-async function ping(url: string): Promise<boolean> {
+/** The pid of the redis-server answering at `url`. */
+async function serverPid(url: string): Promise<number | undefined> {
   const client = new RedisConnection(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on("error", () => {});
   try {
     await client.connect();
-    return (await client.ping()) === "PONG";
+    const pid = /process_id:(\d+)/.exec(await client.info("server"))?.[1];
+    return pid === undefined ? undefined : Number(pid);
   } finally {
     client.disconnect();
   }
