@@ -12,7 +12,8 @@
  *
  * Postgres is R away in both (Neon has no read replicas). Measured:
  *   1. every warm read call (counter read, a 20-id batch, badges, the feed page of every kind — first
- *      and next chronological page, merged with a big account, ranked first and next — and trending,
+ *      and next chronological page, merged with a big account, ranked first and next —, a post's
+ *      detail, an author's posts, followers, the inbox and the device list, and trending,
  *      global layouts after the per-minute cron stored its lists and their 5 s fresh copies expired):
  *      p50/p99 and requests that reached a primary per call (counted at the primaries' bridges);
  *      `far_rounds_read_calls` is how many of the global layout's calls (N = 1 and N = 3) sent any;
@@ -200,8 +201,9 @@ async function main() {
       console.log(`Write billed multiplier: 1 (the primary) + ${READ_REGIONS} read region${READ_REGIONS === 1 ? "" : "s"} = ${1 + READ_REGIONS}; a database with k read regions bills each write 1 + k times.`);
       console.log(`Total ${((performance.now() - started) / 1000).toFixed(0)} s`);
       const fmt = (v: number) => formatNumber(v);
+      const screens = SCREENS.map(([key, call]) => `${key}_p50_single=${fmt(p50("single, N = 1", call))} ${key}_p50_global=${fmt(p50("global, N = 1", call))}`).join(" ");
       console.log(
-        `RESULT geo_far_rtt_ms=${FAR_MS} feed_page_p50_single=${fmt(p50("single, N = 1", FEED_FIRST))} feed_page_p50_global=${fmt(p50("global, N = 1", FEED_FIRST))} badges_p50_single=${fmt(p50("single, N = 1", "badges"))} badges_p50_global=${fmt(p50("global, N = 1", "badges"))} counter_read_p50_single=${fmt(p50("single, N = 1", COUNTER_READ))} counter_read_p50_global=${fmt(p50("global, N = 1", COUNTER_READ))} like_p50_global=${fmt(likes.p50Ms)} far_rounds_read_calls=${farReads.length} far_rounds_write_calls=${farWriteRounds} ryw_violations_with_token=${withToken.violations} ryw_violations_without_token=${withoutToken.violations} second_device_staleness_ms_p99=${fmt(percentile(sorted(withoutToken.stalenessMs), 0.99))} write_billed_multiplier=${1 + READ_REGIONS}`,
+        `RESULT geo_far_rtt_ms=${FAR_MS} ${screens} feed_page_p50_single=${fmt(p50("single, N = 1", FEED_FIRST))} feed_page_p50_global=${fmt(p50("global, N = 1", FEED_FIRST))} badges_p50_single=${fmt(p50("single, N = 1", "badges"))} badges_p50_global=${fmt(p50("global, N = 1", "badges"))} counter_read_p50_single=${fmt(p50("single, N = 1", COUNTER_READ))} counter_read_p50_global=${fmt(p50("global, N = 1", COUNTER_READ))} like_p50_global=${fmt(likes.p50Ms)} far_rounds_read_calls=${farReads.length} far_rounds_write_calls=${farWriteRounds} ryw_violations_with_token=${withToken.violations} ryw_violations_without_token=${withoutToken.violations} second_device_staleness_ms_p99=${fmt(percentile(sorted(withoutToken.stalenessMs), 0.99))} write_billed_multiplier=${1 + READ_REGIONS}`,
       );
       await link.close();
     } finally {
@@ -280,6 +282,19 @@ async function storedListsAged(layout: Layout): Promise<void> {
 }
 
 const COUNTER_READ = "counter read";
+const POST_DETAIL = "post detail";
+const PROFILE = "profile (author's posts)";
+const FOLLOWERS = "followers list";
+const INBOX = "inbox list";
+const DEVICES = "device list";
+/** The screens' RESULT keys: `<key>_p50_single` and `<key>_p50_global` (N = 1). */
+const SCREENS: [string, string][] = [
+  ["post_detail", POST_DETAIL],
+  ["profile", PROFILE],
+  ["followers", FOLLOWERS],
+  ["inbox", INBOX],
+  ["devices", DEVICES],
+];
 const FEED_FIRST = "feed page, chronological";
 
 /** The warm read calls of a layout, each as the load generator's request for the i-th sample. */
@@ -300,6 +315,10 @@ async function readCalls(layout: Layout) {
         return body.nextCursor;
       }),
     );
+  /** `path` read once by every reader (caches it fills filled). */
+  const everyReader = async (path: string) => {
+    await Promise.all(layout.readers.map(async (_, i) => (await fetch(`${worker.url}${path}`, { headers: readers(i) })).arrayBuffer()));
+  };
   const chronoNext = await cursors("/v1/me/feed?limit=20");
   const rankedNext = await cursors("/v1/me/feed?order=ranked&limit=20");
   const batch = layout.posts.slice(0, 20).join(",");
@@ -312,6 +331,14 @@ async function readCalls(layout: Layout) {
     { name: "feed page, merged (big account)", request: (i: number) => ({ path: "/v1/me/feed?limit=20", headers: merged(i) }) },
     { name: "feed page, ranked", request: (i: number) => ({ path: "/v1/me/feed?order=ranked&limit=20", headers: readers(i) }) },
     { name: "feed page, ranked, next", request: (i: number) => ({ path: `/v1/me/feed?order=ranked&limit=20&cursor=${encodeURIComponent(rankedNext[i % rankedNext.length]!)}`, headers: readers(i) }) },
+    // The screens issue-41 work moves near the user; measured as they are now.
+    { name: POST_DETAIL, request: (i: number) => ({ path: `/v1/posts/${layout.posts[i % 20]}`, headers: readers(i) }) },
+    { name: PROFILE, request: (i: number) => ({ path: `/v1/users/${layout.authors[i % layout.authors.length]}/posts?limit=20`, headers: readers(i) }) },
+    { name: FOLLOWERS, request: (i: number) => ({ path: `/v1/users/${layout.authors[i % layout.authors.length]}/followers?limit=20`, headers: readers(i) }) },
+    { name: INBOX, prepare: () => everyReader("/v1/me/messages?limit=20"), request: (i: number) => ({ path: "/v1/me/messages?limit=20", headers: readers(i) }) },
+    // Each reader's list cache filled by a first read, as an app's open does (here, not in `warm`,
+    // so that the calls before it are measured as long after the warm-up as before).
+    { name: DEVICES, prepare: () => everyReader("/v1/me/devices"), request: (i: number) => ({ path: "/v1/me/devices", headers: readers(i) }) },
     {
       name: "trending",
       // With read regions the per-minute cron stores the lists: run it as a deployment's has within
