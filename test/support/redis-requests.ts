@@ -39,6 +39,9 @@ export type RedisRequest = {
  * JSON-array body when none are given). With `holdPrimary`, requests for the primary are held
  * (not sent) until `release()`: `work` must finish without them — a read whose answer waited for
  * the primary fails with that said, after `holdPrimary` ms — and what they are is in `requests`.
+ * The holding (and the recording) lasts until `release()`, not only while `work` runs: work that
+ * `work` started and left running (a rebuild after the answer) sends its writes later, and they
+ * must be held too, or a check that they have not landed yet races them.
  */
 export async function recordRedisRequests<T>(
   work: (tick: () => number) => Promise<T>,
@@ -48,10 +51,17 @@ export async function recordRedisRequests<T>(
   const requests: RedisRequest[] = [];
   let clock = 0;
   const tick = () => ++clock;
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
+  let letGo!: () => void;
+  const released = new Promise<void>((resolve) => (letGo = resolve));
   const original = globalThis.fetch;
-  globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const restore = () => {
+    if (globalThis.fetch === patched) globalThis.fetch = original;
+  };
+  const release = () => {
+    restore();
+    letGo();
+  };
+  const patched = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const body = typeof init?.body === "string" ? init.body : undefined;
     const watched = !urls || urls.some((u) => url.origin === new URL(u).origin);
@@ -70,6 +80,8 @@ export async function recordRedisRequests<T>(
     }
     return original(input, init);
   }) as typeof fetch;
+  globalThis.fetch = patched;
+  let holding = false;
   try {
     if (holdPrimary === undefined) return { result: await work(tick), requests, release };
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -77,12 +89,14 @@ export async function recordRedisRequests<T>(
       timer = setTimeout(() => reject(new Error(`the work waited ${holdPrimary} ms for a request to the primary: ${commandNames(requests.filter((r) => r.primary)).join("; ")}`)), holdPrimary);
     });
     try {
-      return { result: await Promise.race([work(tick), waited]), requests, release };
+      const result = await Promise.race([work(tick), waited]);
+      holding = true; // until release()
+      return { result, requests, release };
     } finally {
       clearTimeout(timer);
     }
   } finally {
-    globalThis.fetch = original;
+    if (!holding) restore();
   }
 }
 
