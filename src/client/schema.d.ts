@@ -776,7 +776,7 @@ export interface paths {
         };
         /**
          * Read a post
-         * @description Public. With a valid token, 403 `blocked` when the reader and the author blocked each other (either way).
+         * @description Public. The post with its counts and, with a valid token, the caller's like and favourite: answered from the caches a feed page reads, near the caller (docs/feed.md). With a valid token, 403 `blocked` when the reader and the author blocked each other (either way).
          */
         get: {
             parameters: {
@@ -800,10 +800,19 @@ export interface paths {
                          *       "id": "42",
                          *       "authorId": "42",
                          *       "text": "Live at 8 tonight",
-                         *       "createdAt": "2026-01-01T12:00:00.000Z"
+                         *       "createdAt": "2026-01-01T12:00:00.000Z",
+                         *       "counts": {
+                         *         "likes": 1,
+                         *         "comments": 1,
+                         *         "forwards": 1,
+                         *         "views": 1,
+                         *         "favorites": 1
+                         *       },
+                         *       "liked": false,
+                         *       "favorited": false
                          *     }
                          */
-                        "application/json": components["schemas"]["Post"];
+                        "application/json": components["schemas"]["PostDetail"];
                     };
                 };
                 /** @description Invalid input; details name the fields */
@@ -11127,6 +11136,19 @@ export interface components {
             body?: string;
             url?: string;
             thread?: string;
+        };
+        PostDetail: components["schemas"]["Post"] & {
+            counts: {
+                likes: number;
+                comments: number;
+                forwards: number;
+                views: number;
+                favorites: number;
+            };
+            /** @description The caller likes this post (false without a token) */
+            liked: boolean;
+            /** @description The caller favourited this post (false without a token) */
+            favorited: boolean;
         };
         PostsPage: {
             items: components["schemas"]["Post"][];

@@ -1,6 +1,6 @@
 import { queryRows } from "../counters/store";
 import type { Database } from "../lib/db";
-import { hidesAuthorSql } from "../safety/store";
+import { blockBetweenSql, hidesAuthorSql } from "../safety/store";
 
 /**
  * The feed's Postgres statements, raw SQL over arrays like the counters' store: each is ONE
@@ -107,6 +107,23 @@ export async function readPosts(db: Database, ids: readonly string[]) {
      FROM posts WHERE id = ANY($1::bigint[])`,
     [ids],
   );
+}
+
+/**
+ * One post as its detail reads it on a cache miss: live, deleted or held (what the post cache may
+ * then hold: the entry, a tombstone, or nothing), and with `readerId`, whether a block stands
+ * between the reader and the author (two primary-key probes of `safety_blocks`, in the statement).
+ */
+export async function readPostDetailRow(db: Database, postId: string, readerId: string | undefined) {
+  const [row] = await queryRows<{ id: string; author_id: string; text: string; created_at: string; deleted: boolean; held: boolean; blocked: boolean }>(
+    db,
+    `SELECT id::text AS id, author_id::text AS author_id, text, created_at::text AS created_at,
+            deleted_at IS NOT NULL AS deleted, held_at IS NOT NULL AS held,
+            ${readerId === undefined ? "false" : `EXISTS (${blockBetweenSql("$2::bigint", "author_id")})`} AS blocked
+       FROM posts WHERE id = $1`,
+    readerId === undefined ? [postId] : [postId, readerId],
+  );
+  return row;
 }
 
 /** The user's likes and favourites on posts in [from, below), at most `limit` rows of each. */

@@ -265,7 +265,7 @@ async function buildTimeline(services: Services, userId: string, max: string, li
  * answer is on its way (`waitUntil`): the answer never waits on the primary for it. Its failure
  * only loses a cache write (an outage, expected, is not even logged).
  */
-function afterAnswer(services: Services, what: string, write: Promise<unknown>): void {
+export function afterAnswer(services: Services, what: string, write: Promise<unknown>): void {
   services.waitUntil(
     write.catch((err: unknown) => {
       if (!isRedisOutage(err)) log.error({ message: `feed: ${what} failed`, error: errorText(err) });
@@ -284,7 +284,7 @@ function upkeep(services: Services, userId: string, gone: readonly string[], ren
 }
 
 type Parsed = { id: string; authorId: string; member: string };
-type Flags = { liked: boolean; favorited: boolean };
+export type Flags = { liked: boolean; favorited: boolean };
 
 /**
  * Fills the page's misses (one statement per kind) and shapes the items. The caches the misses
@@ -423,7 +423,7 @@ function applyFlags(flag: Map<string, Flags>, members: Parsed[], rows: FlagRow[]
  * statement, up to the floor), or — when the hash overflowed, a build already fills it, or the
  * range holds more than FLAGS_CAP reactions — reads just those posts and builds nothing.
  */
-async function readFlags(services: Services, userId: string, uncovered: Parsed[], floor: string | null, exactOnly: boolean) {
+export async function readFlags(services: Services, userId: string, uncovered: readonly Pick<Parsed, "id">[], floor: string | null, exactOnly: boolean) {
   const minId = uncovered.reduce((min, m) => (BigInt(m.id) < BigInt(min) ? m.id : min), uncovered[0]!.id);
   if (!exactOnly) {
     const rows = await readFlagRange(services.db, userId, minId, floor, FLAGS_CAP);
@@ -437,7 +437,7 @@ async function readFlags(services: Services, userId: string, uncovered: Parsed[]
  * One script caches the posts and flags the page read from Postgres (N > 1: one per database, in
  * parallel — the flags on the reader's, each post on its own). A Redis failure here only loses the caching.
  */
-async function writeFill(services: Services, userId: string, fill: { posts: [string, string][]; flags?: { floor: string; seen: string; rows: FlagRow[] } }) {
+export async function writeFill(services: Services, userId: string, fill: { posts: [string, string][]; flags?: { floor: string; seen: string; rows: FlagRow[] } }) {
   const own = databaseOf(userId, services.databases);
   const byDatabase = groupByDatabase(fill.posts, ([id]) => id, services.databases);
   if (fill.flags && !byDatabase.has(own)) byDatabase.set(own, []);

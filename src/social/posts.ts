@@ -77,25 +77,6 @@ async function findPost(services: Services, postId: string): Promise<Post> {
   return toPost(row);
 }
 
-/**
- * A live post as anyone reads it, or 404: deleted, held by the term filter, or by a suspended
- * author (hidden, not removed). With `readerId` (the request carried a token), 403 `blocked` when a
- * block stands between the reader and the author, either way: checked in the post's own statement
- * (two primary-key probes of `safety_blocks`), no round trip more.
- */
-export async function getPost(services: Services, postId: string, readerId?: string): Promise<Post> {
-  const [row] = await queryRows<PostRow>(
-    services.db,
-    `SELECT p.id::text AS id, p.author_id::text AS author_id, p.text, p.created_at::text AS created_at,
-            ${readerId === undefined ? "false" : `EXISTS (${blockBetweenSql("$2::bigint", "p.author_id")})`} AS blocked
-       FROM posts p WHERE p.id = $1 AND p.deleted_at IS NULL AND p.held_at IS NULL`,
-    readerId === undefined ? [postId] : [postId, readerId],
-  );
-  if (!row || isSuspended(await moderationCopy(services), row.author_id!)) throw new ApiError("not_found", `Post ${postId} not found`);
-  if (row.blocked) throw blockedError("You cannot read this post");
-  return rowToPost(row);
-}
-
 type PostRow = { id: string | null; author_id: string | null; text: string | null; created_at: string | null; blocked: boolean };
 const rowToPost = (row: PostRow): Post => ({ id: row.id!, authorId: row.author_id!, text: row.text!, createdAt: isoTimestamp(row.created_at!) });
 

@@ -6,7 +6,8 @@ import { PaginationQuery, pageSchema } from "../lib/pagination";
 import { rateLimit } from "../lib/rate-limit";
 import { PostAlertSchema } from "../lib/wire/alert";
 import { follow, listFollowEdges, unfollow } from "./follows";
-import { createPost, deletePost, getPost, listPostsByAuthor } from "./posts";
+import { readPostDetail } from "../feed/detail";
+import { createPost, deletePost, listPostsByAuthor } from "./posts";
 import { MAX_POST_LENGTH } from "./schema";
 
 const FollowChangeSchema = z
@@ -16,6 +17,17 @@ const FollowEdgeSchema = z.object({ userId: IdSchema, followedAt: z.string().dat
 const PostSchema = z
   .object({ id: IdSchema, authorId: IdSchema, text: z.string().openapi({ example: "Live at 8 tonight" }), createdAt: z.string().datetime() })
   .openapi("Post");
+const PostDetailSchema = PostSchema.extend({
+  counts: z.object({
+    likes: z.number().int().min(0),
+    comments: z.number().int().min(0),
+    forwards: z.number().int().min(0),
+    views: z.number().int().min(0),
+    favorites: z.number().int().min(0),
+  }),
+  liked: z.boolean().openapi({ description: "The caller likes this post (false without a token)" }),
+  favorited: z.boolean().openapi({ description: "The caller favourited this post (false without a token)" }),
+}).openapi("PostDetail");
 const NewPostSchema = z
   .object({ text: z.string().trim().min(1).max(MAX_POST_LENGTH).openapi({ example: "Live at 8 tonight" }), alert: PostAlertSchema.optional() })
   .openapi("NewPost");
@@ -94,11 +106,12 @@ export const socialRoutes = newRouter()
       path: "/v1/posts/{id}",
       tags: ["Posts"],
       summary: "Read a post",
-      description: "Public. With a valid token, 403 `blocked` when the reader and the author blocked each other (either way).",
+      description:
+        "Public. The post with its counts and, with a valid token, the caller's like and favourite: answered from the caches a feed page reads, near the caller (docs/feed.md). With a valid token, 403 `blocked` when the reader and the author blocked each other (either way).",
       request: { params: z.object({ id: idParam("id") }) },
-      responses: { 200: jsonContent(PostSchema, "The post"), ...errorResponses("bad_request", "blocked", "not_found", "unavailable") },
+      responses: { 200: jsonContent(PostDetailSchema, "The post"), ...errorResponses("bad_request", "blocked", "not_found", "unavailable") },
     }),
-    async (c) => c.json(await getPost(c.var.services, c.req.valid("param").id, (await optionalCaller(c))?.userId), 200),
+    async (c) => c.json(await readPostDetail(c.var.services, c.req.valid("param").id, (await optionalCaller(c))?.userId), 200),
   )
   .openapi(
     createRoute({

@@ -1,0 +1,107 @@
+import { readCounters } from "../counters/counters";
+import { isoTimestamp } from "../db/columns";
+import { ApiError, DependencyUnavailableError } from "../lib/errors";
+import { rawCommand } from "../lib/redis";
+import { isRedisOutage } from "../lib/redis-failures";
+import type { Services } from "../lib/services";
+import { blockedAmong } from "../safety/cache";
+import { isSuspended, moderationCopy } from "../safety/copy";
+import { blockedError } from "../safety/store";
+import { feedKeys, TOMBSTONE } from "./keys";
+import { postCopies } from "./post-copies";
+import { readPostDetailRow } from "./store";
+import { afterAnswer, encodeCachedPost, postCounts, readFlags, writeFill, type Flags, type Post, type PostCounts } from "./timeline";
+
+/** A post as its own screen shows it: the post, its counts, and the reader's like and favourite. */
+export type PostDetail = Post & { counts: PostCounts } & Flags;
+
+const NO_FLAGS: Flags = { liked: false, favorited: false };
+
+/**
+ * A live post's detail (`GET /v1/posts/{id}`), from the caches a feed page reads, all of them
+ * read-only, so the read region next to the reader answers it: the post's entry (`feed:post:{id}`,
+ * on the post's database), its counters (the counters' read), and the reader's flags hash (on the
+ * reader's database), side by side. A block between reader and author is asked of safety's cached
+ * sets once the author is known: beside the rest when this isolate has drawn the post before (the
+ * author of a post never changes), else right after the entry (a second near round).
+ *
+ * 404 for a deleted post (tombstone), one held by the term filter (never cached: its entry is
+ * written when it is published), one by a suspended author (the isolate's copy), or none; 403
+ * `blocked` either way of a block. A miss reads Postgres (one statement, the block check in it)
+ * and caches the entry or tombstone after the answer; flags the hash cannot answer are read from
+ * Postgres and extend the hash (the page's rule, `readFlags`). Redis down: Postgres answers
+ * (the counters' own fallback for the counts).
+ */
+export async function readPostDetail(services: Services, postId: string, readerId?: string): Promise<PostDetail> {
+  const copy = postCopies.get(postId);
+  const knownAuthor = copy === undefined ? undefined : (JSON.parse(copy) as [string])[0];
+  const asksBlock = (authorId: string) => readerId !== undefined && readerId !== authorId;
+  const [entry, counts, flagsRead, earlyBlock] = await Promise.allSettled([
+    rawCommand(services.redisFor(postId), ["GET", feedKeys.post(postId)]),
+    readCounters(services, "post", [postId]),
+    readerId === undefined ? Promise.resolve(null) : rawCommand(services.redisFor(readerId), ["HMGET", feedKeys.flags(readerId), "f", "x", `l${postId}`, `v${postId}`]),
+    knownAuthor !== undefined && asksBlock(knownAuthor) ? blockedAmong(services, readerId!, [knownAuthor]) : Promise.resolve(null),
+  ]);
+  if (counts.status === "rejected") throw counts.reason;
+
+  let post: Post;
+  let blocked: boolean | undefined;
+  const cached = entry.status === "fulfilled" ? entry.value : undefined;
+  if (entry.status === "rejected" && !isRedisOutage(entry.reason)) throw entry.reason;
+  if (cached === TOMBSTONE) throw notFound(postId);
+  if (typeof cached === "string") {
+    const [authorId, text, createdAt] = JSON.parse(cached) as [string, string, string];
+    post = { id: postId, authorId, text, createdAt };
+    postCopies.keep(postId, cached);
+  } else {
+    // Not cached (or Redis down): Postgres says what the post is, and the block with it.
+    const row = await readPostDetailRow(services.db, postId, readerId);
+    if (!row || row.deleted || row.held) {
+      if (row?.deleted && entry.status === "fulfilled") afterAnswer(services, "post detail fill", writeFill(services, postId, { posts: [[postId, TOMBSTONE]] }));
+      throw notFound(postId);
+    }
+    post = { id: postId, authorId: row.author_id, text: row.text, createdAt: isoTimestamp(row.created_at) };
+    blocked = row.blocked;
+    // NX: a tombstone written meanwhile wins (FILL_CACHES).
+    if (entry.status === "fulfilled") afterAnswer(services, "post detail fill", writeFill(services, postId, { posts: [[postId, encodeCachedPost(post)]] }));
+  }
+  if (isSuspended(await moderationCopy(services), post.authorId)) throw notFound(postId);
+  if (blocked === undefined && asksBlock(post.authorId)) blocked = await blockStands(services, readerId!, post, earlyBlock);
+  if (blocked) throw blockedError("You cannot read this post");
+
+  const flags = readerId === undefined ? NO_FLAGS : await readerFlags(services, readerId, postId, flagsRead);
+  return { ...post, counts: postCounts(counts.value.values.get(postId)), ...flags };
+}
+
+const notFound = (postId: string) => new ApiError("not_found", `Post ${postId} not found`);
+
+/** Whether a block stands between the reader and the post's author: the early answer, else safety's sets now; Postgres when Redis is down. */
+async function blockStands(services: Services, readerId: string, post: Post, early: PromiseSettledResult<Set<string> | null>): Promise<boolean> {
+  try {
+    const among = early.status === "fulfilled" && early.value !== null ? early.value : await blockedAmong(services, readerId, [post.authorId]);
+    return among.has(post.authorId);
+  } catch (err) {
+    if (!(err instanceof DependencyUnavailableError) && !isRedisOutage(err)) throw err;
+    const row = await readPostDetailRow(services.db, post.id, readerId);
+    return row?.blocked === true;
+  }
+}
+
+/**
+ * The reader's like and favourite: the flags hash answers for posts at or above its floor (built,
+ * not overflowed), as on a feed page; otherwise Postgres, which extends the hash down to this post
+ * after the answer (or, Redis down, answers alone).
+ */
+async function readerFlags(services: Services, readerId: string, postId: string, read: PromiseSettledResult<unknown>): Promise<Flags> {
+  const fields = read.status === "fulfilled" && Array.isArray(read.value) ? (read.value as (string | null)[]) : undefined;
+  if (read.status === "rejected" && !isRedisOutage(read.reason)) throw read.reason;
+  const [floor, overflowed, liked, favorited] = fields ?? [];
+  const hashFloor = typeof floor === "string" && !overflowed ? floor : null;
+  if (hashFloor !== null && BigInt(postId) >= BigInt(hashFloor)) return { liked: liked === "1", favorited: favorited === "1" };
+  const got = await readFlags(services, readerId, [{ id: postId }], hashFloor, fields === undefined || Boolean(overflowed));
+  const kinds = new Set(got.rows.filter((r) => r.post_id === postId).map((r) => r.kind));
+  if (got.build && fields !== undefined) {
+    afterAnswer(services, "post detail flags fill", writeFill(services, readerId, { posts: [], flags: { ...got.build, seen: typeof floor === "string" ? floor : "", rows: got.rows } }));
+  }
+  return { liked: kinds.has("l"), favorited: kinds.has("v") };
+}
