@@ -118,6 +118,7 @@ function workersProject(options: { name: string; include: string[]; exclude: str
               UPSTASH_REDIS_DATABASES: options.databases ? stack("redisDatabases") : "",
               DATABASE_URL: stack("databaseUrl"),
               NEON_WS_PROXY: stack("wsProxy"),
+              NEON_HTTP_PROXY: stack("httpProxy"),
               JWT_SECRET: inject("jwtSecret"),
               STACK_CONTROL_URL: stack("controlUrl"),
               STACK_REDIS_DATABASES: stack("redisDatabases"),

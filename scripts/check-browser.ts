@@ -107,6 +107,7 @@ try {
       UPSTASH_REDIS_REST_TOKEN: stack.restToken,
       DATABASE_URL: stack.databaseUrl,
       NEON_WS_PROXY: stack.wsProxy,
+      NEON_HTTP_PROXY: stack.httpProxy,
       JWT_SECRET: jwtSecret,
       CORS_ORIGINS: "http://localhost:*",
       ENVIRONMENT: "development",

@@ -44,7 +44,7 @@ chmodSync(dataDir, 0o755);
 const stack = await startStack({ mode: "dev", dataDir, log: process.env.SOAK_DEBUG ? log : () => {} });
 const jwtSecret = randomBytes(32).toString("hex");
 const worker = await startWorkerd({
-  vars: { UPSTASH_REDIS_REST_URL: stack.restUrl, UPSTASH_REDIS_REST_TOKEN: stack.restToken, DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy, JWT_SECRET: jwtSecret },
+  vars: { UPSTASH_REDIS_REST_URL: stack.restUrl, UPSTASH_REDIS_REST_TOKEN: stack.restToken, DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy, NEON_HTTP_PROXY: stack.httpProxy, JWT_SECRET: jwtSecret },
   socket: "entry",
   // The Worker's one log line per request is drained, as a terminal would show and forget it.
   onOutput: (chunk, stream) => stream === "stderr" && process.env.SOAK_DEBUG && process.stderr.write(chunk),

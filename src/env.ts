@@ -49,6 +49,11 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   DATABASE_URL: string;
   /** Local runs only: `host:port/v1` of the WebSocket-to-TCP proxy that stands in for Neon's. */
   NEON_WS_PROXY?: string;
+  /**
+   * Local runs only: `http://host:port/sql` of the stand-in for Neon's HTTP query endpoint
+   * (scripts/stack/neon-http-proxy.ts). Unset: the driver calls Neon's own endpoint of DATABASE_URL's host.
+   */
+  NEON_HTTP_PROXY?: string;
   /** HS256 secret that signs caller JWTs (the app's own and services'; empty: HS256 tokens are refused). */
   JWT_SECRET: string;
   /**

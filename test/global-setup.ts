@@ -23,6 +23,8 @@ declare module "vitest" {
     restToken: string;
     /** `127.0.0.1:PORT/v1` for `neonConfig.wsProxy`. */
     wsProxy: string;
+    /** `http://127.0.0.1:PORT/sql`, the stand-in for Neon's HTTP query endpoint (`NEON_HTTP_PROXY`). */
+    httpProxy: string;
     /** Control server: bridge stats, chaos pairs, Redis restart. */
     controlUrl: string;
     /**
@@ -81,7 +83,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 }
 
 /** What the Workers projects' bindings take from a stack. */
-export type StackValues = Pick<ProvidedContext, "databaseUrl" | "redisUrl" | "restUrl" | "restToken" | "wsProxy" | "controlUrl" | "redisDatabases" | "pushEnv" | "pushControlUrl">;
+export type StackValues = Pick<ProvidedContext, "databaseUrl" | "redisUrl" | "restUrl" | "restToken" | "wsProxy" | "httpProxy" | "controlUrl" | "redisDatabases" | "pushEnv" | "pushControlUrl">;
 
 function stackValues(stack: Stack): StackValues {
   return {
@@ -90,6 +92,7 @@ function stackValues(stack: Stack): StackValues {
     restUrl: stack.restUrl,
     restToken: stack.restToken,
     wsProxy: stack.wsProxy,
+    httpProxy: stack.httpProxy,
     controlUrl: stack.controlUrl!,
     redisDatabases: stack.redisBindings.UPSTASH_REDIS_DATABASES ?? "",
     pushEnv: JSON.stringify(stack.push.vars),

@@ -146,6 +146,7 @@ async function serveWorker(stack: Stack, options: Parameters<typeof startBenchWo
       ...stack.redisBindings,
       DATABASE_URL: stack.databaseUrl,
       NEON_WS_PROXY: stack.wsProxy,
+      NEON_HTTP_PROXY: stack.httpProxy,
       JWT_SECRET: jwtSecret,
       ENVIRONMENT: "bench",
       // The Worker's log level (wrangler.toml's `info` unless BENCH_LOG_LEVEL says otherwise);

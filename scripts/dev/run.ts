@@ -143,6 +143,7 @@ const stackVars: Record<string, string> = {
   ...stack.redisBindings,
   DATABASE_URL: stack.databaseUrl,
   NEON_WS_PROXY: stack.wsProxy,
+  NEON_HTTP_PROXY: stack.httpProxy,
   JWT_SECRET: jwtSecret,
   // Unset, the Worker derives the X-Consistency-Token key from JWT_SECRET (src/lib/consistency-signing.ts).
   ...(devVars.CONSISTENCY_TOKEN_SECRET ? { CONSISTENCY_TOKEN_SECRET: devVars.CONSISTENCY_TOKEN_SECRET } : {}),
@@ -192,6 +193,7 @@ console.log(
       : [`    Read regions    REDIS_READ_REGIONS=${vars.REDIS_READ_REGIONS}${vars.REDIS_READ_REGIONS === "on" ? " (writes answer X-Consistency-Token; --read-regions off to compare)" : ""}`]),
     ...(Object.keys(VAR_OVERRIDES).length === 0 ? [] : [`    --var           ${Object.keys(VAR_OVERRIDES).join(", ")}`]),
     `    Neon WS proxy   ${stack.wsProxy}`,
+    `    Neon HTTP SQL   ${stack.httpProxy}`,
     `    Worker          ${WORKER_URL}`,
     `    JWT secret      ${jwtSecret === DEV_JWT_SECRET ? "dev default (set JWT_SECRET in .dev.vars)" : "from .dev.vars"}`,
     `    JWKS            ${vars.JWT_JWKS_URL} (keys in ${devKeysPath(DATA_DIR)}; npm run token -- --sub 42 --alg ES256)`,

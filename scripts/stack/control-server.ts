@@ -5,13 +5,16 @@
  *
  *   GET    /bridge/stats            → BridgeStats of the shared bridge
  *   POST   /bridge/stats/reset      → 204
- *   POST   /chaos                   → { id, restUrl, restToken, wsProxy } (a private bridge+proxy pair);
+ *   POST   /chaos                   → { id, restUrl, restToken, wsProxy, httpProxy } (a private bridge and
+ *                                     Neon proxies: WebSocket and HTTP);
  *                                     body { database: i } puts the bridge in front of Redis database i,
  *                                     { maxCommandsPerSecond: C } gives it a command budget
  *   GET    /databases/:i/stats      → BridgeStats of database i's own bridge
  *   POST   /chaos/:id               ← { redisDown?: boolean, postgresDown?: boolean,
  *                                       loseAnswers?: { count, how: "503" | "drop" } } → 204
  *   GET    /chaos/:id               → BridgeStats of the pair's own bridge (no noise from other tests)
+ *   GET    /chaos/:id/postgres      → { ws: { connections, statements }, http: { requests, statements, recent } }
+ *                                     of the pair's own Neon proxies
  *   DELETE /chaos/:id               → 204
  *   POST   /redis-server/restart    → 204, or 409 when the stack does not own redis-server
  *   PUT    /jwks/:name              ← { keys, cacheControl?, down? } → 204 (an identity provider's JWKS)
@@ -23,10 +26,12 @@ import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import type { UpstashBridge } from "./upstash-bridge.js";
 import type { NeonWsProxy } from "./neon-ws-proxy.js";
+import type { NeonHttpProxy } from "./neon-http-proxy.js";
 
 export interface ChaosPair {
   bridge: UpstashBridge;
   proxy: NeonWsProxy;
+  httpSql: NeonHttpProxy;
 }
 
 export interface ControlServerDeps {
@@ -74,7 +79,12 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
       }
       const pair = await deps.createChaosPair(database, maxCommandsPerSecond as number | undefined);
       pairs.set(id, pair);
-      return [200, { id, restUrl: pair.bridge.url, restToken: pair.bridge.token, wsProxy: pair.proxy.wsProxy }];
+      return [200, { id, restUrl: pair.bridge.url, restToken: pair.bridge.token, wsProxy: pair.proxy.wsProxy, httpProxy: pair.httpSql.url }];
+    }
+    const postgresOf = path.match(/^\/chaos\/([0-9a-f]+)\/postgres$/)?.[1];
+    if (method === "GET" && postgresOf) {
+      const pair = pairs.get(postgresOf);
+      return pair ? [200, { ws: pair.proxy.stats, http: pair.httpSql.stats }] : [404, { error: `no chaos pair ${postgresOf}` }];
     }
     const chaosId = path.match(/^\/chaos\/([0-9a-f]+)$/)?.[1];
     if (chaosId) {
@@ -90,7 +100,10 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
           }
           pair.bridge.loseAnswers(count, how);
         }
-        if (typeof body.postgresDown === "boolean") pair.proxy.setDown(body.postgresDown);
+        if (typeof body.postgresDown === "boolean") {
+          pair.proxy.setDown(body.postgresDown);
+          pair.httpSql.setDown(body.postgresDown);
+        }
         return [204];
       }
       if (method === "GET") return [200, pair.bridge.stats];
@@ -153,8 +166,8 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
   };
 }
 
-async function closePair({ bridge, proxy }: ChaosPair): Promise<void> {
-  await Promise.all([bridge.close(), proxy.close()]);
+async function closePair({ bridge, proxy, httpSql }: ChaosPair): Promise<void> {
+  await Promise.all([bridge.close(), proxy.close(), httpSql.close()]);
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

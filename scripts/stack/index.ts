@@ -1,6 +1,6 @@
 /**
  * The local stack: real Redis and Postgres behind the two bridges that speak
- * what the Worker speaks in production (Upstash REST, Neon WebSocket).
+ * what the Worker speaks in production (Upstash REST, Neon's HTTP query endpoint and WebSocket).
  * One composition for `npm run dev`, the tests and the benchmarks.
  */
 import { randomBytes } from "node:crypto";
@@ -11,6 +11,7 @@ import { migrate } from "./migrate.js";
 import { startUpstashBridge, type UpstashBridge } from "./upstash-bridge.js";
 import { ISOLATE_UPKEEP_KEYS } from "./upkeep-keys.js";
 import { startNeonWsProxy, type NeonWsProxy } from "./neon-ws-proxy.js";
+import { startNeonHttpProxy, type NeonHttpProxy } from "./neon-http-proxy.js";
 import { startControlServer } from "./control-server.js";
 import { startReadRegion, type ReadRegion } from "./far-region.js";
 import { startDelayingProxy } from "./delaying-proxy.js";
@@ -58,10 +59,17 @@ export interface Stack {
   restToken: string;
   /** `127.0.0.1:PORT/v1` for `neonConfig.wsProxy` (`NEON_WS_PROXY`); R/2 each way with `farRegionMs`. */
   wsProxy: string;
+  /**
+   * `http://127.0.0.1:PORT/sql`, the stand-in for Neon's HTTP query endpoint (`NEON_HTTP_PROXY`);
+   * R/2 each way with `farRegionMs`, as the WebSocket proxy.
+   */
+  httpProxy: string;
   /** The round trip the Worker is from the primary region, when the stack models one (`farRegionMs`). */
   farRegionMs?: number;
   bridge: UpstashBridge;
   proxy: NeonWsProxy;
+  /** The HTTP stand-in (its stats count what the Worker sent over Neon's HTTP path). */
+  httpSql: NeonHttpProxy;
   /** Every Redis database, database 0 first (the one above); more than one with `redisDatabases`. */
   databases: StackRedisDatabase[];
   /**
@@ -164,17 +172,22 @@ export async function startStack({
     const restUrl = databases[0]!.restUrl;
     const redisBindings: Record<string, string> = { UPSTASH_REDIS_REST_URL: restUrl, UPSTASH_REDIS_REST_TOKEN: bridge.token };
     if (redisDatabases > 1) redisBindings.UPSTASH_REDIS_DATABASES = JSON.stringify(databases.map((d) => ({ url: d.restUrl, token: d.restToken })));
-    const proxy = await startNeonWsProxy();
-    stops.push(() => proxy.close());
+    const [proxy, httpSql] = await Promise.all([startNeonWsProxy(), startNeonHttpProxy({ databaseUrl: postgres.url })]);
+    stops.push(() => proxy.close(), () => httpSql.close());
     let wsProxy = proxy.wsProxy;
+    let httpProxy = httpSql.url;
     if (farRegionMs !== undefined) {
-      // Neon's proxy is next to Postgres, in the primary region: the Worker reaches it R ms away.
-      const farLink = await startDelayingProxy({ targetHost: "127.0.0.1", targetPort: proxy.port, delayMs: farRegionMs / 2 });
-      stops.push(() => farLink.close());
+      // Neon's proxies are next to Postgres, in the primary region: the Worker reaches them R ms away.
+      const [farLink, farHttpLink] = await Promise.all([
+        startDelayingProxy({ targetHost: "127.0.0.1", targetPort: proxy.port, delayMs: farRegionMs / 2 }),
+        startDelayingProxy({ targetHost: "127.0.0.1", targetPort: httpSql.port, delayMs: farRegionMs / 2 }),
+      ]);
+      stops.push(() => farLink.close(), () => farHttpLink.close());
       wsProxy = `127.0.0.1:${farLink.port}/v1`;
-      log(`stack: the Worker is ${farRegionMs} ms (round trip) from the primary region: Redis read regions ${databases.map((d) => d.restUrl).join(", ")}, Neon ws proxy ${wsProxy}`);
+      httpProxy = `http://127.0.0.1:${farHttpLink.port}/sql`;
+      log(`stack: the Worker is ${farRegionMs} ms (round trip) from the primary region: Redis read regions ${databases.map((d) => d.restUrl).join(", ")}, Neon ws proxy ${wsProxy}, Neon HTTP endpoint ${httpProxy}`);
     }
-    log(`stack: upstash bridge ${bridge.url}, neon ws proxy ${proxy.wsProxy}`);
+    log(`stack: upstash bridge ${bridge.url}, neon ws proxy ${proxy.wsProxy}, neon HTTP endpoint ${httpSql.url}`);
 
     let controlUrl: string | undefined;
     if (mode === "test") {
@@ -190,10 +203,10 @@ export async function startStack({
             upkeepKeys: ISOLATE_UPKEEP_KEYS,
           });
           chaosBridges.add(chaosBridge);
-          const chaosProxy = await startNeonWsProxy();
+          const [chaosProxy, chaosHttp] = await Promise.all([startNeonWsProxy(), startNeonHttpProxy({ databaseUrl: postgres.url })]);
           const close = chaosBridge.close;
           chaosBridge.close = () => (chaosBridges.delete(chaosBridge), close());
-          return { bridge: chaosBridge, proxy: chaosProxy };
+          return { bridge: chaosBridge, proxy: chaosProxy, httpSql: chaosHttp };
         },
         // Answer only once every bridge has reconnected, so callers can assert recovery at once.
         restartRedis: redis.owned
@@ -216,9 +229,11 @@ export async function startStack({
       restUrl,
       restToken: bridge.token,
       wsProxy,
+      httpProxy,
       farRegionMs,
       bridge,
       proxy,
+      httpSql,
       databases,
       redisBindings,
       controlUrl,

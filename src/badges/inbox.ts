@@ -24,7 +24,7 @@ export type InboxMessage = { id: string; type: string; title: string; content: s
 /** Stores one message and one unread row per recipient, then bumps the built unread caches. */
 export async function sendMessage(services: Services, input: { to: string[]; type: string; title: string; content: string }) {
   const to = [...new Set(input.to)];
-  const id = await services.db.transaction(async (tx) => {
+  const id = await services.pooledDb.transaction(async (tx) => {
     const [msg] = await tx.insert(inboxMessages).values({ type: input.type, title: input.title, content: input.content }).returning({ id: inboxMessages.id });
     await tx.insert(inboxRecipients).values(to.map((userId) => ({ userId, messageId: msg!.id, type: input.type })));
     return msg!.id;

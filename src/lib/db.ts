@@ -1,20 +1,36 @@
-import { Client, Pool } from "@neondatabase/serverless";
-import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import { Client, neon, neonConfig, Pool, types, type NeonQueryFunction } from "@neondatabase/serverless";
+import { drizzle as drizzleHttp, type NeonHttpDatabase } from "drizzle-orm/neon-http";
+import { drizzle as drizzlePool, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import * as schema from "../db/schema";
 import type { Env } from "../env";
 
-export type Database = NeonDatabase<typeof schema>;
+/**
+ * The request path's Postgres: Neon's HTTP query path. Every call is one HTTPS request (a
+ * statement, or a batch of them in one non-interactive transaction: `db.batch([...])`,
+ * `queryBatch`); there is no connection to open, so a user far from the database pays one round
+ * per call instead of the WebSocket's set-up and a round per statement.
+ */
+export type Database = NeonHttpDatabase<typeof schema>;
+/**
+ * A WebSocket `Pool` for the few calls that need an interactive transaction (a statement whose
+ * parameters depend on what an earlier one answered, under a lock): `services.pooledDb`.
+ */
+export type PooledDatabase = NeonDatabase<typeof schema>;
+/** What `queryRows` takes: either handle, or an interactive transaction's `tx`. */
+export type AnyDatabase = Database | PooledDatabase | Parameters<Parameters<PooledDatabase["transaction"]>[0]>[0];
+
+type DatabaseEnv = Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY" | "NEON_HTTP_PROXY">;
 
 /** Per-request pool size: Workers allow 6 simultaneous outbound connections per invocation. */
 const MAX_CONNECTIONS = 4;
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
- * Opens a Postgres handle for one request (or one cron run). Workers must not reuse a WebSocket
- * across requests, so the pool lives exactly as long as the invocation: the caller hands `close`
- * to `waitUntil`.
+ * Opens a WebSocket Pool handle for one request (or one cron run). Workers must not reuse a
+ * WebSocket across requests, so the pool lives exactly as long as the invocation: the caller hands
+ * `close` to `waitUntil`.
  */
-export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY">): { db: Database; pool: Pool; close: () => Promise<void> } {
+export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY">): { db: PooledDatabase; pool: Pool; close: () => Promise<void> } {
   const pool = new Pool({
     connectionString: env.DATABASE_URL,
     max: MAX_CONNECTIONS,
@@ -29,7 +45,78 @@ export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY">): 
   // not an error of any request: queries fail on their own. The listener only keeps the event
   // from being thrown as uncaught.
   pool.on("error", () => {});
-  return { db: drizzle(pool, { schema }), pool, close: () => pool.end().catch(() => undefined) };
+  return { db: drizzlePool(pool, { schema }), pool, close: () => pool.end().catch(() => undefined) };
+}
+
+/**
+ * The HTTP handle of `env`'s database. It holds no connection (each call is a fetch), so one
+ * handle serves every request of the isolate; kept per setting (tests run several in one isolate).
+ */
+export function httpDatabase(env: DatabaseEnv): Database {
+  const key = `${env.DATABASE_URL}\n${env.NEON_HTTP_PROXY ?? ""}`;
+  let db = httpHandles.get(key);
+  if (!db) {
+    if (httpHandles.size >= MAX_HTTP_HANDLES) httpHandles.delete(httpHandles.keys().next().value!);
+    db = openHttpDatabase(env);
+    httpHandles.set(key, db);
+  }
+  return db;
+}
+
+const MAX_HTTP_HANDLES = 64;
+const httpHandles = new Map<string, Database>();
+
+/** The HTTP client of a handle: drizzle's (timestamps as text, as drizzle maps them) and the plain one (queryRows). */
+type HttpClient = { query: NeonQueryFunction<false, false>["query"]; transaction: NeonQueryFunction<false, false>["transaction"]; plain: NeonQueryFunction<false, false> };
+
+/**
+ * Timestamp, date and interval types (and their arrays) that drizzle reads as text. Its neon-http
+ * driver sets them on the driver's GLOBAL type parsers when constructed, which would change what
+ * every raw query (over HTTP or the Pool) answers; the globals are put back and drizzle's queries
+ * get the same parsers per query instead.
+ */
+// timestamptz, timestamp, date, interval; numeric[], timestamp[], timestamptz[], interval[], date[].
+const TEXT_FOR_DRIZZLE: number[] = [1184, 1114, 1082, 1186, 1231, 1115, 1185, 1187, 1182];
+const drizzleTypes = {
+  getTypeParser: (oid: number, format?: "text" | "binary") => (TEXT_FOR_DRIZZLE.includes(oid) ? (value: string) => value : types.getTypeParser(oid, (format ?? "text") as "text")),
+};
+
+function openHttpDatabase(env: DatabaseEnv): Database {
+  let connectionString = env.DATABASE_URL;
+  if (env.NEON_HTTP_PROXY) {
+    // Local runs only: the driver picks its endpoint from the connection string's host, as Neon's
+    // api.<host> is; the stand-in's address takes the host's place and maps to its URL.
+    const endpoint = new URL(env.NEON_HTTP_PROXY);
+    const url = new URL(env.DATABASE_URL);
+    url.host = endpoint.host;
+    connectionString = url.toString();
+    routeLocalEndpoint(endpoint);
+  }
+  const plain = neon(connectionString);
+  const client: HttpClient = {
+    query: ((text: string, params?: unknown[], options?: Record<string, unknown>) => plain.query(text, params, { ...options, types: drizzleTypes })) as HttpClient["query"],
+    transaction: plain.transaction,
+    plain,
+  };
+  const saved = TEXT_FOR_DRIZZLE.map((oid) => [oid, types.getTypeParser(oid, "text")] as const);
+  const db = drizzleHttp({ client: client as unknown as NeonQueryFunction<false, false>, schema });
+  for (const [oid, parser] of saved) types.setTypeParser(oid, parser);
+  return db;
+}
+
+/** Local stand-ins' `host:port` → their `/sql` URL; empty in production (Neon's own endpoints). */
+const localEndpoints = new Map<string, string>();
+const neonEndpoint = neonConfig.fetchEndpoint;
+
+function routeLocalEndpoint(endpoint: URL): void {
+  if (localEndpoints.size === 0) {
+    neonConfig.fetchEndpoint = (host, port, options) => {
+      const local = localEndpoints.get(`${host}:${port}`);
+      if (local) return local;
+      return typeof neonEndpoint === "function" ? neonEndpoint(host, port, options) : neonEndpoint;
+    };
+  }
+  localEndpoints.set(endpoint.host, endpoint.toString());
 }
 
 /**
@@ -37,18 +124,41 @@ export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY">): 
  * keeps a statement ONE statement whatever the number of values (drizzle's `sql` would expand a
  * JS array into a parameter list).
  */
-export async function queryRows<Row>(db: Database, text: string, params: unknown[]): Promise<Row[]> {
+export async function queryRows<Row>(db: AnyDatabase, text: string, params: unknown[]): Promise<Row[]> {
+  const client = (db as unknown as { $client: HttpClient | Pool }).$client;
   try {
-    // drizzle() sets $client (the Pool) at runtime; NeonDatabase's type does not declare it.
-    const result = await (db as unknown as { $client: Pool }).$client.query(text, params);
+    if (client && "plain" in client) return (await client.plain.query(text, params)) as Row[];
+    // drizzle() sets $client (the Pool) at runtime; a transaction's tx has its session's client.
+    const pooled = client ?? (db as unknown as { session: { client: Pool } }).session.client;
+    const result = await pooled.query(text, params);
     return result.rows as Row[];
   } catch (err) {
-    // The Neon driver rejects with the WebSocket's ErrorEvent when it cannot connect. Hono's error
-    // handler only sees Errors, so wrap it (as drizzle does) and keep it as the cause, where
-    // `isDependencyFailure` finds it and answers 503.
-    if (err instanceof Error) throw err;
-    throw new Error("Failed query: Postgres unreachable", { cause: err });
+    throw asDatabaseError(err);
   }
+}
+
+/**
+ * Several raw statements in ONE request and one non-interactive transaction (all or nothing): the
+ * rows of each, in order. Statements cannot use what an earlier one answered; CTEs and
+ * `RETURNING` within a statement can.
+ */
+export async function queryBatch(db: Database, statements: { text: string; params: unknown[] }[]): Promise<unknown[][]> {
+  const { plain } = (db as unknown as { $client: HttpClient }).$client;
+  try {
+    return (await plain.transaction(statements.map((s) => plain.query(s.text, s.params)))) as unknown[][];
+  } catch (err) {
+    throw asDatabaseError(err);
+  }
+}
+
+/**
+ * The Neon driver rejects with the WebSocket's ErrorEvent when it cannot connect. Hono's error
+ * handler only sees Errors, so wrap it (as drizzle does) and keep it as the cause, where
+ * `isDependencyFailure` finds it and answers 503.
+ */
+export function asDatabaseError(err: unknown): Error {
+  if (err instanceof Error) return err;
+  return new Error("Failed query: Postgres unreachable", { cause: err });
 }
 
 function localClient(proxy: string): typeof Client {

@@ -106,6 +106,8 @@ export function isDependencyFailure(err: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     // SQLSTATE class 08 (connection exception), 57P0x (server shutting down), 53300 (too many connections).
     if (typeof code === "string" && /^(08|57P0|53300)/.test(code)) return true;
+    // Neon's HTTP path: the fetch itself failed (`sourceError`), or its endpoint answered 5xx.
+    if (e instanceof Error && e.name === "NeonDbError" && ((e as { sourceError?: unknown }).sourceError !== undefined || /^Server error \(HTTP status 5\d\d\)/.test(e.message))) return true;
     const text = e instanceof Error ? `${e.name} ${e.message}` : typeof e === "object" ? `${(e as { type?: string }).type ?? ""} ${(e as { message?: string }).message ?? ""}` : String(e);
     if (CONNECTION_FAILURE.test(text)) return true;
   }

@@ -1,13 +1,13 @@
 import type { Env } from "../env";
-import { openDatabase, type Database } from "./db";
+import { httpDatabase, openDatabase, type Database, type PooledDatabase } from "./db";
 import type { DomainEvent } from "./event-types";
 import { redisAt, type Redis } from "./redis";
 import { databaseOf, topologyOf } from "./redis-topology";
 
 /**
- * What domain code may use during one invocation. `db` is opened on first use, so requests served
- * from Redis never open a Postgres connection; the Redis clients are the isolate's shared ones
- * (`redis.ts`).
+ * What domain code may use during one invocation. `db` is Neon's HTTP query path (a fetch per
+ * call, no connection); `pooledDb`, a WebSocket Pool, is opened on first use by the calls that need
+ * an interactive transaction; the Redis clients are the isolate's shared ones (`redis.ts`).
  */
 export interface Services {
   readonly env: Env;
@@ -22,7 +22,13 @@ export interface Services {
   redisAt(index: number): Redis;
   /** The client of the database holding `ownerId`'s keys (a user or entity id). */
   redisFor(ownerId: string): Redis;
+  /** Postgres over HTTP: one request per statement or per batch (`queryBatch`, `db.batch`). */
   readonly db: Database;
+  /**
+   * Postgres over a WebSocket Pool of this invocation, opened on first use: only for interactive
+   * transactions (`pooledDb.transaction`), which pay the connection's set-up (docs/scale.md).
+   */
+  readonly pooledDb: PooledDatabase;
   readonly events: EventBus;
   /** Background work that must finish after the response (Workers `waitUntil`). */
   waitUntil(promise: Promise<unknown>): void;
@@ -52,6 +58,9 @@ export function createServices(
     redisFor: (ownerId) => services.redisAt(databaseOf(ownerId, services.databases)),
     events,
     get db() {
+      return httpDatabase(env);
+    },
+    get pooledDb() {
       opened ??= openDatabase(env);
       return opened.db;
     },

@@ -1,5 +1,5 @@
 import { onlineAmong } from "../badges/live";
-import { type Database, queryRows } from "../lib/db";
+import { type Database, type PooledDatabase, queryRows } from "../lib/db";
 import { ApiError } from "../lib/errors";
 import type { Services } from "../lib/services";
 import type { Alert } from "../lib/wire/alert";
@@ -47,7 +47,7 @@ export type ChoiceChange = { authorId: string; chosen: boolean; changed: boolean
  * waits for the commit, so its own delete of the choice sees the row). Choices whose follow is gone
  * (an unfollow's delete that failed) are dropped first, so they never hold a place.
  */
-export async function chooseAuthor(db: Database, userId: string, authorId: string): Promise<ChoiceChange> {
+export async function chooseAuthor(db: PooledDatabase, userId: string, authorId: string): Promise<ChoiceChange> {
   return inTransaction(db, async (client) => {
     await client.query("SELECT pg_advisory_xact_lock(hashtextextended('notify_author_choices:' || $1, 0))", [userId]);
     const follows = await client.query("SELECT 1 FROM follows WHERE follower_id = $1 AND followee_id = $2 FOR SHARE", [userId, authorId]);

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import type { Database } from "../lib/db";
+import { type Database, type PooledDatabase, queryRows } from "../lib/db";
 import { addressOf, MAX_DEVICES_PER_USER, type Device, type DeviceKind, type DeviceRegistration } from "./devices";
 
 /**
@@ -9,7 +9,7 @@ import { addressOf, MAX_DEVICES_PER_USER, type Device, type DeviceKind, type Dev
 
 type DeviceRow = { device_id: string; kind: DeviceKind; address: string; details: string; registered_at: string | Date };
 
-function poolOf(db: Database): Pool {
+function poolOf(db: PooledDatabase): Pool {
   // drizzle() sets $client (the Pool) at runtime; NeonDatabase's type does not declare it.
   return (db as unknown as { $client: Pool }).$client;
 }
@@ -41,8 +41,7 @@ const LIST = `
 
 export async function listDevices(db: Database, userId: string): Promise<Device[]> {
   try {
-    const result = await poolOf(db).query<DeviceRow>(LIST, [userId]);
-    return result.rows.map(deviceFromRow);
+    return (await queryRows<DeviceRow>(db, LIST, [userId])).map(deviceFromRow);
   } catch (err) {
     throw asError(err);
   }
@@ -77,7 +76,7 @@ export type RegistrationResult = { device: Device; previousUserId?: string; evic
  * transaction after the changes (the cache deletes: if they fail, nothing is committed).
  */
 export async function registerDevice(
-  db: Database,
+  db: PooledDatabase,
   userId: string,
   deviceId: string,
   device: DeviceRegistration,
@@ -102,7 +101,7 @@ export async function registerDevice(
 }
 
 /** Deletes the user's device: its kind and endpoint/token, undefined when there was none. `beforeCommit` as in registerDevice. */
-export async function deleteDevice(db: Database, userId: string, deviceId: string, beforeCommit: () => Promise<void>): Promise<{ kind: DeviceKind; address: string } | undefined> {
+export async function deleteDevice(db: PooledDatabase, userId: string, deviceId: string, beforeCommit: () => Promise<void>): Promise<{ kind: DeviceKind; address: string } | undefined> {
   return inTransaction(db, async (client) => {
     const deleted = await client.query<{ kind: DeviceKind; address: string }>("DELETE FROM notify_devices WHERE user_id = $1 AND device_id = $2 RETURNING kind, address", [userId, deviceId]);
     if (deleted.rowCount) await beforeCommit();
@@ -116,19 +115,20 @@ export async function deleteDevice(db: Database, userId: string, deviceId: strin
  */
 export async function deleteGoneDevice(db: Database, kind: DeviceKind, address: string, registeredAt: string): Promise<string | undefined> {
   try {
-    const result = await poolOf(db).query<{ user_id: string }>(
+    const rows = await queryRows<{ user_id: string }>(
+      db,
       // Milliseconds, the precision registeredAt carries.
       "DELETE FROM notify_devices WHERE kind = $1 AND address = $2 AND date_trunc('milliseconds', registered_at) <= $3 RETURNING user_id::text",
       [kind, address, registeredAt],
     );
-    return result.rows[0]?.user_id;
+    return rows[0]?.user_id;
   } catch (err) {
     throw asError(err);
   }
 }
 
 /** `work` inside one transaction on a connection of its own (ROLLBACK on any error, which is rethrown). */
-export async function inTransaction<T>(db: Database, work: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(db: PooledDatabase, work: (client: PoolClient) => Promise<T>): Promise<T> {
   let client: PoolClient;
   try {
     client = await poolOf(db).connect();

@@ -16,7 +16,7 @@ import { leaveBroadcastTopicLater, syncBroadcastTopicLater } from "./topic";
  * commit stores what it read.
  */
 
-type DeviceServices = Pick<Services, "env" | "db" | "redisFor" | "waitUntil" | "events">;
+type DeviceServices = Pick<Services, "env" | "db" | "pooledDb" | "redisFor" | "waitUntil" | "events">;
 
 /** The user's devices, newest registration first: the cached list, or Postgres (then cached). */
 export async function userDevices(services: DeviceServices, userId: string, prefetched?: Prefetched): Promise<Device[]> {
@@ -46,7 +46,7 @@ function dropAgain(services: DeviceServices, userIds: readonly string[]): void {
 export async function registerUserDevice(services: DeviceServices, userId: string, deviceId: string, input: DeviceRegistration): Promise<RegistrationResult> {
   const device = checkRegistration(input, pushConfig(services.env));
   const touched = (result: RegistrationResult) => [userId, ...(result.previousUserId ? [result.previousUserId] : [])];
-  const result = await registerDevice(services.db, userId, deviceId, device, (r) => dropCachedLists(services, touched(r)));
+  const result = await registerDevice(services.pooledDb, userId, deviceId, device, (r) => dropCachedLists(services, touched(r)));
   dropAgain(services, touched(result));
   // The broadcast topic: the new token joins it as the user's preferences say; evicted ones leave.
   if (device.kind === "fcm") syncBroadcastTopicLater(services, userId, [device.token]);
@@ -56,7 +56,7 @@ export async function registerUserDevice(services: DeviceServices, userId: strin
 
 /** Deletes the user's device; false when they had none by that id. */
 export async function removeUserDevice(services: DeviceServices, userId: string, deviceId: string): Promise<boolean> {
-  const deleted = await deleteDevice(services.db, userId, deviceId, () => dropCachedLists(services, [userId]));
+  const deleted = await deleteDevice(services.pooledDb, userId, deviceId, () => dropCachedLists(services, [userId]));
   if (!deleted) return false;
   dropAgain(services, [userId]);
   if (deleted.kind === "fcm") leaveBroadcastTopicLater(services, [deleted.address]);

@@ -31,7 +31,7 @@ export async function block(services: Services, blockerId: string, blockedId: st
   if (blockerId === blockedId) {
     throw new ApiError("bad_request", "You cannot block yourself", [{ field: "userId", message: "must not be your own id" }]);
   }
-  const stored = await insertBlock(services.db, blockerId, blockedId, maxEntries(services.env));
+  const stored = await insertBlock(services.pooledDb, blockerId, blockedId, maxEntries(services.env));
   await writeSets(services, [
     { owner: blockerId, set: "blocked", op: "add", member: blockedId, score: stored.createdAtMs },
     { owner: blockedId, set: "blockedMe", op: "add", member: blockerId, score: stored.createdAtMs, cap: BLOCKED_ME_CAP },

@@ -29,7 +29,7 @@ export async function mute(
   }
   const now = safetyNow(services.env);
   const expiresAtMs = input.durationSeconds === undefined ? null : now + input.durationSeconds * 1000;
-  const stored = await upsertMute(services.db, muterId, mutedId, { notifications: input.notifications, expiresAtMs }, now, maxEntries(services.env));
+  const stored = await upsertMute(services.pooledDb, muterId, mutedId, { notifications: input.notifications, expiresAtMs }, now, maxEntries(services.env));
   await writeSets(services, muteChanges(muterId, mutedId, { till: stored.expiresAtMs, notifications: stored.notifications }));
   const { userId, notifications, expiresAt, createdAt, changed } = stored;
   return { userId, notifications, expiresAt, createdAt, changed };

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { isoTimestamp } from "../db/columns";
 import type { Caller } from "../lib/auth";
-import { type Database, queryRows } from "../lib/db";
+import { type Database, type PooledDatabase, queryRows } from "../lib/db";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
@@ -54,7 +54,8 @@ export type ReportItem = {
 export async function createReport(services: Services, reporterId: string, input: NewReport): Promise<{ report: ReportReceipt; created: boolean }> {
   if (input.userId === reporterId) throw new ApiError("bad_request", "You cannot report yourself", [{ field: "userId", message: "must not be your own id" }]);
   const postIds = [...new Set(input.postIds)];
-  return services.db.transaction(async (tx) => {
+  // Interactive: the posts checked, then the report upserted and grown by what it answered.
+  return services.pooledDb.transaction(async (tx) => {
     const found = postIds.length
       ? (await tx.execute<{ id: string; author_id: string; text: string }>(sql`
           SELECT id::text, author_id::text, text FROM posts
@@ -77,13 +78,13 @@ export async function createReport(services: Services, reporterId: string, input
 
 /** The automatic report of a post the term filter held: no reporter, category `other`, the comment naming the term. */
 export async function reportHeldPost(services: Services, post: HeldPost, term: string): Promise<void> {
-  await services.db.transaction(async (tx) => {
+  await services.pooledDb.transaction(async (tx) => {
     const report = await upsertReport(tx, null, post.authorId, "other", `held by the term filter: post ${post.id} matched the term "${term}"`);
     await addPosts(tx, report.id, [post.id]);
   });
 }
 
-type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
+type Tx = Parameters<Parameters<PooledDatabase["transaction"]>[0]>[0];
 
 /** The open report of (reporter, target), made or grown; `created` when this call made it. */
 async function upsertReport(tx: Tx, reporterId: string | null, targetId: string, category: ReportCategory, comment: string) {

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { isoTimestamp } from "../db/columns";
-import { type Database, queryRows } from "../lib/db";
+import { type Database, type PooledDatabase, queryRows } from "../lib/db";
 import { ApiError } from "../lib/errors";
 import { NEVER } from "./keys";
 
@@ -17,7 +17,7 @@ export type StoredMute = { userId: string; notifications: boolean; expiresAt: st
 const lockWriter = (table: string, userId: string) => sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${table}:${userId}`}, 0))`;
 
 /** Stores A's block of B; idempotent (the row's first `createdAt`, `changed: false`). 409 when A holds `max` already. */
-export async function insertBlock(db: Database, blockerId: string, blockedId: string, max: number): Promise<StoredBlock> {
+export async function insertBlock(db: PooledDatabase, blockerId: string, blockedId: string, max: number): Promise<StoredBlock> {
   return db.transaction(async (tx) => {
     await tx.execute(lockWriter("safety_blocks", blockerId));
     const { rows } = await tx.execute<{ existing: string | null; inserted: string | null; ms: string }>(sql`
@@ -49,7 +49,7 @@ export async function deleteBlock(db: Database, blockerId: string, blockedId: st
  * bound counts mutes in force. 409 when A holds `max` mutes in force already (B's excepted).
  */
 export async function upsertMute(
-  db: Database,
+  db: PooledDatabase,
   muterId: string,
   mutedId: string,
   mute: { notifications: boolean; expiresAtMs: number | null },

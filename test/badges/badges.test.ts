@@ -4,7 +4,7 @@ import { getBadges } from "../../src/badges/badges";
 import { ACTIVE_RECORD_EVERY_MS, badgeKeys, STREAM_META } from "../../src/badges/keys";
 import { repairBadges } from "../../src/badges/repair";
 import type { Env } from "../../src/env";
-import { openDatabase } from "../../src/lib/db";
+import { httpDatabase } from "../../src/lib/db";
 import { redisFor } from "../../src/lib/redis";
 import type { Services } from "../../src/lib/services";
 import { servicesFor } from "../counters/support";
@@ -92,7 +92,8 @@ describe("badges.repair (per-minute cron)", () => {
     await badges(me);
     await redis.hset(badgeKeys.inbox(me), { system: 7, total: 7 });
     await redis.hdel(badgeKeys.streamAccess(me), `chat/${chat}`);
-    const { db, close } = openDatabase(env as unknown as Env);
+    const db = httpDatabase(env as unknown as Env);
+    const close = async () => {};
     try {
       const result = await repairBadges({ db, databases: 1, redisAt: () => redis, redisFor: () => redis });
       expect(result.users).toBeGreaterThan(0);
@@ -113,7 +114,8 @@ describe("badges.repair and the remembered stream counts", () => {
     const { me, chat } = await busyUser();
     const before = (await badges(me)).body;
     await redis.hset(badgeKeys.inbox(me), { system: 7, total: 7 }); // a drift: proves the repair reached this user
-    const { db, close: closeDb } = openDatabase(env as unknown as Env);
+    const db = httpDatabase(env as unknown as Env);
+    const closeDb = async () => {};
     try {
       await repairBadges({ db, databases: 1, redisAt: () => redis, redisFor: () => redis });
     } finally {

@@ -73,7 +73,7 @@ describe.skipIf(!enough)("Postgres down during the flush of three databases", ()
     const ids = [newIdOn(0, 3), newIdOn(1, 3), newIdOn(2, 3)];
     const before = await postgresCoins(ids);
     for (const [i, id] of ids.entries()) expect((await incr(id, i + 1)).status).toBe(200);
-    const viaPair = { ...databases.env, NEON_WS_PROXY: pairs[0]!.wsProxy };
+    const viaPair = { ...databases.env, NEON_WS_PROXY: pairs[0]!.wsProxy, NEON_HTTP_PROXY: pairs[0]!.httpProxy };
     await pairs[0]!.setPostgresDown(true);
     try {
       await expect(withServices(viaPair, (services) => flushOnce(services))).rejects.toThrow();

@@ -90,7 +90,7 @@ describe.skipIf(!databases.enough)("a like whose author's database fails after t
 
     // The author's database is down and so is Postgres (where its part would go instead): that
     // part cannot be applied anywhere; the post's is. The bus retries it, in vain while both are down.
-    const failing = { ...databases.env, NEON_WS_PROXY: pairs[1]!.wsProxy };
+    const failing = { ...databases.env, NEON_WS_PROXY: pairs[1]!.wsProxy, NEON_HTTP_PROXY: pairs[1]!.httpProxy };
     await pairs[1]!.setRedisDown(true);
     await pairs[1]!.setPostgresDown(true);
     try {

@@ -20,7 +20,7 @@ const service = { userId: newId(), role: "service" as const };
 
 beforeAll(async () => {
   chaos = await createChaos();
-  chaosEnv = { UPSTASH_REDIS_REST_URL: chaos.restUrl, UPSTASH_REDIS_REST_TOKEN: chaos.restToken, NEON_WS_PROXY: chaos.wsProxy };
+  chaosEnv = { UPSTASH_REDIS_REST_URL: chaos.restUrl, UPSTASH_REDIS_REST_TOKEN: chaos.restToken, NEON_WS_PROXY: chaos.wsProxy, NEON_HTTP_PROXY: chaos.httpProxy };
 });
 afterAll(async () => {
   await chaos.setRedisDown(false);

@@ -27,7 +27,7 @@ function deployedVars(): Map<string, string> {
  * identity provider, the notify clock offset, the local push services and Neon proxy, the stack's
  * own bindings). A deployment names none of them.
  */
-const LOCAL_ONLY_SETTINGS = ["DEV_JWKS", "NOTIFY_CLOCK_OFFSET_MS", "FCM_API_URL", "APNS_API_URL", "NEON_WS_PROXY", "STACK_PUSH_ENV", "STACK_PUSH_URL", "STACK_CONTROL_URL"];
+const LOCAL_ONLY_SETTINGS = ["DEV_JWKS", "NOTIFY_CLOCK_OFFSET_MS", "FCM_API_URL", "APNS_API_URL", "NEON_WS_PROXY", "NEON_HTTP_PROXY", "STACK_PUSH_ENV", "STACK_PUSH_URL", "STACK_CONTROL_URL"];
 afterAll(() => {
   for (const dir of bundles) rmSync(dir, { recursive: true, force: true });
 });

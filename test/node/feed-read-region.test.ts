@@ -48,6 +48,9 @@ describe("ranked feed pages through a read region 40 ms from the primary", () =>
       get db(): never {
         throw new Error("a warm ranked page reads no Postgres");
       },
+      get pooledDb(): never {
+        throw new Error("a warm ranked page reads no Postgres");
+      },
       events: { emit: async () => {} } as unknown as Services["events"],
       waitUntil: (p) => void background.push(p),
     };

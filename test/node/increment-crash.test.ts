@@ -21,7 +21,7 @@ import { incrementCounters, readCounters } from "../../src/counters/counters";
 import { flushAll } from "../../src/counters/flush";
 import { fieldsOf } from "../../src/counters/registry";
 import { queryRows } from "../../src/counters/store";
-import { openDatabase } from "../../src/lib/db";
+import { httpDatabase } from "../../src/lib/db";
 import { redisAt } from "../../src/lib/redis";
 import { databaseOf } from "../../src/lib/redis-topology";
 import { eventually } from "../support/eventually";
@@ -70,8 +70,7 @@ describe.skipIf(!hasRedisServerBinary())("increments while a Redis database is k
   it("counts every acknowledged increment once: none lost, none twice, in Redis and in Postgres", async () => {
     neonConfig.webSocketConstructor = ws;
     const env = { UPSTASH_REDIS_REST_URL: stack!.restUrl, UPSTASH_REDIS_REST_TOKEN: stack!.restToken, ...stack!.redisBindings };
-    const { db, close } = openDatabase({ DATABASE_URL: stack!.databaseUrl, NEON_WS_PROXY: stack!.wsProxy });
-    closeDb = close;
+    const db = httpDatabase({ DATABASE_URL: stack!.databaseUrl, NEON_HTTP_PROXY: stack!.httpProxy });
     const deps = { redisAt: (index: number) => redisAt(env, index), databases: DATABASES, db };
     // Databases 1 and 2 are killed (database 0 may be REDIS_URL's, which the stack does not own):
     // users on each, all incremented by every loop.

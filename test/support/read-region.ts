@@ -81,6 +81,9 @@ export function regionServices(world: RegionWithPrimary, options: { env?: Partia
     get db(): never {
       throw new Error(options.noPostgres);
     },
+    get pooledDb(): never {
+      throw new Error(options.noPostgres);
+    },
     events: { emit: async () => {} } as unknown as Services["events"],
     waitUntil: options.waitUntil,
   };

@@ -23,14 +23,23 @@ export interface BridgeStats {
   upkeep: { requests: number; commands: number };
 }
 
-/** A private Upstash bridge + Neon proxy over the same Redis and Postgres, with outage switches. */
+/** What reached a chaos pair's Neon proxies: WebSocket connections and statements, HTTP requests and statements. */
+export interface PostgresStats {
+  ws: { connections: number; statements: number };
+  /** `recent`: when each of the last requests arrived (ms since the epoch; same machine as the Worker) and its statements. */
+  http: { requests: number; statements: number; recent: { at: number; statements: number }[] };
+}
+
+/** A private Upstash bridge + Neon proxies (WebSocket and HTTP) over the same Redis and Postgres, with outage switches. */
 export interface Chaos {
   restUrl: string;
   restToken: string;
   wsProxy: string;
+  httpProxy: string;
   /** Worker bindings that route Redis and Postgres through this pair (pass as `api(..., { env })`). */
-  bindings: { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; NEON_WS_PROXY: string };
+  bindings: { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; NEON_WS_PROXY: string; NEON_HTTP_PROXY: string };
   setRedisDown(down: boolean): Promise<void>;
+  /** Both Neon proxies (WebSocket and HTTP) refuse and drop connections. */
   setPostgresDown(down: boolean): Promise<void>;
   /**
    * The next `count` requests run on Redis and then lose their answer: a 503 (as when the server
@@ -39,6 +48,8 @@ export interface Chaos {
   loseAnswers(count: number, how: "503" | "drop"): Promise<void>;
   /** What reached this pair's own bridge (one request = one Redis round trip). */
   stats(): Promise<BridgeStats>;
+  /** What reached this pair's own Neon proxies. */
+  postgresStats(): Promise<PostgresStats>;
   close(): Promise<void>;
 }
 
@@ -78,16 +89,18 @@ export async function resetBridgeStats(): Promise<void> {
  */
 export async function createChaos(database = 0, options: { maxCommandsPerSecond?: number } = {}): Promise<Chaos> {
   const body = database === 0 && options.maxCommandsPerSecond === undefined ? undefined : { database, ...options };
-  const { id, restUrl, restToken, wsProxy } = await call<{ id: string; restUrl: string; restToken: string; wsProxy: string }>("POST", "/chaos", body);
+  const { id, restUrl, restToken, wsProxy, httpProxy } = await call<{ id: string; restUrl: string; restToken: string; wsProxy: string; httpProxy: string }>("POST", "/chaos", body);
   return {
     restUrl,
     restToken,
     wsProxy,
-    bindings: { UPSTASH_REDIS_REST_URL: restUrl, UPSTASH_REDIS_REST_TOKEN: restToken, NEON_WS_PROXY: wsProxy },
+    httpProxy,
+    bindings: { UPSTASH_REDIS_REST_URL: restUrl, UPSTASH_REDIS_REST_TOKEN: restToken, NEON_WS_PROXY: wsProxy, NEON_HTTP_PROXY: httpProxy },
     setRedisDown: (down) => call("POST", `/chaos/${id}`, { redisDown: down }),
     setPostgresDown: (down) => call("POST", `/chaos/${id}`, { postgresDown: down }),
     loseAnswers: (count, how) => call("POST", `/chaos/${id}`, { loseAnswers: { count, how } }),
     stats: () => call("GET", `/chaos/${id}`),
+    postgresStats: () => call("GET", `/chaos/${id}/postgres`),
     close: () => call("DELETE", `/chaos/${id}`),
   };
 }

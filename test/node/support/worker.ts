@@ -28,6 +28,7 @@ export function useWorker(): TestWorker {
         UPSTASH_REDIS_REST_TOKEN: inject("restToken"),
         DATABASE_URL: inject("databaseUrl"),
         NEON_WS_PROXY: inject("wsProxy"),
+        NEON_HTTP_PROXY: inject("httpProxy"),
         JWT_SECRET: jwtSecret,
       },
       // Each file's tests use fresh users, well under the limits; without them nothing is throttled by a neighbour.
