@@ -8,7 +8,8 @@
  *
  * At every read, walked at a random page size (1–12, sometimes 20–100): no deleted post, no post of
  * an account not followed, no item twice across pages, and every item exactly as the model draws
- * it — post id, author, text, creation time, counts, and the reader's liked/favourited flags.
+ * it — post id, author, text, creation time, counts, and the reader's liked/favourited flags —
+ * and so is one post's detail per page (`GET /v1/posts/{id}`: the same fields, or 404 once deleted).
  * Around every transition step: no reader loses a post of that author.
  * Once the queue is drained: every user's whole timeline equals the model — followees' and own live
  * posts, newest first. (The model stays under the cap; the cap has its own test in feed.test.ts.)
@@ -31,7 +32,9 @@ import { addReaction, removeReaction, type Reaction } from "../../src/counters/r
 import { queryRows } from "../../src/counters/store";
 import { feedKeys, maxPulledAccounts } from "../../src/feed/keys";
 import type { FeedMessage } from "../../src/feed/messages";
+import { readPostDetail } from "../../src/feed/detail";
 import { readHomeFeed } from "../../src/feed/timeline";
+import { ApiError } from "../../src/lib/errors";
 import { readFeedUnseenMany, readingFirstPage } from "../../src/feed/unseen";
 import { getBadges } from "../../src/badges/badges";
 import { capped } from "../../src/badges/shared";
@@ -90,10 +93,29 @@ export async function runSeed(seed: number, steps: number, overrides: Partial<En
         });
         seen.push(item.post.id);
       }
+      await checkDetail(user, page.items.length > 0 && rnd.next() < 0.7 ? rnd.pick(page.items).post.id : rnd.pick([...posts.keys()]));
       if (!page.nextCursor) return seen;
       cursor = page.nextCursor;
     }
     throw new Error("runaway pagination");
+  }
+
+  /** A post's detail (`GET /v1/posts/{id}`, from the same caches) as the model draws it: the item's fields, or 404 once deleted. */
+  async function checkDetail(user: string, postId: string | undefined) {
+    const p = postId === undefined ? undefined : posts.get(postId);
+    if (!p || !postId) return;
+    const context = `seed ${seed}, detail of ${postId} for ${user}, log:\n${log.slice(-15).join("\n")}`;
+    const got = await readPostDetail(services, postId, user).catch((err: unknown) => (err instanceof ApiError ? err.code : Promise.reject(err)));
+    if (!p.live) return expect(got, context).toBe("not_found");
+    expect(got, context).toEqual({
+      id: postId,
+      authorId: p.author,
+      text: p.text,
+      createdAt: p.createdAt,
+      counts: { likes: reactors("like", postId), comments: 0, forwards: 0, views: 0, favorites: reactors("favorite", postId) },
+      liked: reactions.like.has(`${user}>${postId}`),
+      favorited: reactions.favorite.has(`${user}>${postId}`),
+    });
   }
 
   /**
