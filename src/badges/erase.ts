@@ -1,12 +1,13 @@
 import type { Eraser } from "../lib/erasers";
 import { pageStep } from "../lib/erasers";
 import { queryRows } from "../lib/db";
+import { eraseInboxList } from "./inbox-list";
 import { badgeKeys } from "./keys";
 
 /**
  * The badges capability's eraser (docs/privacy.md), `badges`: the user's own keys on their
  * database (notification counts, markers, red-dot and author seen state, stream access, DM and
- * inbox tallies), their entry in every database's active set and published-posts count (as an
+ * inbox tallies and list), their entry in every database's active set and published-posts count (as an
  * author others read unread posts of), and their Postgres rows (broadcast
  * read marker, stream memberships, access log, inbox recipients). ROWS_PER_STEP rows a step of the
  * tables that can hold many per user. Not here yet: the user's unread DMs as fields of other
@@ -39,8 +40,10 @@ export const badgesEraser: Eraser = {
       badgeKeys.dms(userId),
       badgeKeys.inbox(userId),
     ];
-    const [deleted, ...inactive] = await Promise.all([
+    const [deleted, , ...inactive] = await Promise.all([
       services.redisFor(userId).del(...own),
+      // The inbox list goes with its epoch moved: a list rebuild in flight must not store it again.
+      eraseInboxList(services.redisFor(userId), userId),
       ...Array.from({ length: services.databases }, (_, index) =>
         services
           .redisAt(index)

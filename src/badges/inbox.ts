@@ -1,9 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { isoTimestamp } from "../db/columns";
+import { queryRows } from "../lib/db";
 import { ApiError } from "../lib/errors";
-import { isId } from "../lib/ids";
-import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
 import { afterCommit } from "../lib/redis-failures";
 import { INBOX_ADD, INBOX_READ, INBOX_WARM, GET_INBOX } from "./inbox.lua";
@@ -11,6 +10,7 @@ import { badgeKeys, USER_TTL_SECONDS } from "./keys";
 import { inboxMessages, inboxRecipients, MAX_MESSAGE_TYPE } from "./schema";
 import { groupByDatabase, settleEach } from "../lib/redis-topology";
 import { activeRecord, runUserWrite } from "./active";
+import { inboxAddCall, inboxReadCall, listMessagesNear, type InboxQuery } from "./inbox-list";
 import { inBackground, luaMap, runReadScript, runScript, type ScriptRedis } from "./shared";
 
 export const MAX_RECIPIENTS = 1000;
@@ -24,16 +24,25 @@ export type InboxMessage = { id: string; type: string; title: string; content: s
 /** Stores one message and one unread row per recipient, then bumps the built unread caches. */
 export async function sendMessage(services: Services, input: { to: string[]; type: string; title: string; content: string }) {
   const to = [...new Set(input.to)];
-  const id = await services.pooledDb.transaction(async (tx) => {
-    const [msg] = await tx.insert(inboxMessages).values({ type: input.type, title: input.title, content: input.content }).returning({ id: inboxMessages.id });
-    await tx.insert(inboxRecipients).values(to.map((userId) => ({ userId, messageId: msg!.id, type: input.type })));
-    return msg!.id;
-  });
+  // One statement (one round, atomic): the message and a row per recipient.
+  const [stored] = await queryRows<{ id: string; created_at: string }>(
+    services.db,
+    `WITH message AS (INSERT INTO inbox_messages (type, title, content) VALUES ($1, $2, $3) RETURNING id, created_at),
+     recipients AS (INSERT INTO inbox_recipients (user_id, message_id, type) SELECT u, (SELECT id FROM message), $1 FROM unnest($4::bigint[]) AS u)
+     SELECT id::text AS id, created_at::text AS created_at FROM message`,
+    [input.type, input.title, input.content, to],
+  );
+  const { id, created_at: createdAt } = stored!;
   // Postgres holds the message; a missed Redis bump is repaired by the cron or the next rebuild.
   // One call per database holding recipients, in parallel: a database that is down misses only its
   // recipients' bumps (`degraded`), the others are written.
   const groups = groupByDatabase(to, (userId) => userId, services.databases);
-  const settled = await settleEach(groups, (index, users) => afterCommit(() => runScript(services.redisAt(index), INBOX_ADD, users.map(badgeKeys.inbox), [input.type, USER_TTL_SECONDS])));
+  // The same call keeps the recipients' inbox lists (inbox-list.ts) and stores the message for them.
+  const message = { id: id.toString(), type: input.type, title: input.title, content: input.content, createdAt: isoTimestamp(createdAt) };
+  const settled = await settleEach(groups, (index, users) => {
+    const { keys, args } = inboxAddCall(users, message);
+    return afterCommit(() => runScript(services.redisAt(index), INBOX_ADD, keys, args));
+  });
   let degraded = false;
   for (const result of settled.values()) {
     if (result.status === "rejected") throw result.reason;
@@ -42,12 +51,11 @@ export async function sendMessage(services: Services, input: { to: string[]; typ
   return { id: id.toString(), recipients: to.length, degraded };
 }
 
-/** Applies rows that really turned read to the cache (type → n). */
-async function applyReads(services: Services, userId: string, types: string[]) {
-  if (types.length === 0) return false;
-  const byType = new Map<string, number>();
-  for (const t of types) byType.set(t, (byType.get(t) ?? 0) + 1);
-  return afterCommit(() => runUserWrite(services.redisFor(userId), activeRecord(services.env, userId), INBOX_READ, [badgeKeys.inbox(userId)], [...byType].flat()));
+/** Applies rows that really turned read to the caches: the counts (type → n) and the list. */
+async function applyReads(services: Services, userId: string, changed: { messageId: bigint; type: string }[]) {
+  if (changed.length === 0) return false;
+  const { keys, args } = inboxReadCall(userId, changed);
+  return afterCommit(() => runUserWrite(services.redisFor(userId), activeRecord(services.env, userId), INBOX_READ, keys, args));
 }
 
 /** Marks one message read; idempotent (`changed` is false the second time). */
@@ -56,7 +64,7 @@ export async function readMessage(services: Services, userId: string, messageId:
     .update(inboxRecipients)
     .set({ readAt: sql`now()` })
     .where(and(eq(inboxRecipients.userId, userId), eq(inboxRecipients.messageId, BigInt(messageId)), isNull(inboxRecipients.readAt)))
-    .returning({ type: inboxRecipients.type });
+    .returning({ messageId: inboxRecipients.messageId, type: inboxRecipients.type });
   if (changed.length === 0) {
     const [row] = await services.db
       .select({ messageId: inboxRecipients.messageId })
@@ -64,7 +72,7 @@ export async function readMessage(services: Services, userId: string, messageId:
       .where(and(eq(inboxRecipients.userId, userId), eq(inboxRecipients.messageId, BigInt(messageId))));
     if (!row) throw new ApiError("not_found", `Message ${messageId} not found in your inbox`);
   }
-  const degraded = await applyReads(services, userId, changed.map((r) => r.type));
+  const degraded = await applyReads(services, userId, changed);
   return { id: messageId, read: true, changed: changed.length > 0, degraded };
 }
 
@@ -74,46 +82,17 @@ export async function readAllMessages(services: Services, userId: string, type?:
     .update(inboxRecipients)
     .set({ readAt: sql`now()` })
     .where(and(eq(inboxRecipients.userId, userId), isNull(inboxRecipients.readAt), type ? eq(inboxRecipients.type, type) : undefined))
-    .returning({ type: inboxRecipients.type });
-  const degraded = await applyReads(services, userId, changed.map((r) => r.type));
+    .returning({ messageId: inboxRecipients.messageId, type: inboxRecipients.type });
+  const degraded = await applyReads(services, userId, changed);
   return { marked: changed.length, degraded };
 }
 
-/** The user's messages, newest first, optionally one type and/or unread only. */
-export async function listMessages(services: Services, userId: string, q: { type?: string; unread?: boolean; limit: number; cursor?: string }) {
-  let before: bigint | undefined;
-  if (q.cursor) {
-    const [id] = decodeCursor(q.cursor, 1) as [string];
-    if (!isId(id)) throw new ApiError("bad_request", "Invalid cursor", [{ field: "cursor", message: "is not a cursor this endpoint issued" }]);
-    before = BigInt(id);
-  }
-  const rows = await services.db
-    .select({
-      id: inboxMessages.id,
-      type: inboxMessages.type,
-      title: inboxMessages.title,
-      content: inboxMessages.content,
-      createdAt: inboxMessages.createdAt,
-      readAt: inboxRecipients.readAt,
-    })
-    .from(inboxRecipients)
-    .innerJoin(inboxMessages, eq(inboxMessages.id, inboxRecipients.messageId))
-    .where(
-      and(
-        eq(inboxRecipients.userId, userId),
-        q.type ? eq(inboxRecipients.type, q.type) : undefined,
-        q.unread === true ? isNull(inboxRecipients.readAt) : q.unread === false ? sql`${inboxRecipients.readAt} is not null` : undefined,
-        before ? lt(inboxRecipients.messageId, before) : undefined,
-      ),
-    )
-    .orderBy(desc(inboxRecipients.messageId))
-    .limit(q.limit + 1);
-  return toPage(
-    rows,
-    q.limit,
-    (r): InboxMessage => ({ id: r.id.toString(), type: r.type, title: r.title, content: r.content, createdAt: isoTimestamp(r.createdAt), read: r.readAt !== null }),
-    (r) => [r.id.toString()],
-  );
+/**
+ * The user's messages, newest first, optionally one type and/or unread only: from the list cached
+ * near the user (one read-only call), Postgres where the list cannot answer (inbox-list.ts).
+ */
+export function listMessages(services: Services, userId: string, q: InboxQuery) {
+  return listMessagesNear(services, userId, q);
 }
 
 /** Unread by type from Postgres (truth): rebuilds, repairs and the degraded answer. */

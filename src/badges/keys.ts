@@ -49,6 +49,27 @@ export const BUILT = "_";
 export const AUTHOR_EPOCH_TTL_SECONDS = 24 * 3600;
 /** Broadcast ids kept in Redis: counts are capped at 999, so older ids are never needed. */
 export const BROADCAST_WINDOW = 1000;
+/**
+ * Broadcasts whose title, body and time every database keeps (`broadcastItems`): a first page of
+ * any size (`?limit=` ≤ 100) is answered from Redis; pages past them read Postgres.
+ */
+export const BROADCAST_LIST_WINDOW = 100;
+/** Newest messages a user's inbox list cache holds (`inboxList`); older pages read Postgres. */
+export const INBOX_LIST_WINDOW = 200;
+/**
+ * Bytes of message JSON a rebuild of one inbox list writes at most (its one request stays far below
+ * Upstash's request size): the list then holds the newest messages that fit, ≥ 1, ≤ INBOX_LIST_WINDOW.
+ */
+export const INBOX_LIST_BUILD_BYTES = 512 * 1024;
+/**
+ * Lifetime of a built inbox list, counted from its build and never extended: a send or mark read
+ * whose Redis part a database missed (down) leaves its lists behind Postgres for at most this long.
+ */
+export const INBOX_LIST_TTL_SECONDS = 6 * 3600;
+/** Message bodies (`inboxMessage`) outlive every list built before they were written. */
+export const INBOX_MESSAGE_TTL_SECONDS = INBOX_LIST_TTL_SECONDS + 3600;
+/** A user's inbox list epoch only has to outlast one rebuild (read epoch → Postgres → write). */
+export const INBOX_LIST_EPOCH_TTL_SECONDS = 24 * 3600;
 /** Users remembered as "recently active" for the repair cron (trimmed by the cron, not per call). */
 export const ACTIVE_USERS_CAP = 100_000;
 /**
@@ -72,6 +93,9 @@ export const STREAM_META = "#";
  */
 export const STREAM_MEMO_MARGIN_MS = 3_600_000;
 
+/** Prefix of `inboxMessage` keys (the list scripts build them from ids). */
+export const INBOX_MESSAGE_PREFIX = "badge:ib:msg:";
+
 export const badgeKeys = {
   /** OWNER user. HOT-ONLY hash `type → count` plus `total` (= Σ types). TTL 30 d, refreshed on write. */
   notifications: (userId: string) => `badge:n:${userId}`,
@@ -87,6 +111,14 @@ export const badgeKeys = {
    * without `top` is never read as one unread too few: it is missing, and rebuilt.)
    */
   broadcastIds: () => "badge:bc:window",
+  /**
+   * EVERY DATABASE. CACHE hash `broadcastId → JSON [title, body, createdAt]` of the newest
+   * BROADCAST_LIST_WINDOW broadcasts (≤ 100 × < 32 KB): what `GET /v1/me/broadcasts` shows, beside
+   * `broadcastIds` (which says which ids exist). Written with the ids by every broadcast and by
+   * every resync (the cron's, in each database, repairs a database that missed one; a first page
+   * that finds one missing resyncs the user's database after answering). No TTL (one key).
+   */
+  broadcastItems: () => "badge:bc:items",
   /**
    * OWNER user. Per-user marker hash: `bc` = last-read broadcast id (never moves backwards; mirrored to
    * Postgres `broadcast_reads`, which is the truth on cache loss); `ttlDay` = the day (since the
@@ -167,6 +199,28 @@ export const badgeKeys = {
 
   /** OWNER user. CACHE hash `type → unread count` plus `total` and sentinel `_`, rebuilt from Postgres `inbox_recipients`. TTL 30 d. */
   inbox: (userId: string) => `badge:ib:${userId}`,
+  /**
+   * OWNER user. CACHE hash of the user's newest messages: `messageId → flag + type` (flag `0`
+   * unread, `1` read; ≤ 33 bytes) for at most INBOX_LIST_WINDOW messages, plus `_` = the floor:
+   * every message of the user with an id ≥ floor is a field (`0`: all of them are). Built from
+   * Postgres on a miss (only while `inboxListEpoch` has not moved), kept by sends (HSETNX: a mark
+   * read that came first wins), marks read (also of messages ≥ floor not there yet) and erasure,
+   * trimmed to the window (the floor rises). TTL INBOX_LIST_TTL_SECONDS from the build, not renewed.
+   */
+  inboxList: (userId: string) => `badge:ib:l:${userId}`,
+  /**
+   * OWNER user. HOT-ONLY string: INCR by every send to, mark read of and erasure of `userId`'s
+   * inbox, listed or not; a list rebuild writes only if it has not moved since its read. TTL
+   * INBOX_LIST_EPOCH_TTL_SECONDS, refreshed on write.
+   */
+  inboxListEpoch: (userId: string) => `badge:ib:lep:${userId}`,
+  /**
+   * PER DATABASE: on each database holding a listed recipient. CACHE string, one message as JSON
+   * `[type, title, content, createdAt]` (≤ MAX_MESSAGE_TITLE + MAX_MESSAGE_CONTENT characters
+   * escaped: < 128 KB), shared by every list of that database. Written by the send and by list
+   * rebuilds; TTL INBOX_MESSAGE_TTL_SECONDS. A list field without it reads as a miss.
+   */
+  inboxMessage: (messageId: string) => `${INBOX_MESSAGE_PREFIX}${messageId}`,
 
   /**
    * PER DATABASE: the active users whose keys live on that database. HOT-ONLY sorted set `userId →
