@@ -30,7 +30,7 @@ import { socketOrigins } from "./lib/sockets";
 import type { CronTask } from "./scheduled";
 import { socialFollowsEraser, socialPostsEraser, socialRowsEraser } from "./social/erase";
 import { socialRoutes } from "./social/routes";
-import { socialSubscriber } from "./social/subscriber";
+import { followListsSubscriber, socialSubscriber } from "./social/subscriber";
 import { liveSubscriber } from "./live/subscriber";
 import { badgesEraser } from "./badges/erase";
 import { badgesRepairTask } from "./badges/repair";
@@ -61,7 +61,7 @@ admitCallersWith(refuseIfDeleting);
 admitCallersWith(async (services, caller) => (caller.role === "user" ? refuseSuspended(services, caller.userId) : undefined));
 
 /** Capabilities that react to relation changes (counters, badges, feeds, pushes). */
-export const subscribers: readonly Subscriber[] = [socialSubscriber, countersSubscriber, badgesSubscriber, feedSubscriber, notifySubscriber, liveSubscriber];
+export const subscribers: readonly Subscriber[] = [socialSubscriber, followListsSubscriber, countersSubscriber, badgesSubscriber, feedSubscriber, notifySubscriber, liveSubscriber];
 
 /** Scheduled work by cron job (the status history samples last, what the other tasks left). */
 export const cronTasks: Record<CronJobName, readonly CronTask[]> = {

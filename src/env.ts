@@ -97,6 +97,8 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
   SAFETY_CLOCK_OFFSET_MS?: string;
   /** Blocks per user, and mutes per user, before a 409 (default 10,000; `src/safety/keys.ts`). */
   SAFETY_MAX_ENTRIES?: string;
+  /** Newest edges a follower or following list cache keeps (default 1,000; `src/social/keys.ts`): tests page past a small one. */
+  SOCIAL_FOLLOW_LIST_CAP?: string;
   /**
    * `feed-fanout` (wrangler.toml `[[queues.producers]]`): post fan-outs (publish, delete) and
    * big-account transitions; consumed by this Worker's `queue()`.

@@ -63,8 +63,10 @@ export type BadgesEvent =
  */
 export type RelationEvent =
   // followeeHasDevices: whether a push to the followee can go anywhere (absent in events from before it: then yes).
-  | { type: "follow.created"; id: string; followerId: string; followeeId: string; at: number; followeeHasDevices?: boolean; followeeMutesFollower?: boolean }
-  | { type: "follow.deleted"; id: string; followerId: string; followeeId: string; at: number }
+  // createdAtUs: the follow row's created_at in µs since the epoch (decimal), from the INSERT's or
+  // DELETE's RETURNING: the follow lists' caches order and match edges by it (absent in events from before it).
+  | { type: "follow.created"; id: string; followerId: string; followeeId: string; at: number; followeeHasDevices?: boolean; followeeMutesFollower?: boolean; createdAtUs?: string }
+  | { type: "follow.deleted"; id: string; followerId: string; followeeId: string; at: number; createdAtUs?: string }
   // A block stored (safety): every capability ends what it holds between the two (social: both
   // follows, through two unfollows). Emitted on every PUT, repeats included, so a retry completes.
   | { type: "block.created"; id: string; blockerId: string; blockedId: string; at: number }

@@ -80,6 +80,10 @@ const RULES: Rule[] = [
   { pattern: /^sfy:(?:bl|bm|mu):(\d+)$/, action: "drop" }, // blocks both ways, mutes: caches (Postgres holds them)
   { pattern: /^sfy:ep:(\d+)$/, action: "copy" }, // a rebuild's epoch: hot-only
   { pattern: /^sfy:(sus|terms)$/, action: "database" }, // the suspended set and the terms: database 0's, rebuilt from Postgres
+  // social: follower and following lists
+  { pattern: /^soc:f[lg]:(\d+)$/, action: "drop" }, // a list cache: rebuilt on read
+  { pattern: /^soc:f[lg]x:(\d+)$/, action: "copy" }, // unfollowed edges: hot-only (a late follow event must still find them)
+  { pattern: /^soc:f[lg]e:(\d+)$/, action: "copy" }, // a list's build epoch: hot-only
   // notify (src/notify/keys.ts)
   { pattern: /^ntf:dev:(\d+)$/, action: "drop" }, // a user's device list: cache (Postgres holds the devices)
   { pattern: /^ntf:pref:(\d+)$/, action: "drop" }, // preferences: cache (Postgres holds them)

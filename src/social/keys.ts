@@ -10,3 +10,64 @@
 // ── Profiles: an author's recent posts ───────────────────────────────────────
 
 // ── Follower and following lists ─────────────────────────────────────────────
+
+/** Newest edges a follower or following list cache keeps (10 × the largest page); `SOCIAL_FOLLOW_LIST_CAP` overrides it. */
+export const FOLLOW_LIST_CAP = 1000;
+/**
+ * A list cache lives a day from its build, read or not (reads are read-only and do not renew it;
+ * writes keep it exact but do not keep it alive): a list missing a write that failed past the bus's
+ * retries (its database unreachable meanwhile) is rebuilt from Postgres within a day. A list read
+ * all day costs one Postgres read a day.
+ */
+export const FOLLOW_LIST_TTL_SECONDS = 24 * 3600;
+/** The epoch outlives any build in flight (a build is one Postgres read and one script call). */
+export const FOLLOW_LIST_EPOCH_TTL_SECONDS = 24 * 3600;
+/**
+ * An unfollow's record outlives every event of the same edge still in flight: the events of one
+ * follow are applied by the request that emits them, or by the bus's retries within seconds.
+ */
+export const UNFOLLOWED_TTL_SECONDS = 3600;
+/** Unfollow records kept per list: the newest edges' (a late event is of a recent edge). */
+export const UNFOLLOWED_CAP = 1000;
+/**
+ * Sentinel members of a list cache, at score -1 (below every follow time): `#all` = the cache holds
+ * the whole list, `#top` = only its newest edges (older ones are in Postgres: a page past the
+ * oldest entry reads Postgres). Exactly one of them is in a built cache; alone it is a user with no
+ * edges (or none left in the cached range): one read.
+ */
+export const FOLLOW_LIST_ALL = "#all";
+export const FOLLOW_LIST_TOP = "#top";
+/** Digits of a list member: an id zero-padded to the longest 64-bit id, so equal follow times order by id as Postgres does. */
+export const FOLLOW_MEMBER_DIGITS = 19;
+
+export type FollowDirection = "followers" | "following";
+
+export const followListKeys = {
+  /**
+   * CACHE sorted set of one side of the owner's follow graph (`followers`: who follows the owner;
+   * `following`: whom the owner follows): member = the other user's id zero-padded to
+   * FOLLOW_MEMBER_DIGITS, score = the follow's `created_at` in microseconds since the epoch (exact
+   * in a double until the year 2255), so ZREVRANGE's (score desc, member desc) is Postgres'
+   * (created_at desc, other id desc); + one sentinel at score -1 (FOLLOW_LIST_ALL or
+   * FOLLOW_LIST_TOP). Always exactly the owner's newest M edges, M ≤ cap (FOLLOW_LIST_CAP): follow
+   * and unfollow write it (`follow-lists.lua.ts` WRITE_FOLLOW_EDGE), only while it exists,
+   * trimming the oldest past the cap. Suspended users stay in it (a read skips them). Built by a
+   * read that missed it, after that read's answer. ≤ cap + 1 members. TTL FOLLOW_LIST_TTL_SECONDS
+   * from the build. Owner: the list's user.
+   */
+  list: (direction: FollowDirection, userId: string) => `soc:${direction === "followers" ? "fl" : "fg"}:${userId}`,
+  /**
+   * HOT-ONLY sorted set of edges of the list that were unfollowed: member = the other user's padded
+   * id, score = the removed edge's follow time (µs). A follow's event arriving after its unfollow's
+   * (two requests, or a retry) finds it and adds nothing, so the writes commute. Newest
+   * UNFOLLOWED_CAP edges; TTL UNFOLLOWED_TTL_SECONDS, refreshed on write. Owner: the list's user.
+   */
+  unfollowed: (direction: FollowDirection, userId: string) => `soc:${direction === "followers" ? "flx" : "fgx"}:${userId}`,
+  /**
+   * HOT-ONLY string: INCR'd by every write of the list (follow, unfollow), cache or no cache. A read
+   * that misses the cache answers it; the build after the answer writes only if it is unchanged, so
+   * a follow or unfollow racing the build is never undone by the build's older Postgres read. TTL
+   * FOLLOW_LIST_EPOCH_TTL_SECONDS, refreshed on write. Owner: the list's user.
+   */
+  epoch: (direction: FollowDirection, userId: string) => `soc:${direction === "followers" ? "fle" : "fge"}:${userId}`,
+} as const;

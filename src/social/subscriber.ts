@@ -1,5 +1,6 @@
 import { ApiError } from "../lib/errors";
 import type { Subscriber } from "../lib/events";
+import { writeFollowEdge } from "./follow-lists";
 import { unfollow } from "./follows";
 import { deletePost, publishHeldPost } from "./posts";
 
@@ -27,5 +28,21 @@ export const socialSubscriber: Subscriber = {
           });
       }
     },
+  },
+};
+
+/**
+ * The follower and following list caches (`follow-lists.ts`): a follow or unfollow (a block's and
+ * an account deletion's included: they unfollow) writes the followee's followers list and the
+ * follower's following list, one script on each owner's database, in the round the event's other
+ * scripts share. `retried`: the writes commute (an edge is matched by its pair and follow time, an
+ * unfollow is remembered for late events), so one that failed is applied again by the bus.
+ */
+export const followListsSubscriber: Subscriber = {
+  name: "social.follow-lists",
+  retried: true,
+  on: {
+    "follow.created": (e, s) => writeFollowEdge(s, "add", e),
+    "follow.deleted": (e, s) => writeFollowEdge(s, "rem", e),
   },
 };
