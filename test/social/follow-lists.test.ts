@@ -7,6 +7,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { socialFollowsEraser } from "../../src/social/erase";
+import { listFollowEdges } from "../../src/social/follows";
 import { buildFollowList, microsOfPgText, pgTimestampText } from "../../src/social/follow-lists";
 import { FOLLOW_LIST_ALL, FOLLOW_LIST_TOP, followListKeys, type FollowDirection } from "../../src/social/keys";
 import { queryRows } from "../../src/lib/db";
@@ -17,6 +18,7 @@ import { api, newId, show } from "../support/api";
 import { commandNames, recordRedisRequests } from "../support/redis-requests";
 import { prng } from "../support/prng";
 import { servicesFor } from "../counters/support";
+import { useChaos } from "../support/stack";
 
 const { services, close } = servicesFor();
 afterAll(() => close());
@@ -123,15 +125,20 @@ describe("GET /v1/users/{id}/followers and /following from the cache", () => {
     const stars = [newId(), newId()];
     for (const star of stars) await follow(me, star);
     await services.redisFor(me).del(followListKeys.list("following", me));
-    let answeredAt = 0;
-    const { result, requests } = await recordRedisRequests((tick) =>
-      api("GET", `/v1/users/${me}/following`, { env: here, answered: () => (answeredAt = tick()) }),
-    );
-    expect(result.body.items.map((i: { userId: string }) => i.userId), show(result)).toEqual([...stars].reverse());
-    const touching = requests.filter((r) => r.commands.some((c) => c.includes(followListKeys.list("following", me))));
-    expect(commandNames(touching)).toEqual(["/ evalsha_ro", "/ evalsha"]);
-    expect(touching[1]!.start, "the build is sent after the answer").toBeGreaterThan(answeredAt);
+    // The request's services with its background work kept, and requests for the primary held: the answer must not wait for them.
+    const later: Promise<unknown>[] = [];
+    const deps = Object.create(services, { waitUntil: { value: (p: Promise<unknown>) => void later.push(p) } }) as typeof services;
+    const answered = await recordRedisRequests(() => listFollowEdges(deps, "following", me, { limit: 20 }), { holdPrimary: 10_000 });
+    expect(answered.result.items.map((i) => i.userId)).toEqual([...stars].reverse());
+    const touching = (rs: typeof answered.requests) => rs.filter((r) => r.commands.some((c) => c.includes(followListKeys.list("following", me))));
+    expect(commandNames(touching(answered.requests.filter((r) => !r.primary)))).toEqual(["/ evalsha_ro"]);
+    expect(later).toHaveLength(1);
+    expect(await services.redisFor(me).exists(followListKeys.list("following", me)), "not built before the answer").toBe(0);
+    answered.release();
+    await Promise.all(later);
+    expect(commandNames(touching(answered.requests.filter((r) => r.primary))), "the build, after the answer").toEqual(["/ evalsha"]);
     expect(await cachedList("following", me)).toEqual({ ids: [...stars].reverse(), sentinel: FOLLOW_LIST_ALL });
+    expect(await listPage("following", me, 20, null)).toEqual(expectedPage(await postgresEdges("following", me), 0, 20));
   });
 
   it("stays exact across follow, unfollow and re-follow (a new followedAt, first again)", async () => {
@@ -274,5 +281,46 @@ describe("GET /v1/users/{id}/followers and /following from the cache", () => {
     await expectExact("followers", star);
     await expectExact("followers", star);
     expect((await cachedList("followers", star)).ids).toHaveLength(2);
+  });
+});
+
+describe("follower lists when Redis is down", () => {
+  const pair = useChaos();
+
+  it("a cached list's pages are answered by Postgres, exactly, while its database cannot be reached", async () => {
+    const star = newId();
+    const fans = Array.from({ length: 5 }, () => newId());
+    for (const fan of fans) await follow(fan, star);
+    await expectExact("followers", star);
+    await pair.current.setRedisDown(true);
+    try {
+      await expectExact("followers", star, { sizes: () => 2, env: pair.current.bindings });
+      await expectExact("following", fans[0]!, { env: pair.current.bindings });
+    } finally {
+      await pair.current.setRedisDown(false);
+    }
+  });
+
+  it("a follow whose list writes failed is applied by the bus's retry once Redis is back", async () => {
+    const star = newId();
+    const [fan, late] = [newId(), newId()];
+    await follow(fan, star);
+    await expectExact("followers", star);
+    await expectExact("following", late);
+    await pair.current.setRedisDown(true);
+    let healed: Promise<void> | undefined;
+    try {
+      // Answered (Postgres has the follow; the event's pipeline failed), then Redis comes back
+      // before the bus's first retry (250 ms), which api() waits for with the request's other background work.
+      const res = await api("PUT", `/v1/me/following/${star}`, { as: { userId: late }, env: pair.current.bindings, answered: () => void (healed = pair.current.setRedisDown(false)) });
+      expect(res.status, show(res)).toBe(200);
+      await healed;
+    } finally {
+      await pair.current.setRedisDown(false);
+    }
+    expect((await cachedList("followers", star)).ids).toEqual([late, fan]);
+    expect((await cachedList("following", late)).ids).toEqual([star]);
+    await expectExact("followers", star);
+    await expectExact("following", late);
   });
 });
