@@ -7,15 +7,28 @@ import { readOnlyScript } from "../lib/read-only-scripts";
  * unread count (the answer minus one); ZREVRANGE at rank 1 is the newest id, or "0" with none yet.
  */
 
-/** Adds one broadcast id (or many, from the cron's resync) and trims the set to the newest window. */
-export const ADD_BROADCAST_IDS = `
-local ids = KEYS[1]               -- badge:bc:window
-local window = tonumber(ARGV[1])  -- BROADCAST_WINDOW
+/**
+ * Adds broadcasts: their ids to the id set, trimmed to the newest window, and the JSON of those
+ * given one to the items hash (`badge:bc:items`), trimmed to the newest items window. ARGV: window,
+ * items window, m, then m ids, then (id, JSON) pairs. Adding is idempotent and only ever adds, so a
+ * resync that read Postgres before a new broadcast never removes it.
+ */
+export const ADD_BROADCASTS = `
+local ids, items = KEYS[1], KEYS[2]  -- badge:bc:window, badge:bc:items
+local window, itemsWindow, m = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 redis.call('ZADD', ids, 0, '0', '+inf', 'top')
-for i = 2, #ARGV do redis.call('ZADD', ids, ARGV[i], ARGV[i]) end
+for i = 4, 3 + m do redis.call('ZADD', ids, ARGV[i], ARGV[i]) end
 -- rank 0 and rank -1 are the sentinels: keep them and the newest \`window\` ids between them
 redis.call('ZREMRANGEBYRANK', ids, 1, -(window + 2))
-return cjson.encode({ added = #ARGV - 1 })
+for i = 4 + m, #ARGV, 2 do redis.call('HSET', items, ARGV[i], ARGV[i + 1]) end
+if redis.call('HLEN', items) > itemsWindow then
+  local kept = redis.call('HKEYS', items)
+  table.sort(kept, function(a, b) return tonumber(a) > tonumber(b) end)
+  local drop = {}
+  for i = itemsWindow + 1, #kept do drop[#drop + 1] = kept[i] end
+  redis.call('HDEL', items, unpack(drop))
+end
+return cjson.encode({ added = m })
 `;
 
 /** Raises the user's last-read id to ARGV[1] (never lowers it). */
@@ -90,4 +103,37 @@ local lastReadId = false
 local bcMarker = redis.call('HGET', markers, 'bc')
 ${BROADCAST_UNREAD_SNIPPET}
 return cjson.encode({ missing = bcMissing, firstSeen = bcFirstSeen, unread = bcUnread, lastReadId = lastReadId })
+`);
+
+/**
+ * One page of broadcasts and the user's state, read-only: the ids from `badge:bc:window` below
+ * ARGV[1] ('' for the first page), limit ARGV[2] (+ 1, to tell a next page), their JSON from
+ * `badge:bc:items`. Answers JSON `{"s":"hit", unread, lastReadId, firstSeen, more, items:[[id,
+ * [title, body, createdAt]]...]}`; `{"s":"short", state…, gap}` when the page needs an id the window
+ * may not hold (a full window ran out) or an item missing from the hash (`gap`: older than the
+ * items window, or a database that missed it): Postgres answers the page; `{"s":"miss"}` when the
+ * id set is missing (broadcastState's resync).
+ */
+export const LIST_BROADCASTS = readOnlyScript(`local markers = KEYS[1]  -- badge:m:{user}
+local bcIds = KEYS[2]          -- badge:bc:window
+local items = KEYS[3]          -- badge:bc:items
+local before, limit, window = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local lastReadId = false
+local bcMarker = redis.call('HGET', markers, 'bc')
+${BROADCAST_UNREAD_SNIPPET}
+if bcMissing then return '{"s":"miss"}' end
+local state = '"unread":' .. bcUnread .. ',"lastReadId":"' .. lastReadId .. '","firstSeen":' .. (bcFirstSeen and ('"' .. bcFirstSeen .. '"') or 'false')
+local ids = redis.call('ZREVRANGEBYSCORE', bcIds, before == '' and '(+inf' or '(' .. before, '(0', 'LIMIT', 0, limit + 1)
+if #ids <= limit and redis.call('ZCARD', bcIds) >= window + 2 then return '{"s":"short","gap":false,' .. state .. '}' end
+local page = {}
+for i = 1, math.min(#ids, limit) do page[i] = ids[i] end
+local parts = {}
+if #page > 0 then
+  local found = redis.call('HMGET', items, unpack(page))
+  for i = 1, #page do
+    if not found[i] then return '{"s":"short","gap":true,' .. state .. '}' end
+    parts[i] = '["' .. page[i] .. '",' .. found[i] .. ']'
+  end
+end
+return '{"s":"hit",' .. state .. ',"more":' .. (#ids > limit and 'true' or 'false') .. ',"items":[' .. table.concat(parts, ',') .. ']}'
 `);

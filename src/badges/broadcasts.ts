@@ -2,11 +2,12 @@ import { and, desc, eq, lt, max, sql } from "drizzle-orm";
 import { isoTimestamp } from "../db/columns";
 import { ApiError } from "../lib/errors";
 import { isId } from "../lib/ids";
-import { decodeCursor, toPage } from "../lib/pagination";
+import { decodeCursor, encodeCursor, toPage } from "../lib/pagination";
+import { errorText, log } from "../lib/log";
 import { afterCommit, isRedisOutage } from "../lib/redis-failures";
 import { afterResponse, type Services } from "../lib/services";
-import { badgeKeys, BROADCAST_WINDOW, USER_TTL_SECONDS } from "./keys";
-import { ADD_BROADCAST_IDS, GET_BROADCAST_STATE, RAISE_BROADCAST_MARKER, RESTORE_BROADCAST_MARKER, SET_FIRST_SEEN } from "./broadcasts.lua";
+import { badgeKeys, BROADCAST_LIST_WINDOW, BROADCAST_WINDOW, USER_TTL_SECONDS } from "./keys";
+import { ADD_BROADCASTS, GET_BROADCAST_STATE, LIST_BROADCASTS, RAISE_BROADCAST_MARKER, RESTORE_BROADCAST_MARKER, SET_FIRST_SEEN } from "./broadcasts.lua";
 import { broadcastReads, broadcasts } from "./schema";
 import { activeRecord, runUserWrite } from "./active";
 import { inBackground, runEverywhere, runReadScript, runScript, type EveryDatabase, type ScriptRedis } from "./shared";
@@ -20,23 +21,38 @@ export async function createBroadcast(services: Services, title: string, body: s
   // Every database holds the id window (each user's badges read it from their own database).
   // Postgres has it; a database that misses it (down) gets it from the cron's resync within a
   // minute of being back. `degraded` only when every database missed it.
-  const degraded = await afterCommit(() => addBroadcastIdEverywhere(services, b.id));
+  const degraded = await afterCommit(() => addBroadcastEverywhere(services, b));
   return { ...b, degraded };
 }
 
-/** Adds one broadcast id to the window of every database (one call each; one in all at N = 1). */
-export function addBroadcastIdEverywhere(services: EveryDatabase, id: string) {
-  return runEverywhere<{ added: number }>(services, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, id]);
+/** Adds one broadcast (its id, and what a list shows of it) to every database (one call each; one in all at N = 1). */
+export function addBroadcastEverywhere(services: EveryDatabase, b: Broadcast) {
+  return runEverywhere<{ added: number }>(services, ADD_BROADCASTS, broadcastKeys(), [BROADCAST_WINDOW, BROADCAST_LIST_WINDOW, 1, b.id, b.id, storedJson(b)]);
 }
 
+const broadcastKeys = () => [badgeKeys.broadcastIds(), badgeKeys.broadcastItems()];
+/** A broadcast's JSON in `badge:bc:items`: `[title, body, createdAt]`. */
+const storedJson = (b: Broadcast) => JSON.stringify([b.title, b.body, b.createdAt]);
+/** Broadcasts per resync call: bounds its request (≤ 25 × < 32 KB) below Upstash's request size. */
+const ITEMS_PER_SYNC_CALL = 25;
+
 /**
- * Re-adds the newest BROADCAST_WINDOW ids from Postgres to ONE database's window (cache loss, or a
- * write that database missed): `redis` is the user's database on a read's rebuild, each database
- * in turn in the repair cron.
+ * Re-adds the newest BROADCAST_WINDOW ids and the newest BROADCAST_LIST_WINDOW broadcasts from
+ * Postgres to ONE database (cache loss, or a write that database missed): `redis` is the user's
+ * database on a read's rebuild, each database in turn in the repair cron.
  */
 export async function syncBroadcastIds(services: Pick<Services, "db">, redis: ScriptRedis) {
-  const rows = await services.db.select({ id: broadcasts.id }).from(broadcasts).orderBy(desc(broadcasts.id)).limit(BROADCAST_WINDOW);
-  return runScript<{ added: number }>(redis, ADD_BROADCAST_IDS, [badgeKeys.broadcastIds()], [BROADCAST_WINDOW, ...rows.map((r) => r.id.toString())]);
+  const [rows, newest] = await Promise.all([
+    services.db.select({ id: broadcasts.id }).from(broadcasts).orderBy(desc(broadcasts.id)).limit(BROADCAST_WINDOW),
+    services.db.select().from(broadcasts).orderBy(desc(broadcasts.id)).limit(BROADCAST_LIST_WINDOW),
+  ]);
+  const items = newest.map(toBroadcast).flatMap((b) => [b.id, storedJson(b)]);
+  const ids = rows.map((r) => r.id.toString());
+  const answer = await runScript<{ added: number }>(redis, ADD_BROADCASTS, broadcastKeys(), [BROADCAST_WINDOW, BROADCAST_LIST_WINDOW, ids.length, ...ids, ...items.slice(0, 2 * ITEMS_PER_SYNC_CALL)]);
+  for (let at = 2 * ITEMS_PER_SYNC_CALL; at < items.length; at += 2 * ITEMS_PER_SYNC_CALL) {
+    await runScript(redis, ADD_BROADCASTS, broadcastKeys(), [BROADCAST_WINDOW, BROADCAST_LIST_WINDOW, 0, ...items.slice(at, at + 2 * ITEMS_PER_SYNC_CALL)]);
+  }
+  return answer;
 }
 
 type BroadcastState = { missing: boolean; firstSeen: string | false; unread: number; lastReadId: string | false };
@@ -107,29 +123,55 @@ export async function readBroadcasts(services: Services, userId: string, upTo?: 
   }
 }
 
-/** Broadcasts newest first with a read flag against the user's marker, and the unread count. */
+type ListAnswer =
+  | { s: "miss" }
+  | ({ unread: number; lastReadId: string; firstSeen: string | false } & ({ s: "hit"; more: boolean; items: [string, [string, string, string]][] } | { s: "short"; gap: boolean }));
+
+/**
+ * Broadcasts newest first with a read flag against the user's marker, and the unread count: one
+ * read-only call to the user's database answers both for the pages whose broadcasts every database
+ * keeps (`badge:bc:items`: the newest BROADCAST_LIST_WINDOW); Postgres answers the others. The id
+ * set missing: resynced first, as the badges read does. Redis down: Postgres alone, `degraded`.
+ */
 export async function listBroadcasts(services: Services, userId: string, page: { limit: number; cursor?: string }) {
-  const { unread, lastReadId, degraded } = await broadcastState(services, userId).then(
-    (state) => ({ ...state, degraded: false }),
-    async (err: unknown) => {
-      if (!isRedisOutage(err)) throw err;
-      return { ...(await postgresBroadcastState(services, userId)), degraded: true };
-    },
-  );
   const before = page.cursor ? decodeBroadcastCursor(page.cursor) : undefined;
+  const redis = services.redisFor(userId);
+  let answer: ListAnswer;
+  try {
+    answer = await runReadScript<ListAnswer>(redis, LIST_BROADCASTS, [badgeKeys.markers(userId), ...broadcastKeys()], [before?.toString() ?? "", page.limit, BROADCAST_WINDOW]);
+  } catch (err) {
+    if (!isRedisOutage(err)) throw err;
+    const state = await postgresBroadcastState(services, userId);
+    return { ...state, degraded: true, ...(await broadcastsFromPostgres(services, before, page.limit, BigInt(state.lastReadId))) };
+  }
+  if (answer.s === "miss") {
+    const { unread, lastReadId } = await broadcastState(services, userId);
+    return { unread, lastReadId, degraded: false, ...(await broadcastsFromPostgres(services, before, page.limit, BigInt(lastReadId))) };
+  }
+  const { unread, firstSeen } = answer;
+  const lastReadId = answer.lastReadId;
+  if (firstSeen) services.waitUntil(inBackground("first-seen broadcast marker", userId, recordFirstSeen(services, userId, firstSeen)));
+  const marker = BigInt(lastReadId);
+  if (answer.s === "hit") {
+    const items = answer.items.map(([id, [title, body, createdAt]]) => ({ id, title, body, createdAt, read: BigInt(id) <= marker }));
+    const last = items[items.length - 1];
+    return { unread, lastReadId, degraded: false, items, nextCursor: answer.more && last ? encodeCursor([last.id]) : null };
+  }
+  // A first page needs nothing older than the items window: a gap in it is a broadcast this
+  // database missed (or lost), resynced after the answer.
+  if (answer.gap && !before) services.waitUntil(afterResponse(services, (own) => syncBroadcastIds(own, own.redisFor(userId))).catch((err: unknown) => log.warn({ message: "broadcast list resync failed", userId, error: errorText(err) })));
+  return { unread, lastReadId, degraded: false, ...(await broadcastsFromPostgres(services, before, page.limit, marker)) };
+}
+
+/** One page from Postgres (the truth), `read` = id ≤ `marker`. */
+export async function broadcastsFromPostgres(services: Pick<Services, "db">, before: bigint | undefined, limit: number, marker: bigint) {
   const rows = await services.db
     .select()
     .from(broadcasts)
     .where(and(before ? lt(broadcasts.id, before) : undefined))
     .orderBy(desc(broadcasts.id))
-    .limit(page.limit + 1);
-  const marker = BigInt(lastReadId);
-  return {
-    unread,
-    lastReadId,
-    degraded,
-    ...toPage(rows, page.limit, (r) => ({ ...toBroadcast(r), read: r.id <= marker }), (r) => [r.id.toString()]),
-  };
+    .limit(limit + 1);
+  return toPage(rows, limit, (r) => ({ ...toBroadcast(r), read: r.id <= marker }), (r) => [r.id.toString()]);
 }
 
 /** The Postgres marker (no marker: everything counts as read) and unread count, capped at 999. */

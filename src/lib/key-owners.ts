@@ -61,7 +61,10 @@ const RULES: Rule[] = [
   { pattern: /^badge:st:u:(\d+)$/, action: "drop" }, // stream access: cache
   { pattern: /^badge:dm:(\d+)$/, action: "copy" }, // direct messages: hot-only
   { pattern: /^badge:ib:(\d+)$/, action: "drop" }, // inbox: cache
-  { pattern: /^badge:(bc:window|rd:ch|rd:ids|au:pub|st:last)$|^badge:st:i:.+$/, action: "everywhere" }, // global, read with every user's badges
+  { pattern: /^badge:ib:l:(\d+)$/, action: "drop" }, // inbox list: cache
+  { pattern: /^badge:ib:lep:(\d+)$/, action: "copy" }, // inbox list epoch: hot-only (a rebuild in flight compares it)
+  { pattern: /^badge:ib:msg:\d+$/, action: "database" }, // a message's JSON for that database's lists (TTL; a moved user's list is rebuilt with it)
+  { pattern: /^badge:(bc:window|bc:items|rd:ch|rd:ids|au:pub|st:last)$|^badge:st:i:.+$/, action: "everywhere" }, // global, read with every user's badges
   { pattern: /^badge:(bc:ids|active|replayed)$|^badge:owed:\d+$/, action: "database" }, // read by nothing any more; each database's active set, owed writes and replays
   // feed (src/feed/keys.ts)
   { pattern: /^feed:tl:(\d+)$/, action: "drop" }, // timeline: rebuilt on read

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ADD_BROADCAST_IDS } from "../../src/badges/broadcasts.lua";
+import { ADD_BROADCASTS } from "../../src/badges/broadcasts.lua";
 import { badgeKeys } from "../../src/badges/keys";
 import { runScript } from "../../src/badges/shared";
 import type { Env } from "../../src/env";
@@ -88,10 +88,10 @@ describe("POST /v1/me/broadcasts/read", () => {
 describe("the broadcast id window", () => {
   it("keeps the newest ids between its two sentinels", async () => {
     const key = `test:bc:${newId()}`;
-    await runScript(redis, ADD_BROADCAST_IDS, [key], [3, "11", "12", "13", "14", "15"]);
-    await runScript(redis, ADD_BROADCAST_IDS, [key], [3, "16"]);
+    await runScript(redis, ADD_BROADCASTS, [key, `${key}:items`], [3, 2, 5, "11", "12", "13", "14", "15"]);
+    await runScript(redis, ADD_BROADCASTS, [key, `${key}:items`], [3, 2, 1, "16", "16", '["t","b","c"]']);
     expect((await redis.zrange<unknown[]>(key, 0, -1)).map(String)).toEqual(["0", "14", "15", "16", "top"]);
-    await redis.del(key);
+    await redis.del(key, `${key}:items`);
   });
 
   it("is rebuilt from Postgres when lost, never read as nothing unread", async () => {

@@ -33,6 +33,12 @@ function deferred(base: Services = services) {
 }
 
 /** A list read with its after-the-answer work run before it returns (as the runtime does it, later). */
+/** `deps` whose Postgres fails any use: a page answered with it came from Redis alone. */
+function noPostgres(deps: Services): Services {
+  const db = new Proxy({}, { get: () => { throw new Error("this read must not reach Postgres"); } });
+  return Object.create(deps, { db: { value: db } }) as Services;
+}
+
 async function listed(userId: string, q: InboxQuery) {
   const { deps, later } = deferred();
   const page = await listMessages(deps, userId, q);
@@ -64,7 +70,7 @@ describe("GET /v1/me/messages near the user", () => {
     const me = newId();
     for (const type of ["system", "promo", "system"]) await send([me], type);
     await listed(me, { limit: 20 }); // builds
-    const { result, requests } = await recordRedisRequests(() => listMessages(deferred().deps, me, { limit: 2 }));
+    const { result, requests } = await recordRedisRequests(() => listMessages(noPostgres(deferred().deps), me, { limit: 2 }));
     expect(commandNames(requests)).toEqual(["/ evalsha_ro"]);
     expect(requests[0]!.primary).toBe(false);
     expect(result).toEqual(await truth(me, { limit: 2 }));
@@ -122,7 +128,7 @@ describe("GET /v1/me/messages near the user", () => {
       await expectExact(me, q, "at the end");
     }
     // The lists were kept by the writes, not rebuilt: the cached answer is the one checked.
-    const { result, requests } = await recordRedisRequests(() => listMessages(deferred().deps, me, { limit: 100 }));
+    const { result, requests } = await recordRedisRequests(() => listMessages(noPostgres(deferred().deps), me, { limit: 100 }));
     expect(commandNames(requests)).toEqual(["/ evalsha_ro"]);
     expect(result).toEqual(await truth(me, { limit: 100 }));
     await expectExact(other, { limit: 9 }, "the other recipient");
@@ -141,7 +147,7 @@ describe("GET /v1/me/messages near the user", () => {
     await readAllMessages(services, me, "promo");
     for (const q of [{ limit: 100 }, { limit: 37, unread: true }, { limit: 5, type: "rare" }, { limit: 100, type: "promo" }]) await expectExact(me, q, "past the window");
     // A page inside the window is still one read-only call.
-    const { requests } = await recordRedisRequests(() => listMessages(deferred().deps, me, { limit: 50 }));
+    const { requests } = await recordRedisRequests(() => listMessages(noPostgres(deferred().deps), me, { limit: 50 }));
     expect(commandNames(requests)).toEqual(["/ evalsha_ro"]);
   });
 
