@@ -118,7 +118,7 @@ describe("every key shape of every capability has a reshard rule", () => {
       [notifyKeys.devices(u), u],
       ...Object.values(safetyKeys).map((build) => [build(u), u] as [string, string | undefined]),
       ...Object.values(moderationKeys).map((build) => [build(), undefined] as [string, string | undefined]),
-      ...Object.entries(badgeKeys).map(([name, build]) => [(build as (...a: string[]) => string)(u, "k-1"), /^(broadcastIds|reddotChannels|authorPublished|streamItems|streamLastItem|activeUsers|reddotRefreshIds|replayed|owed)$/.test(name) ? undefined : u] as [string, string | undefined]),
+      ...Object.entries(badgeKeys).map(([name, build]) => [(build as (...a: string[]) => string)(u, "k-1"), /^(broadcastIds|broadcastItems|inboxMessage|reddotChannels|authorPublished|streamItems|streamLastItem|activeUsers|reddotRefreshIds|replayed|owed)$/.test(name) ? undefined : u] as [string, string | undefined]),
       ...Object.entries(feedKeys)
         .filter(([name]) => !name.endsWith("Prefix"))
         .map(([name, build]) => [(build as (...a: string[]) => string)(u, "42"), /^(bigStates|activity|outbox)$/.test(name) ? undefined : u] as [string, string | undefined]),
