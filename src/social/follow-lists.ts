@@ -2,7 +2,7 @@ import { queryRows } from "../lib/db";
 import type { EventOf, EventServices } from "../lib/events";
 import { errorText, log } from "../lib/log";
 import { runReadOnly } from "../lib/read-only-scripts";
-import { isRedisCommandError, isRedisOutage } from "../lib/redis-failures";
+import { commandFailure, isBudgetRefusal, isRedisCommandError, isRedisOutage } from "../lib/redis-failures";
 import { afterResponse, type Services } from "../lib/services";
 import type { Env } from "../env";
 import { BUILD_FOLLOW_LIST, READ_FOLLOW_PAGE, WRITE_FOLLOW_EDGE } from "./follow-lists.lua";
@@ -96,7 +96,8 @@ export async function cachedFollowPage(
     );
     answer = (typeof raw === "string" ? JSON.parse(raw) : raw) as ReadAnswer;
   } catch (err) {
-    if (!isRedisOutage(err) && !isRedisCommandError(err)) throw err;
+    // Down, or over its command budget: Postgres answers (a cache). Any other command error is a bug of the script.
+    if (!isRedisOutage(err) && !isBudgetRefusal(err)) throw isRedisCommandError(err) ? commandFailure("Follow list script", err) : err;
     log.warn({ message: "follow list cache not read", direction, userId, error: errorText(err) });
     return undefined;
   }
