@@ -70,12 +70,13 @@ for _, id in ipairs(ids) do
 end
 if #picked <= limit and floor ~= '0' then return '{"s":"short"}' end
 local parts = {}
-for i, id in ipairs(picked) do
+for i = 1, math.min(#picked, limit) do
+  local id = picked[i]
   local message = redis.call('GET', prefix .. id)
   if not message then return miss(true) end
   parts[i] = '["' .. id .. '",' .. (string.sub(value[id], 1, 1) == '1' and 'true' or 'false') .. ',' .. message .. ']'
 end
-return '{"s":"hit","items":[' .. table.concat(parts, ',') .. ']}'
+return '{"s":"hit","more":' .. (#picked > limit and 'true' or 'false') .. ',"items":[' .. table.concat(parts, ',') .. ']}'
 `);
 
 /**

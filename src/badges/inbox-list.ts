@@ -66,7 +66,7 @@ export function eraseInboxList(redis: ScriptRedis, userId: string) {
 
 const utf8 = new TextEncoder();
 
-type PageAnswer = { s: "hit"; items: [string, boolean, StoredMessage][] } | { s: "short" } | { s: "miss"; stale: boolean; epoch: string };
+type PageAnswer = { s: "hit"; more: boolean; items: [string, boolean, StoredMessage][] } | { s: "short" } | { s: "miss"; stale: boolean; epoch: string };
 
 function beforeOf(cursor: string | undefined): bigint | undefined {
   if (!cursor) return undefined;
@@ -92,9 +92,9 @@ export async function listMessagesNear(services: Services, userId: string, q: In
     return messagesFromPostgres(services, userId, q, before);
   }
   if (answer.s === "hit") {
-    const items = answer.items.slice(0, q.limit).map(([id, read, [type, title, content, createdAt]]): InboxMessage => ({ id, type, title, content, createdAt, read }));
+    const items = answer.items.map(([id, read, [type, title, content, createdAt]]): InboxMessage => ({ id, type, title, content, createdAt, read }));
     const last = items[items.length - 1];
-    return { items, nextCursor: answer.items.length > q.limit && last ? encodeCursor([last.id]) : null };
+    return { items, nextCursor: answer.more && last ? encodeCursor([last.id]) : null };
   }
   const page = await messagesFromPostgres(services, userId, q, before);
   if (answer.s === "miss") {

@@ -21,6 +21,7 @@ import { feedKeys } from "../../src/feed/keys";
 import { opsKeys } from "../../src/lib/ops/keys";
 import { notifyKeys } from "../../src/notify/keys";
 import { moderationKeys, safetyKeys } from "../../src/safety/keys";
+import { followListKeys } from "../../src/social/keys";
 import { type DatabaseCredentials, databaseOfSlot, installRouting, parseReshardState, RESHARD_STATE_KEY, slotOf, TOPOLOGY_MARKER_KEY, topologyMarker } from "../../src/lib/redis-topology";
 import { reshard, ReshardInterrupted, type ReshardDeps } from "../../scripts/reshard/core";
 import { api, newId, show } from "../support/api";
@@ -119,6 +120,7 @@ describe("every key shape of every capability has a reshard rule", () => {
       ...Object.values(safetyKeys).map((build) => [build(u), u] as [string, string | undefined]),
       ...Object.values(moderationKeys).map((build) => [build(), undefined] as [string, string | undefined]),
       ...Object.entries(badgeKeys).map(([name, build]) => [(build as (...a: string[]) => string)(u, "k-1"), /^(broadcastIds|broadcastItems|inboxMessage|reddotChannels|authorPublished|streamItems|streamLastItem|activeUsers|reddotRefreshIds|replayed|owed)$/.test(name) ? undefined : u] as [string, string | undefined]),
+      ...Object.values(followListKeys).flatMap((build) => (["followers", "following"] as const).map((d) => [build(d, u), u] as [string, string | undefined])),
       ...Object.entries(feedKeys)
         .filter(([name]) => !name.endsWith("Prefix"))
         .map(([name, build]) => [(build as (...a: string[]) => string)(u, "42"), /^(bigStates|activity|outbox)$/.test(name) ? undefined : u] as [string, string | undefined]),
