@@ -30,7 +30,7 @@ export interface NeonHttpProxy {
    * holds when the last RECENT requests arrived (ms since the epoch) and their statements, so a
    * test can count what one call sent.
    */
-  readonly stats: { requests: number; statements: number; recent: { at: number; statements: number }[] };
+  readonly stats: { requests: number; statements: number; recent: RecentRequest[] };
   close(): Promise<void>;
 }
 
@@ -40,6 +40,9 @@ export interface NeonHttpProxyOptions {
   host?: string;
   port?: number;
 }
+
+/** One request the stand-in took: when it arrived (ms since the epoch), its statements and the start of each one's text. */
+export type RecentRequest = { at: number; statements: number; sql: string[] };
 
 const RECENT = 256;
 /** Connections per distinct (user, database): the embedded Postgres allows 300 in all. */
@@ -56,7 +59,7 @@ export async function startNeonHttpProxy({ databaseUrl, host = "127.0.0.1", port
   const target = new URL(databaseUrl);
   const pools = new Map<string, pg.Pool>();
   const sockets = new Set<Socket>();
-  const stats = { requests: 0, statements: 0, recent: [] as { at: number; statements: number }[] };
+  const stats = { requests: 0, statements: 0, recent: [] as RecentRequest[] };
   let down = false;
 
   function poolFor(connectionString: string | undefined): pg.Pool {
@@ -93,7 +96,7 @@ export async function startNeonHttpProxy({ databaseUrl, host = "127.0.0.1", port
     }
     stats.requests++;
     stats.statements += statements.length;
-    stats.recent.push({ at: Date.now(), statements: statements.length });
+    stats.recent.push({ at: Date.now(), statements: statements.length, sql: statements.map((st) => st.query.replace(/\s+/g, " ").trim().slice(0, 120)) });
     if (stats.recent.length > RECENT) stats.recent.shift();
 
     const arrayMode = header(req, "neon-array-mode") === "true";

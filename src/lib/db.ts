@@ -49,25 +49,45 @@ export function openDatabase(env: Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY">): 
 }
 
 /**
- * The HTTP handle of `env`'s database. It holds no connection (each call is a fetch), so one
- * handle serves every request of the isolate; kept per setting (tests run several in one isolate).
+ * An HTTP handle on `env`'s database. It holds no connection (each call is a fetch), so opening
+ * one costs nothing but the object; each invocation's services open their own.
  */
 export function httpDatabase(env: DatabaseEnv): Database {
-  const key = `${env.DATABASE_URL}\n${env.NEON_HTTP_PROXY ?? ""}`;
-  let db = httpHandles.get(key);
-  if (!db) {
-    if (httpHandles.size >= MAX_HTTP_HANDLES) httpHandles.delete(httpHandles.keys().next().value!);
-    db = openHttpDatabase(env);
-    httpHandles.set(key, db);
+  let connectionString = env.DATABASE_URL;
+  if (env.NEON_HTTP_PROXY) {
+    // Local runs only: the driver picks its endpoint from the connection string's host, as Neon's
+    // api.<host> is; the stand-in's address takes the host's place and maps to its URL.
+    const endpoint = new URL(env.NEON_HTTP_PROXY);
+    const url = new URL(env.DATABASE_URL);
+    url.host = endpoint.host;
+    connectionString = url.toString();
+    routeLocalEndpoint(endpoint);
   }
+  const plain = neon(connectionString);
+  // `query` without options is a raw statement (queryRows: the driver's own parsers, as over the
+  // Pool); drizzle always passes options, and gets its text timestamps per query.
+  const client: HttpClient = {
+    query: (text, params, options) => (options === undefined ? plain.query(text, params) : plain.query(text, params, { ...options, types: drizzleTypes })),
+    transaction: (queries, options) => plain.transaction(queries, options),
+  };
+  const saved = TEXT_FOR_DRIZZLE.map((oid) => [oid, types.getTypeParser(oid, "text")] as const);
+  // drizzle calls through `client` at each query (not a copy of its functions), so what
+  // `$client` is, is what every query of the handle goes through.
+  const forDrizzle = { query: (...args: Parameters<HttpClient["query"]>) => client.query(...args), transaction: (...args: Parameters<HttpClient["transaction"]>) => client.transaction(...args) };
+  const db = drizzleHttp({ client: forDrizzle as unknown as NeonQueryFunction<false, false>, schema });
+  for (const [oid, parser] of saved) types.setTypeParser(oid, parser);
+  (db as unknown as { $client: HttpClient }).$client = client;
+  plainOf.set(db, plain);
   return db;
 }
 
-const MAX_HTTP_HANDLES = 64;
-const httpHandles = new Map<string, Database>();
-
-/** The HTTP client of a handle: drizzle's (timestamps as text, as drizzle maps them) and the plain one (queryRows). */
-type HttpClient = { query: NeonQueryFunction<false, false>["query"]; transaction: NeonQueryFunction<false, false>["transaction"]; plain: NeonQueryFunction<false, false> };
+/** What `$client` of an HTTP handle is. */
+type HttpClient = {
+  query: (text: string, params?: unknown[], options?: Record<string, unknown>) => ReturnType<NeonQueryFunction<false, false>["query"]>;
+  transaction: NeonQueryFunction<false, false>["transaction"];
+};
+/** Each HTTP handle's driver function (batches need its own query objects). */
+const plainOf = new WeakMap<object, NeonQueryFunction<false, false>>();
 
 /**
  * Timestamp, date and interval types (and their arrays) that drizzle reads as text. Its neon-http
@@ -80,29 +100,6 @@ const TEXT_FOR_DRIZZLE: number[] = [1184, 1114, 1082, 1186, 1231, 1115, 1185, 11
 const drizzleTypes = {
   getTypeParser: (oid: number, format?: "text" | "binary") => (TEXT_FOR_DRIZZLE.includes(oid) ? (value: string) => value : types.getTypeParser(oid, (format ?? "text") as "text")),
 };
-
-function openHttpDatabase(env: DatabaseEnv): Database {
-  let connectionString = env.DATABASE_URL;
-  if (env.NEON_HTTP_PROXY) {
-    // Local runs only: the driver picks its endpoint from the connection string's host, as Neon's
-    // api.<host> is; the stand-in's address takes the host's place and maps to its URL.
-    const endpoint = new URL(env.NEON_HTTP_PROXY);
-    const url = new URL(env.DATABASE_URL);
-    url.host = endpoint.host;
-    connectionString = url.toString();
-    routeLocalEndpoint(endpoint);
-  }
-  const plain = neon(connectionString);
-  const client: HttpClient = {
-    query: ((text: string, params?: unknown[], options?: Record<string, unknown>) => plain.query(text, params, { ...options, types: drizzleTypes })) as HttpClient["query"],
-    transaction: plain.transaction,
-    plain,
-  };
-  const saved = TEXT_FOR_DRIZZLE.map((oid) => [oid, types.getTypeParser(oid, "text")] as const);
-  const db = drizzleHttp({ client: client as unknown as NeonQueryFunction<false, false>, schema });
-  for (const [oid, parser] of saved) types.setTypeParser(oid, parser);
-  return db;
-}
 
 /** Local stand-ins' `host:port` → their `/sql` URL; empty in production (Neon's own endpoints). */
 const localEndpoints = new Map<string, string>();
@@ -127,9 +124,9 @@ function routeLocalEndpoint(endpoint: URL): void {
 export async function queryRows<Row>(db: AnyDatabase, text: string, params: unknown[]): Promise<Row[]> {
   const client = (db as unknown as { $client: HttpClient | Pool }).$client;
   try {
-    if (client && "plain" in client) return (await client.plain.query(text, params)) as Row[];
+    if (plainOf.has(db)) return (await (client as HttpClient).query(text, params)) as Row[];
     // drizzle() sets $client (the Pool) at runtime; a transaction's tx has its session's client.
-    const pooled = client ?? (db as unknown as { session: { client: Pool } }).session.client;
+    const pooled = (client ?? (db as unknown as { session: { client: Pool } }).session.client) as Pool;
     const result = await pooled.query(text, params);
     return result.rows as Row[];
   } catch (err) {
@@ -143,7 +140,8 @@ export async function queryRows<Row>(db: AnyDatabase, text: string, params: unkn
  * `RETURNING` within a statement can.
  */
 export async function queryBatch(db: Database, statements: { text: string; params: unknown[] }[]): Promise<unknown[][]> {
-  const { plain } = (db as unknown as { $client: HttpClient }).$client;
+  const plain = plainOf.get(db);
+  if (!plain) throw new Error("queryBatch needs an HTTP handle (services.db)");
   try {
     return (await plain.transaction(statements.map((s) => plain.query(s.text, s.params)))) as unknown[][];
   } catch (err) {

@@ -44,6 +44,7 @@ export function createServices(
   events: EventBus,
 ): { services: Services; close: () => Promise<void> } {
   let opened: ReturnType<typeof openDatabase> | undefined;
+  let http: Database | undefined;
   let redis: Redis | undefined;
   const services: Services = {
     env,
@@ -58,7 +59,8 @@ export function createServices(
     redisFor: (ownerId) => services.redisAt(databaseOf(ownerId, services.databases)),
     events,
     get db() {
-      return httpDatabase(env);
+      http ??= httpDatabase(env);
+      return http;
     },
     get pooledDb() {
       opened ??= openDatabase(env);

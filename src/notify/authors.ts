@@ -1,5 +1,5 @@
 import { onlineAmong } from "../badges/live";
-import { type Database, type PooledDatabase, queryRows } from "../lib/db";
+import { type Database, queryBatch, queryRows } from "../lib/db";
 import { ApiError } from "../lib/errors";
 import type { Services } from "../lib/services";
 import type { Alert } from "../lib/wire/alert";
@@ -7,7 +7,6 @@ import { resolveAlert, type ResolvedAlert } from "./alerts";
 import { enqueueFor } from "./events";
 import type { AuthorPageMessage } from "./send-message";
 import { enqueuePushes } from "./sends";
-import { inTransaction } from "./store";
 
 /**
  * Posts of chosen followed authors, an opt-in push source. A user chooses which of the authors
@@ -42,28 +41,39 @@ export type ChoiceChange = { authorId: string; chosen: boolean; changed: boolean
 
 /**
  * Chooses `authorId` for the user: 409 naming `authorId` when the user does not follow them or
- * already has MAX_NOTIFY_AUTHORS others. One transaction holding the user's advisory lock (two
- * choices at once cannot both slip under the cap) and a share lock on the follow row (an unfollow
- * waits for the commit, so its own delete of the choice sees the row). Choices whose follow is gone
- * (an unfollow's delete that failed) are dropped first, so they never hold a place.
+ * already has MAX_NOTIFY_AUTHORS others. One batch (one request, one transaction): the user's
+ * advisory lock (two choices at once cannot both slip under the cap), then one statement that
+ * takes a share lock on the follow row (an unfollow waits for the commit, so its own delete of the
+ * choice sees the row), drops the choices whose follow is gone (an unfollow's delete that failed,
+ * so they never hold a place), counts the others and inserts only when both checks pass.
  */
-export async function chooseAuthor(db: PooledDatabase, userId: string, authorId: string): Promise<ChoiceChange> {
-  return inTransaction(db, async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('notify_author_choices:' || $1, 0))", [userId]);
-    const follows = await client.query("SELECT 1 FROM follows WHERE follower_id = $1 AND followee_id = $2 FOR SHARE", [userId, authorId]);
-    if (!follows.rowCount) throw new ApiError("conflict", `You do not follow ${authorId}`, [{ field: "authorId", message: "must be a user you follow" }]);
-    await client.query(
-      `DELETE FROM notify_author_choices c WHERE c.user_id = $1
-       AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = c.user_id AND f.followee_id = c.author_id)`,
-      [userId],
-    );
-    const others = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM notify_author_choices WHERE user_id = $1 AND author_id <> $2", [userId, authorId]);
-    if (others.rows[0]!.n >= MAX_NOTIFY_AUTHORS) {
-      throw new ApiError("conflict", `At most ${MAX_NOTIFY_AUTHORS} authors notify a user; remove one first`, [{ field: "authorId", message: `would be more than ${MAX_NOTIFY_AUTHORS}` }]);
-    }
-    const inserted = await client.query("INSERT INTO notify_author_choices (user_id, author_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1", [userId, authorId]);
-    return { authorId, chosen: true, changed: (inserted.rowCount ?? 0) > 0 };
-  });
+export async function chooseAuthor(db: Database, userId: string, authorId: string): Promise<ChoiceChange> {
+  const [, rows] = (await queryBatch(db, [
+    { text: "SELECT pg_advisory_xact_lock(hashtextextended('notify_author_choices:' || $1, 0))", params: [userId] },
+    {
+      // The CTEs share one snapshot: `others` does not see `dangling`'s delete, so it leaves those rows out itself.
+      text: `WITH follow AS (SELECT 1 FROM follows WHERE follower_id = $1 AND followee_id = $2 FOR SHARE),
+        dangling AS (
+          DELETE FROM notify_author_choices c WHERE c.user_id = $1
+             AND NOT EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = c.user_id AND f.followee_id = c.author_id)
+          RETURNING c.author_id),
+        others AS (
+          SELECT count(*)::int AS n FROM notify_author_choices c
+           WHERE c.user_id = $1 AND c.author_id <> $2 AND c.author_id NOT IN (SELECT author_id FROM dangling)),
+        inserted AS (
+          INSERT INTO notify_author_choices (user_id, author_id)
+          SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM follow) AND (SELECT n FROM others) < $3
+          ON CONFLICT DO NOTHING RETURNING 1)
+        SELECT EXISTS (SELECT 1 FROM follow) AS follows, (SELECT n FROM others) AS others, EXISTS (SELECT 1 FROM inserted) AS inserted`,
+      params: [userId, authorId, MAX_NOTIFY_AUTHORS],
+    },
+  ])) as [unknown, { follows: boolean; others: number; inserted: boolean }[]];
+  const row = rows[0]!;
+  if (!row.follows) throw new ApiError("conflict", `You do not follow ${authorId}`, [{ field: "authorId", message: "must be a user you follow" }]);
+  if (row.others >= MAX_NOTIFY_AUTHORS) {
+    throw new ApiError("conflict", `At most ${MAX_NOTIFY_AUTHORS} authors notify a user; remove one first`, [{ field: "authorId", message: `would be more than ${MAX_NOTIFY_AUTHORS}` }]);
+  }
+  return { authorId, chosen: true, changed: row.inserted };
 }
 
 /** Unchooses `authorId` (idempotent: `changed: false` when it was not chosen). */

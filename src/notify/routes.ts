@@ -178,5 +178,5 @@ export const notifyRoutes = newRouter()
     }),
     async (c) => c.json({ items: await listChosenAuthors(c.var.services.db, c.var.caller.userId) }, 200),
   )
-  .openapi(authorChoiceRoute("put"), async (c) => c.json(await chooseAuthor(c.var.services.pooledDb, c.var.caller.userId, c.req.valid("param").authorId), 200))
+  .openapi(authorChoiceRoute("put"), async (c) => c.json(await chooseAuthor(c.var.services.db, c.var.caller.userId, c.req.valid("param").authorId), 200))
   .openapi(authorChoiceRoute("delete"), async (c) => c.json(await unchooseAuthor(c.var.services.db, c.var.caller.userId, c.req.valid("param").authorId), 200));

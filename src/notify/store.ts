@@ -1,23 +1,11 @@
-import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { type Database, type PooledDatabase, queryRows } from "../lib/db";
+import { type Database, queryBatch, queryRows } from "../lib/db";
 import { addressOf, MAX_DEVICES_PER_USER, type Device, type DeviceKind, type DeviceRegistration } from "./devices";
 
 /**
- * The Postgres statements of devices, as raw SQL. A registration runs in one transaction holding
- * the user's advisory lock, so two registrations of one user cannot both slip under the cap.
+ * The Postgres statements of devices, as raw SQL over Neon's HTTP path: each call one request.
  */
 
 type DeviceRow = { device_id: string; kind: DeviceKind; address: string; details: string; registered_at: string | Date };
-
-function poolOf(db: PooledDatabase): Pool {
-  // drizzle() sets $client (the Pool) at runtime; NeonDatabase's type does not declare it.
-  return (db as unknown as { $client: Pool }).$client;
-}
-
-/** The Neon driver rejects with the WebSocket's ErrorEvent when it cannot connect: wrapped, so the error handler answers 503. */
-function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error("Failed query: Postgres unreachable", { cause: err });
-}
 
 /** What a row's `details` column holds: the registration minus kind and address. */
 function detailsOf(device: DeviceRegistration): Record<string, unknown> {
@@ -40,11 +28,7 @@ const LIST = `
   WHERE user_id = $1 ORDER BY registered_at DESC, device_id DESC LIMIT ${MAX_DEVICES_PER_USER}`;
 
 export async function listDevices(db: Database, userId: string): Promise<Device[]> {
-  try {
-    return (await queryRows<DeviceRow>(db, LIST, [userId])).map(deviceFromRow);
-  } catch (err) {
-    throw asError(err);
-  }
+  return (await queryRows<DeviceRow>(db, LIST, [userId])).map(deviceFromRow);
 }
 
 /** Frees the user's device id if it names another endpoint/token (a browser re-subscribed: new endpoint, same install). */
@@ -72,41 +56,33 @@ const TRIM = `
 export type RegistrationResult = { device: Device; previousUserId?: string; evicted: string[]; evictedFcmTokens: string[] };
 
 /**
- * Registers (or re-registers) `device` as `userId`'s `deviceId`. `beforeCommit` runs inside the
- * transaction after the changes (the cache deletes: if they fail, nothing is committed).
+ * Registers (or re-registers) `device` as `userId`'s `deviceId`: one batch (one request, one
+ * transaction) holding the user's advisory lock, so two registrations of one user cannot both slip
+ * under the cap. Every statement's parameters are known before it runs; what the caller needs
+ * (the previous owner, the evicted devices) comes back in the answer.
  */
-export async function registerDevice(
-  db: PooledDatabase,
-  userId: string,
-  deviceId: string,
-  device: DeviceRegistration,
-  beforeCommit: (result: RegistrationResult) => Promise<void>,
-): Promise<RegistrationResult> {
-  return inTransaction(db, async (client) => {
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('notify_devices:' || $1, 0))", [userId]);
-    const address = addressOf(device);
-    await client.query(FREE_DEVICE_ID, [userId, deviceId, device.kind, address]);
-    const upserted = await client.query<{ registered_at: string | Date; previous_user: string | null }>(UPSERT, [userId, deviceId, device.kind, address, JSON.stringify(detailsOf(device))]);
-    const row = upserted.rows[0]!;
-    const trimmed = (await client.query<{ device_id: string; kind: DeviceKind; address: string }>(TRIM, [userId])).rows;
-    const result: RegistrationResult = {
-      device: deviceFromRow({ device_id: deviceId, kind: device.kind, address, details: JSON.stringify(detailsOf(device)), registered_at: row.registered_at }),
-      ...(row.previous_user && row.previous_user !== userId ? { previousUserId: row.previous_user } : {}),
-      evicted: trimmed.map((r) => r.device_id),
-      evictedFcmTokens: trimmed.flatMap((r) => (r.kind === "fcm" ? [r.address] : [])),
-    };
-    await beforeCommit(result);
-    return result;
-  });
+export async function registerDevice(db: Database, userId: string, deviceId: string, device: DeviceRegistration): Promise<RegistrationResult> {
+  const address = addressOf(device);
+  const details = JSON.stringify(detailsOf(device));
+  const [, , upserted, trimmed] = (await queryBatch(db, [
+    { text: "SELECT pg_advisory_xact_lock(hashtextextended('notify_devices:' || $1, 0))", params: [userId] },
+    { text: FREE_DEVICE_ID, params: [userId, deviceId, device.kind, address] },
+    { text: UPSERT, params: [userId, deviceId, device.kind, address, details] },
+    { text: TRIM, params: [userId] },
+  ])) as [unknown, unknown, { registered_at: string | Date; previous_user: string | null }[], { device_id: string; kind: DeviceKind; address: string }[]];
+  const row = upserted[0]!;
+  return {
+    device: deviceFromRow({ device_id: deviceId, kind: device.kind, address, details, registered_at: row.registered_at }),
+    ...(row.previous_user && row.previous_user !== userId ? { previousUserId: row.previous_user } : {}),
+    evicted: trimmed.map((r) => r.device_id),
+    evictedFcmTokens: trimmed.flatMap((r) => (r.kind === "fcm" ? [r.address] : [])),
+  };
 }
 
-/** Deletes the user's device: its kind and endpoint/token, undefined when there was none. `beforeCommit` as in registerDevice. */
-export async function deleteDevice(db: PooledDatabase, userId: string, deviceId: string, beforeCommit: () => Promise<void>): Promise<{ kind: DeviceKind; address: string } | undefined> {
-  return inTransaction(db, async (client) => {
-    const deleted = await client.query<{ kind: DeviceKind; address: string }>("DELETE FROM notify_devices WHERE user_id = $1 AND device_id = $2 RETURNING kind, address", [userId, deviceId]);
-    if (deleted.rowCount) await beforeCommit();
-    return deleted.rows[0];
-  });
+/** Deletes the user's device (one statement): its kind and endpoint/token, undefined when there was none. */
+export async function deleteDevice(db: Database, userId: string, deviceId: string): Promise<{ kind: DeviceKind; address: string } | undefined> {
+  const rows = await queryRows<{ kind: DeviceKind; address: string }>(db, "DELETE FROM notify_devices WHERE user_id = $1 AND device_id = $2 RETURNING kind, address", [userId, deviceId]);
+  return rows[0];
 }
 
 /**
@@ -114,36 +90,11 @@ export async function deleteDevice(db: PooledDatabase, userId: string, deviceId:
  * was built (its registered_at moved on). Returns the owner whose cache must go, if one was deleted.
  */
 export async function deleteGoneDevice(db: Database, kind: DeviceKind, address: string, registeredAt: string): Promise<string | undefined> {
-  try {
-    const rows = await queryRows<{ user_id: string }>(
-      db,
-      // Milliseconds, the precision registeredAt carries.
-      "DELETE FROM notify_devices WHERE kind = $1 AND address = $2 AND date_trunc('milliseconds', registered_at) <= $3 RETURNING user_id::text",
-      [kind, address, registeredAt],
-    );
-    return rows[0]?.user_id;
-  } catch (err) {
-    throw asError(err);
-  }
-}
-
-/** `work` inside one transaction on a connection of its own (ROLLBACK on any error, which is rethrown). */
-export async function inTransaction<T>(db: PooledDatabase, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  let client: PoolClient;
-  try {
-    client = await poolOf(db).connect();
-  } catch (err) {
-    throw asError(err);
-  }
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw asError(err);
-  } finally {
-    client.release();
-  }
+  const rows = await queryRows<{ user_id: string }>(
+    db,
+    // Milliseconds, the precision registeredAt carries.
+    "DELETE FROM notify_devices WHERE kind = $1 AND address = $2 AND date_trunc('milliseconds', registered_at) <= $3 RETURNING user_id::text",
+    [kind, address, registeredAt],
+  );
+  return rows[0]?.user_id;
 }

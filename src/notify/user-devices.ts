@@ -10,13 +10,14 @@ import { leaveBroadcastTopicLater, syncBroadcastTopicLater } from "./topic";
 
 /**
  * A user's devices: Postgres holds them, Redis caches each user's list on the user's database
- * (one GET per read). Every change marks the lists it touched stale inside its transaction (a
- * Redis failure there rolls the change back: 503, nothing changed) and once more after the
- * commit; while marked, reads go to Postgres and cannot fill, so no read that began before the
- * commit stores what it read.
+ * (one GET per read). A change marks the user's list stale before its statements (a Redis failure
+ * there fails the call: 503, nothing changed), then runs them in one request (one batch), then
+ * marks every list it touched once more (a moved device's previous owner too); while marked, reads
+ * go to Postgres and cannot fill (the fill is NX), and the mark after the commit overwrites what a
+ * read that began before it stored, so no list read before the commit stays.
  */
 
-type DeviceServices = Pick<Services, "env" | "db" | "pooledDb" | "redisFor" | "waitUntil" | "events">;
+type DeviceServices = Pick<Services, "env" | "db" | "redisFor" | "waitUntil" | "events">;
 
 /** The user's devices, newest registration first: the cached list, or Postgres (then cached). */
 export async function userDevices(services: DeviceServices, userId: string, prefetched?: Prefetched): Promise<Device[]> {
@@ -46,7 +47,13 @@ function dropAgain(services: DeviceServices, userIds: readonly string[]): void {
 export async function registerUserDevice(services: DeviceServices, userId: string, deviceId: string, input: DeviceRegistration): Promise<RegistrationResult> {
   const device = checkRegistration(input, pushConfig(services.env));
   const touched = (result: RegistrationResult) => [userId, ...(result.previousUserId ? [result.previousUserId] : [])];
-  const result = await registerDevice(services.pooledDb, userId, deviceId, device, (r) => dropCachedLists(services, touched(r)));
+  await dropCachedLists(services, [userId]);
+  const result = await registerDevice(services.db, userId, deviceId, device);
+  if (result.previousUserId) {
+    // Not marked before the batch (who had the endpoint is known only now): marked before the
+    // answer, as the user's own was, so the previous owner's next read sees the move.
+    await dropCachedLists(services, [result.previousUserId]);
+  }
   dropAgain(services, touched(result));
   // The broadcast topic: the new token joins it as the user's preferences say; evicted ones leave.
   if (device.kind === "fcm") syncBroadcastTopicLater(services, userId, [device.token]);
@@ -56,7 +63,8 @@ export async function registerUserDevice(services: DeviceServices, userId: strin
 
 /** Deletes the user's device; false when they had none by that id. */
 export async function removeUserDevice(services: DeviceServices, userId: string, deviceId: string): Promise<boolean> {
-  const deleted = await deleteDevice(services.pooledDb, userId, deviceId, () => dropCachedLists(services, [userId]));
+  await dropCachedLists(services, [userId]);
+  const deleted = await deleteDevice(services.db, userId, deviceId);
   if (!deleted) return false;
   dropAgain(services, [userId]);
   if (deleted.kind === "fcm") leaveBroadcastTopicLater(services, [deleted.address]);

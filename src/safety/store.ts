@@ -20,6 +20,8 @@ const lockWriter = (table: string, userId: string) => sql`SELECT pg_advisory_xac
 export async function insertBlock(db: PooledDatabase, blockerId: string, blockedId: string, max: number): Promise<StoredBlock> {
   return db.transaction(async (tx) => {
     await tx.execute(lockWriter("safety_blocks", blockerId));
+    // After the writer's lock (the order every block takes them in): a follow between the two waits for this commit.
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended('block_pair:' || least(${blockerId}::bigint, ${blockedId}::bigint) || ':' || greatest(${blockerId}::bigint, ${blockedId}::bigint), 0))`);
     const { rows } = await tx.execute<{ existing: string | null; inserted: string | null; ms: string }>(sql`
       WITH e AS (SELECT created_at FROM safety_blocks WHERE blocker_id = ${blockerId} AND blocked_id = ${blockedId}),
            ins AS (
@@ -159,6 +161,17 @@ export async function readSets(db: Database, userId: string, blockedMeCap: numbe
     else sets.mutes.set(row.id, { till: Number(row.score), notifications: row.n === true });
   }
   return sets;
+}
+
+/**
+ * SQL statement taking the advisory lock of the pair {a, b} (either order) for its transaction.
+ * A block's insert and a follow's (social) take it, so the two serialise: a block committed first
+ * is in the follow's next statement's snapshot (the follow is refused), and a follow committed
+ * first is seen by the block's unfollow, which runs after the block's commit.
+ */
+export function lockBlockPairSql(a: string, b: string): string {
+  // The same key as insertBlock's lock.
+  return `SELECT pg_advisory_xact_lock(hashtextextended('block_pair:' || least(${a}::bigint, ${b}::bigint) || ':' || greatest(${a}::bigint, ${b}::bigint), 0))`;
 }
 
 /**

@@ -5,11 +5,11 @@ import { newEventId } from "../lib/event-types";
 import { isId } from "../lib/ids";
 import { decodeCursor, encodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
-import { queryRows } from "../lib/db";
+import { queryBatch, queryRows } from "../lib/db";
 import { hasDeviceSql } from "../notify/probes";
 import { suspendedArg } from "../safety/copy";
 import { safetyNow } from "../safety/clock";
-import { blockBetweenSql, blockedError, mutesNotificationsSql } from "../safety/store";
+import { blockBetweenSql, blockedError, lockBlockPairSql, mutesNotificationsSql } from "../safety/store";
 import { cachedFollowPage, readEdges, type EdgeRow } from "./follow-lists";
 import { follows } from "./schema";
 
@@ -31,9 +31,13 @@ export async function follow(services: Services, followerId: string, followeeId:
   // Whether the followee mutes the follower's notifications (their `follow` notification is one)
   // is answered by the same statement too, so the follow stays one Redis round trip.
   // The new row's created_at (µs) rides the event: the follow lists' caches order edges by it.
-  const [row] = await queryRows<{ blocked: boolean; inserted: boolean; followee_has_devices: boolean | null; followee_mutes: boolean | null; created_us: string | null }>(
-    services.db,
-    `WITH b AS (${blockBetweenSql("$1", "$2")}),
+  // One batch (one request, one transaction): first the pair's lock, which a block's insert takes
+  // too (safety's lockBlockPairSql), so the insert's own snapshot, taken after it, sees any block
+  // committed before, and a block committed after sees this follow (its unfollow removes it).
+  const [, [row]] = (await queryBatch(services.db, [
+    { text: lockBlockPairSql("$1", "$2"), params: [followerId, followeeId] },
+    {
+      text: `WITH b AS (${blockBetweenSql("$1", "$2")}),
           ins AS (
             INSERT INTO follows (follower_id, followee_id) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM b)
             ON CONFLICT DO NOTHING
@@ -42,8 +46,9 @@ export async function follow(services: Services, followerId: string, followeeId:
      SELECT EXISTS (SELECT 1 FROM b) AS blocked, EXISTS (SELECT 1 FROM ins) AS inserted,
             (SELECT followee_has_devices FROM ins) AS followee_has_devices, (SELECT followee_mutes FROM ins) AS followee_mutes,
             (SELECT created_us FROM ins) AS created_us`,
-    [followerId, followeeId, new Date(safetyNow(services.env)).toISOString()],
-  );
+      params: [followerId, followeeId, new Date(safetyNow(services.env)).toISOString()],
+    },
+  ])) as [unknown, { blocked: boolean; inserted: boolean; followee_has_devices: boolean | null; followee_mutes: boolean | null; created_us: string | null }[]];
   if (row!.blocked) throw blockedError("You cannot follow this user");
   const changed = row!.inserted;
   if (changed) {
@@ -52,23 +57,7 @@ export async function follow(services: Services, followerId: string, followeeId:
     const createdAtUs = row!.created_us ?? undefined;
     await services.events.emit({ type: "follow.created", id: newEventId(), followerId, followeeId, at: Date.now(), followeeHasDevices, followeeMutesFollower, ...(createdAtUs ? { createdAtUs } : {}) }, services);
   }
-  // A block committed while the insert ran was not in the insert's snapshot, and the block's own
-  // unfollow (its social subscriber) cannot see a follow not yet committed: each would miss the
-  // other and the follow would outlive the block. Looking again, in a statement of its own, closes
-  // that: either the block's unfollow ran after our commit and removed the row, or its block row was
-  // committed before this look and we remove the row ourselves, as an unfollow (its event pairs
-  // with the created one above; whichever delete wins emits it).
-  if (await blockStands(services, followerId, followeeId)) {
-    await unfollow(services, followerId, followeeId);
-    throw blockedError("You cannot follow this user");
-  }
   return { followerId, followeeId, following: true, changed };
-}
-
-/** Whether a block stands between the two now (either way), in a statement of its own. */
-async function blockStands(services: Services, a: string, b: string): Promise<boolean> {
-  const rows = await queryRows(services.db, `${blockBetweenSql("$1", "$2")} LIMIT 1`, [a, b]);
-  return rows.length > 0;
 }
 
 /** Unfollows; idempotent, and only the delete that removed the row emits. */

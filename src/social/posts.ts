@@ -68,32 +68,30 @@ export async function publishHeldPost(services: Services, postId: string): Promi
 }
 
 /** A live post, held or not, whoever wrote it (the author's and the operators' paths). */
-async function findPost(services: Services, postId: string): Promise<Post> {
-  const [row] = await services.db
-    .select(postColumns)
-    .from(posts)
-    .where(and(eq(posts.id, BigInt(postId)), isNull(posts.deletedAt)));
-  if (!row) throw new ApiError("not_found", `Post ${postId} not found`);
-  return toPost(row);
-}
-
 type PostRow = { id: string | null; author_id: string | null; text: string | null; created_at: string | null; blocked: boolean };
 const rowToPost = (row: PostRow): Post => ({ id: row.id!, authorId: row.author_id!, text: row.text!, createdAt: isoTimestamp(row.created_at!) });
 
 /** Soft-deletes a post; only its author or an admin may. */
 export async function deletePost(services: Services, caller: Caller, postId: string): Promise<{ id: string; deleted: true }> {
-  const post = await findPost(services, postId);
-  if (post.authorId !== caller.userId && caller.role !== "admin") {
+  // One statement (one round): the author check and the delete together. The deleted_at guard
+  // makes the delete (and its event) happen once even when two race; `author_id` is what the
+  // statement's snapshot saw (null: no live post by that id).
+  const [row] = await queryRows<{ author_id: string | null; deleted: boolean }>(
+    services.db,
+    `WITH target AS (SELECT author_id FROM posts WHERE id = $1 AND deleted_at IS NULL),
+     deleted AS (
+       UPDATE posts SET deleted_at = now()
+        WHERE id = $1 AND deleted_at IS NULL AND (author_id::text = $2 OR $3::boolean)
+        RETURNING 1)
+     SELECT (SELECT author_id::text FROM target) AS author_id, EXISTS (SELECT 1 FROM deleted) AS deleted`,
+    [postId, caller.userId, caller.role === "admin"],
+  );
+  if (!row?.author_id) throw new ApiError("not_found", `Post ${postId} not found`);
+  if (!row.deleted && row.author_id !== caller.userId && caller.role !== "admin") {
     throw new ApiError("forbidden", "Only the author or an admin may delete this post");
   }
-  // The deleted_at guard makes the delete (and its event) happen once even when two race.
-  const deleted = await services.db
-    .update(posts)
-    .set({ deletedAt: sql`now()` })
-    .where(and(eq(posts.id, BigInt(postId)), isNull(posts.deletedAt)))
-    .returning({ id: posts.id });
-  if (deleted.length > 0) {
-    await services.events.emit({ type: "post.deleted", postId, authorId: post.authorId, at: Date.now() }, services);
+  if (row.deleted) {
+    await services.events.emit({ type: "post.deleted", postId, authorId: row.author_id, at: Date.now() }, services);
   }
   return { id: postId, deleted: true };
 }

@@ -61,6 +61,8 @@ async function sql(text: string, params: unknown[]) {
 const SYNC_READ = /FROM posts WHERE author_id = \$1 AND deleted_at IS NULL AND held_at IS NULL ORDER BY id DESC/;
 /** Statements waiting on a lock to insert a follow: the follow under test, behind the held row. */
 const WAITING_FOLLOW_INSERTS = `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO follows%' AND datname = current_database() AND pid <> pg_backend_pid()`;
+/** Block writes waiting on an advisory lock (the pair's, which a follow's batch holds). */
+const WAITING_PAIR_LOCKS = `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND query LIKE '%block_pair%' AND datname = current_database() AND pid <> pg_backend_pid()`;
 type PoolClient = { query(text: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>; release(): void };
 
 const FOLLOWER_PAGE_READ = /FROM follows\s+WHERE followee_id = \$1 AND/;
@@ -112,15 +114,15 @@ export function raceTests() {
       }
     });
 
-    it("race: a follow whose insert is still uncommitted when the block (either way) commits and unfollows is refused and leaves no follow", async () => {
+    it("race: a follow whose insert is still uncommitted when the block (either way) comes holds the pair's lock: the block waits for its commit, then its unfollow removes it", async () => {
       for (const who of ["a", "b"] as const) {
         const [a, b] = [newId(), newId()];
         const ids = [await post({ userId: b }, "one")];
         await feed(a);
-        // The follow's insert waits on this transaction's uncommitted row for the same pair: its
-        // snapshot is taken (no block yet) and it has not committed when the block's unfollow runs.
+        // The follow's insert waits on this transaction's uncommitted row for the same pair, with
+        // its batch holding the pair's lock (taken before the insert's snapshot).
         const { services, close } = servicesFor();
-        const pool = (services.db as unknown as { $client: { connect(): Promise<PoolClient> } }).$client;
+        const pool = (services.pooledDb as unknown as { $client: { connect(): Promise<PoolClient> } }).$client;
         const holder = await pool.connect();
         try {
           await holder.query("BEGIN");
@@ -131,11 +133,16 @@ export function raceTests() {
             async () => (await sql(WAITING_FOLLOW_INSERTS, []) as { n: string }[])[0]!.n,
             (waiting) => Number(waiting) > 0,
           );
-          await blockBetween(a, b, who);
+          const blocking = blockBetween(a, b, who);
+          // The block cannot commit before the follow does: it waits on the pair's lock.
+          await eventually(
+            async () => (await sql(WAITING_PAIR_LOCKS, []) as { n: string }[])[0]!.n,
+            (waiting) => Number(waiting) > 0,
+          );
           await holder.query("ROLLBACK");
           const followed = await following;
-          expect(followed.status, JSON.stringify(followed.body)).toBe(403);
-          expect(followed.body.error.code).toBe("blocked");
+          expect(followed.status, JSON.stringify(followed.body)).toBe(200);
+          await blocking;
         } finally {
           holder.release();
           await close();

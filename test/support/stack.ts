@@ -26,8 +26,8 @@ export interface BridgeStats {
 /** What reached a chaos pair's Neon proxies: WebSocket connections and statements, HTTP requests and statements. */
 export interface PostgresStats {
   ws: { connections: number; statements: number };
-  /** `recent`: when each of the last requests arrived (ms since the epoch; same machine as the Worker) and its statements. */
-  http: { requests: number; statements: number; recent: { at: number; statements: number }[] };
+  /** `recent`: when each of the last requests arrived (ms since the epoch; same machine as the Worker), its statements and the start of their text. */
+  http: { requests: number; statements: number; recent: { at: number; statements: number; sql: string[] }[] };
 }
 
 /** A private Upstash bridge + Neon proxies (WebSocket and HTTP) over the same Redis and Postgres, with outage switches. */
