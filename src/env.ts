@@ -45,6 +45,8 @@ export interface Env extends Omit<Cloudflare.Env, OptionalBindings | "FEED_QUEUE
    * (`src/lib/redis-topology.ts`, docs/scale.md). Unset: the one database above.
    */
   UPSTASH_REDIS_DATABASES?: string;
+  /** Newest posts an author's profile cache keeps (src/social/keys.ts PROFILE_CAP, 1,000); tests set a small one. */
+  PROFILE_CACHE_CAP?: string;
   /** Postgres connection string, reached through the Neon serverless driver. */
   DATABASE_URL: string;
   /** Local runs only: `host:port/v1` of the WebSocket-to-TCP proxy that stands in for Neon's. */

@@ -86,6 +86,8 @@ export type RelationEvent =
       alert?: Alert;
       /** Someone chose to be told of this author's posts (`notify_author_choices`), as the post's INSERT saw it. */
       chosen?: boolean;
+      /** A held post an operator published (`publishHeldPost`), not a new one: its author's profile cache replaces the held entry, if it still has it. */
+      published?: true;
     }
   | {
       type: "post.deleted";

@@ -1,6 +1,6 @@
 /**
  * What a reshard does with each Redis key, by its name: every key shape of every capability's
- * `keys.ts` (`src/counters`, `src/badges`, `src/feed`, `src/lib/ops`, `src/notify`, `src/safety`) and of the topology, one rule
+ * `keys.ts` (`src/counters`, `src/badges`, `src/feed`, `src/lib/ops`, `src/notify`, `src/safety`, `src/social`) and of the topology, one rule
  * each. `test/counters/reshard.test.ts` builds a key with every builder and checks that none is
  * `unknown`, so a new key shape cannot be added without saying here what a reshard does with it.
  *
@@ -83,6 +83,9 @@ const RULES: Rule[] = [
   { pattern: /^sfy:(?:bl|bm|mu):(\d+)$/, action: "drop" }, // blocks both ways, mutes: caches (Postgres holds them)
   { pattern: /^sfy:ep:(\d+)$/, action: "copy" }, // a rebuild's epoch: hot-only
   { pattern: /^sfy:(sus|terms)$/, action: "database" }, // the suspended set and the terms: database 0's, rebuilt from Postgres
+  // social (src/social/keys.ts): profiles
+  { pattern: /^soc:pf:(\d+)$/, action: "drop" }, // an author's profile cache: rebuilt on read
+  { pattern: /^soc:pfe:(\d+)$/, action: "copy" }, // its build epoch: hot-only
   // social: follower and following lists
   { pattern: /^soc:f[lg]:(\d+)$/, action: "drop" }, // a list cache: rebuilt on read
   { pattern: /^soc:f[lg]x:(\d+)$/, action: "copy" }, // unfollowed edges: hot-only (a late follow event must still find them)

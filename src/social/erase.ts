@@ -3,6 +3,7 @@ import { pageStep } from "../lib/erasers";
 import { queryRows } from "../lib/db";
 import { unfollow } from "./follows";
 import { erasePost } from "./posts";
+import { deleteProfileKeys } from "./profile";
 
 /**
  * The social capability's erasers (docs/privacy.md), in the order a deletion runs them:
@@ -14,7 +15,9 @@ import { erasePost } from "./posts";
  *   failure after the row changed, in this deletion or before it) is done again;
  * - `social.follows`: every follow both ways through `unfollow`, so both users' counters move
  *   once each and the feed drops the followee's posts from the follower's timeline;
- * - `social.rows` (after the counters' eraser, which needs the post ids): the post rows.
+ * - `social.rows` (after the counters' eraser, which needs the post ids): the post rows, then the
+ *   author's profile cache and its epoch (the post.deleted events emptied the cache already; a
+ *   read between the steps may have built it again, of no live post).
  */
 
 /** Posts deleted per step: each is two statements and one event (its fan-out is queued, not waited for). */
@@ -57,6 +60,7 @@ export const socialRowsEraser: Eraser = {
       "DELETE FROM posts WHERE id IN (SELECT id FROM posts WHERE author_id = $1 LIMIT $2) RETURNING 1",
       [userId, POST_ROWS_PER_STEP],
     );
+    if (rows.length < POST_ROWS_PER_STEP) await deleteProfileKeys(services, userId);
     return pageStep(rows.length, rows.length === POST_ROWS_PER_STEP);
   },
 };

@@ -9,6 +9,60 @@
 
 // ── Profiles: an author's recent posts ───────────────────────────────────────
 
+/** Newest posts (live, held included) an author's profile cache keeps; `PROFILE_CACHE_CAP` overrides it. */
+export const PROFILE_CAP = 1000;
+/**
+ * Text a build copies into one profile cache (UTF-16 units, ≈ bytes for most text): a build of an
+ * author whose newest PROFILE_CAP posts are longer stops there and marks the cache partial, so one
+ * build's script call stays far below Upstash's 10 MB request (PROFILE_CAP posts of
+ * MAX_POST_LENGTH characters would not).
+ */
+export const PROFILE_BUILD_TEXT_BUDGET = 1_000_000;
+/** A profile cache nobody read for a week expires (writes keep it exact but do not keep it alive). */
+export const PROFILE_TTL_SECONDS = 7 * 24 * 3600;
+/**
+ * A read renews the cache once this much of its TTL has passed: the read is read-only (a read
+ * region answers it), so the renewal is a write of its own, sent after the answer at most once a
+ * day per profile (as the feed's TIMELINE_RENEW_AFTER_SECONDS). The renewal is a build from
+ * Postgres (one statement, one script), not an EXPIRE: so a change whose cache write was lost to a
+ * Redis outage (longer than its drops' retries) is in the cache again within a day of it. A
+ * cache lives 6 to 7 days after its last read.
+ */
+export const PROFILE_RENEW_AFTER_SECONDS = 24 * 3600;
+/** The epoch outlives any build in flight (a build is one Postgres read and one script call). */
+export const PROFILE_EPOCH_TTL_SECONDS = 24 * 3600;
+/**
+ * Sentinel members of a profile cache, at score 0 (below every post id): `c` = built and complete
+ * (the author has no live post older than the oldest entry), `p` = partial (older posts may exist:
+ * a page past the oldest entry reads Postgres). Exactly one of them is in a built cache; alone it
+ * is an author with no posts (or none left in the cached range), one read.
+ */
+export const PROFILE_COMPLETE = "c";
+export const PROFILE_PARTIAL = "p";
+/** First character of an entry: `h` held (shown to its author only), `v` visible to everyone. */
+export const PROFILE_HELD = "h";
+export const PROFILE_VISIBLE = "v";
+
+export const profileKeys = {
+  /**
+   * CACHE sorted set of the author's newest live posts: score = post id, member = `h` (held) or `v`
+   * followed by JSON `[id, text, createdAt]` (what a page item shows; the author id is the key's);
+   * + one sentinel at score 0 (PROFILE_COMPLETE or PROFILE_PARTIAL). ≤ PROFILE_CAP + 1 members,
+   * each ≤ MAX_POST_LENGTH characters of text. Exact for every post id ≥ its oldest entry: post,
+   * publish and delete write it (`profile.lua.ts` WRITE_PROFILE), only while it exists. Built by
+   * a read that missed it, after that read's answer. TTL PROFILE_TTL_SECONDS, renewed (built
+   * again) after a read once PROFILE_RENEW_AFTER_SECONDS have passed. Owner: the author.
+   */
+  posts: (authorId: string) => `soc:pf:${authorId}`,
+  /**
+   * HOT-ONLY string: INCR'd by every write of the author's profile (post, publish, delete), cache
+   * or no cache. A read that misses the cache answers it; the build after the answer writes only if
+   * it is unchanged, so a post or delete racing the build is never undone by the build's older
+   * Postgres read. TTL PROFILE_EPOCH_TTL_SECONDS, refreshed on write. Owner: the author.
+   */
+  epoch: (authorId: string) => `soc:pfe:${authorId}`,
+} as const;
+
 // ── Follower and following lists ─────────────────────────────────────────────
 
 /** Newest edges a follower or following list cache keeps (10 × the largest page); `SOCIAL_FOLLOW_LIST_CAP` overrides it. */

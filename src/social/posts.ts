@@ -1,7 +1,10 @@
 import { and, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { isoTimestamp } from "../db/columns";
 import type { Caller } from "../lib/auth";
-import { ApiError } from "../lib/errors";
+import { ApiError, DependencyUnavailableError } from "../lib/errors";
+import { errorText, log } from "../lib/log";
+import { isRedisOutage } from "../lib/redis-failures";
+import { blockedAmong } from "../safety/cache";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
 import type { Services } from "../lib/services";
@@ -12,6 +15,7 @@ import { isSuspended, moderationCopy } from "../safety/copy";
 import { matchedTerm } from "../safety/filter";
 import { reportHeldPost } from "../safety/reports";
 import { blockBetweenSql, blockedError } from "../safety/store";
+import { buildProfileLater, readProfile, writeProfile } from "./profile";
 import { posts } from "./schema";
 
 export type Post = { id: string; authorId: string; text: string; createdAt: string };
@@ -31,7 +35,9 @@ function toPost(row: { id: bigint; authorId: string; text: string; createdAt: st
  *
  * A text matching one of the operators' terms (the isolate's copy: no round trip) is stored held:
  * no `post.created` event (so no fan-out, trending or push), shown to its author only, and listed
- * as an automatic report; an operator's `approve` publishes it (`publishHeldPost`).
+ * as an automatic report; an operator's `approve` publishes it (`publishHeldPost`). With no event,
+ * its author's profile cache gets its held entry here, beside the report (a failure there is
+ * logged: the post stands, and the cache is dropped for the next read to rebuild).
  */
 export async function createPost(services: Services, authorId: string, text: string, alert?: Alert): Promise<CreatedPost> {
   const term = matchedTerm(await moderationCopy(services), text);
@@ -41,15 +47,23 @@ export async function createPost(services: Services, authorId: string, text: str
     .returning({ ...postColumns, chosen: authorIsChosen(authorId) });
   const post = toPost(row!);
   if (term !== null) {
-    await reportHeldPost(services, post, term);
+    await Promise.all([
+      reportHeldPost(services, post, term),
+      writeProfile(services.redisFor(authorId), services, services.env, authorId, { op: "add", post, held: true }).catch((err: unknown) =>
+        log.warn({ message: "held post not written to its author's profile cache", postId: post.id, error: errorText(err) }),
+      ),
+    ]);
     return { ...post, held: true };
   }
   await emitCreated(services, post, row!.chosen, alert);
   return post;
 }
 
-function emitCreated(services: Services, post: Post, chosen: boolean, alert?: Alert) {
-  return services.events.emit({ type: "post.created", postId: post.id, authorId: post.authorId, text: post.text, createdAt: post.createdAt, at: Date.now(), ...(alert ? { alert } : {}), chosen }, services);
+function emitCreated(services: Services, post: Post, chosen: boolean, alert?: Alert, published?: true) {
+  return services.events.emit(
+    { type: "post.created", postId: post.id, authorId: post.authorId, text: post.text, createdAt: post.createdAt, at: Date.now(), ...(alert ? { alert } : {}), chosen, ...(published ? { published } : {}) },
+    services,
+  );
 }
 
 /**
@@ -63,7 +77,7 @@ export async function publishHeldPost(services: Services, postId: string): Promi
     .where(and(eq(posts.id, BigInt(postId)), isNull(posts.deletedAt), isNotNull(posts.heldAt)))
     .returning({ ...postColumns, chosen: authorIsChosen(posts.authorId) });
   if (!row) return false;
-  await emitCreated(services, toPost(row), row.chosen);
+  await emitCreated(services, toPost(row), row.chosen, undefined, true);
   return true;
 }
 
@@ -116,13 +130,44 @@ export async function erasePost(services: Services, authorId: string, postId: st
 
 /**
  * Live posts of an author, newest first; ids only grow, so the id alone is the cursor. Held posts
- * only when the author reads their own (`viewerId`); nothing while the author is suspended. With
- * another reader's token, 403 `blocked` when a block stands between the reader and the author,
- * either way: checked in the page's own statement, no round trip more.
+ * only when the author reads their own (`viewerId`); nothing while the author is suspended (the
+ * isolate's copy: no round trip). With another reader's token, 403 `blocked` when a block stands
+ * between the reader and the author, either way.
+ *
+ * Near the user (docs/social.md "Profiles"): the author's profile cache answers the page in one
+ * read-only call on the author's database, side by side with the block check (safety's
+ * `blockedAmong`, read-only on the reader's database): no Postgres, nothing for the primary. A
+ * page below a partial cache's oldest entry, a miss or a Redis outage reads Postgres (the
+ * statements below); after a miss's answer the cache is built.
  */
 export async function listPostsByAuthor(services: Services, authorId: string, page: { limit: number; cursor?: string }, viewerId?: string) {
   const before = page.cursor ? decodePostCursor(page.cursor) : undefined;
-  if (viewerId !== authorId && isSuspended(await moderationCopy(services), authorId)) return { items: [], nextCursor: null };
+  const own = viewerId === authorId;
+  if (!own && isSuspended(await moderationCopy(services), authorId)) return { items: [], nextCursor: null };
+  const other = viewerId !== undefined && !own;
+  const [cached, blocked] = await Promise.all([
+    readProfile(services, authorId, before, page.limit + 1, own).catch(redisDown),
+    other ? blockedAmong(services, viewerId, [authorId]).then((ids) => ids.has(authorId), redisDown) : false,
+  ]);
+  if (blocked === true) throw blockedError("You cannot read this user's posts");
+  if (cached !== "redis down" && "posts" in cached && blocked === false) {
+    if (cached.renew) buildProfileLater(services, authorId, cached.renew.epoch);
+    return toPage(cached.posts, page.limit, (p) => p, (p) => [p.id]);
+  }
+  const answer = await listPostsFromPostgres(services, authorId, before, page.limit, viewerId);
+  // A partial cache with no entry left is built again too (its epoch read by the build itself).
+  if (cached !== "redis down" && ("miss" in cached || ("past" in cached && cached.rebuild))) buildProfileLater(services, authorId, "miss" in cached ? cached.epoch : undefined);
+  return answer;
+}
+
+/** A Redis outage on the read path answers from Postgres (the caches are caches); anything else fails the read. */
+function redisDown(err: unknown): "redis down" {
+  if ((err instanceof DependencyUnavailableError && err.dependency === "redis") || isRedisOutage(err)) return "redis down";
+  throw err;
+}
+
+/** The page from Postgres: the statements every read made before the profile cache. */
+async function listPostsFromPostgres(services: Services, authorId: string, before: bigint | undefined, limit: number, viewerId?: string) {
   if (viewerId !== undefined && viewerId !== authorId) {
     // One row at least (the block flag), the page's posts joined to it when no block stands.
     const rows = await queryRows<PostRow>(
@@ -133,18 +178,18 @@ export async function listPostsByAuthor(services: Services, authorId: string, pa
            SELECT id, author_id, text, created_at FROM posts
             WHERE author_id = $2 AND deleted_at IS NULL AND held_at IS NULL AND ($3::bigint IS NULL OR id < $3::bigint) AND NOT b.blocked
             ORDER BY id DESC LIMIT $4) p ON true`,
-      [viewerId, authorId, before === undefined ? null : before.toString(), page.limit + 1],
+      [viewerId, authorId, before === undefined ? null : before.toString(), limit + 1],
     );
     if (rows[0]?.blocked) throw blockedError("You cannot read this user's posts");
-    return toPage(rows.filter((r) => r.id !== null), page.limit, rowToPost, (row) => [row.id!]);
+    return toPage(rows.filter((r) => r.id !== null), limit, rowToPost, (row) => [row.id!]);
   }
   const rows = await services.db
     .select(postColumns)
     .from(posts)
     .where(and(eq(posts.authorId, authorId), isNull(posts.deletedAt), viewerId === authorId ? undefined : isNull(posts.heldAt), before ? lt(posts.id, before) : undefined))
     .orderBy(desc(posts.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, toPost, (row) => [row.id.toString()]);
+    .limit(limit + 1);
+  return toPage(rows, limit, toPost, (row) => [row.id.toString()]);
 }
 
 function decodePostCursor(cursor: string): bigint {

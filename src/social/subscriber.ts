@@ -3,16 +3,29 @@ import type { Subscriber } from "../lib/events";
 import { writeFollowEdge } from "./follow-lists";
 import { unfollow } from "./follows";
 import { deletePost, publishHeldPost } from "./posts";
+import { writeProfile } from "./profile";
 
 /**
  * What the social graph does when another capability says so: a block ends both follows, exactly as
  * two unfollows would (their `follow.deleted` events move the counters, badges and feed as any
  * unfollow does); a moderator's action removes or publishes reported posts. Safety announces
  * both; it never calls into social.
+ *
+ * Its own posts' events keep the author's profile cache exact (`profile.ts`): one script on the
+ * author's database, in the round the event's other scripts share. A new post is added, a
+ * published held post replaces its held entry, a deleted one (by its author, an admin, a
+ * moderator or the account's deletion) leaves. A held post has no event: `createPost` writes it.
  */
 export const socialSubscriber: Subscriber = {
   name: "social",
   on: {
+    "post.created": async (e, s) => {
+      const post = { id: e.postId, text: e.text, createdAt: e.createdAt };
+      await writeProfile(s.redisFor(e.authorId), s.emitter, s.env, e.authorId, e.published ? { op: "publish", post } : { op: "add", post, held: false });
+    },
+    "post.deleted": async (e, s) => {
+      await writeProfile(s.redisFor(e.authorId), s.emitter, s.env, e.authorId, { op: "remove", postId: e.postId });
+    },
     "block.created": async (e, s) => {
       // On the emitter's services: each unfollow emits its own event, whose subscribers batch their own scripts.
       await Promise.all([unfollow(s.emitter, e.blockerId, e.blockedId), unfollow(s.emitter, e.blockedId, e.blockerId)]);
