@@ -13,6 +13,8 @@
  * Around every transition step: no reader loses a post of that author.
  * Once the queue is drained: every user's whole timeline equals the model — followees' and own live
  * posts, newest first. (The model stays under the cap; the cap has its own test in feed.test.ts.)
+ * The user's followers and following lists (the lists' caches), at every read step and at the end:
+ * exactly the model's follows, newest first, walked at a random page size.
  * The `feed` badge, at every read step and at the end: the number of posts above the reader's
  * marker on the merged page (the walk: timeline and big accounts' outboxes), capped at a random
  * cap; after a first-page read (half the read steps), zero.
@@ -39,7 +41,7 @@ import { readFeedUnseenMany, readingFirstPage } from "../../src/feed/unseen";
 import { getBadges } from "../../src/badges/badges";
 import { capped } from "../../src/badges/shared";
 import { createServices, type Services } from "../../src/lib/services";
-import { follow, unfollow } from "../../src/social/follows";
+import { follow, listFollowEdges, unfollow } from "../../src/social/follows";
 import { createPost, deletePost } from "../../src/social/posts";
 import { newId } from "../support/api";
 import { newIdOn } from "../support/databases";
@@ -60,6 +62,8 @@ export async function runSeed(seed: number, steps: number, overrides: Partial<En
   const feedBadge = async (user: string, cap: number) =>
     n === 1 ? (await getBadges(services, user, cap)).feed : capped((await readFeedUnseenMany(services, [user], maxPulledAccounts(services.env)))[0]!, cap);
   const follows = new Set<string>(); // "follower>followee"
+  /** Each follow's place in time ("follower>followee" → sequence): the follower lists are newest first. */
+  const followedAt = new Map<string, number>();
   const posts = new Map<string, { author: string; text: string; createdAt: string; live: boolean }>();
   const reactions = { like: new Set<string>(), favorite: new Set<string>() }; // "user>post"
   const reactors = (kind: Reaction, postId: string) => [...reactions[kind]].filter((r) => r.endsWith(`>${postId}`)).length;
@@ -116,6 +120,31 @@ export async function runSeed(seed: number, steps: number, overrides: Partial<En
       liked: reactions.like.has(`${user}>${postId}`),
       favorited: reactions.favorite.has(`${user}>${postId}`),
     });
+  }
+
+  /**
+   * The user's followers and following lists (`GET /v1/users/{id}/followers|following`, from the
+   * lists' caches), walked at a random page size: exactly the model's follows, newest first.
+   */
+  async function checkFollowLists(user: string) {
+    for (const direction of ["followers", "following"] as const) {
+      const limit = rnd.int(1, 4);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 50; pages++) {
+        const page = await listFollowEdges(services, direction, user, { limit, ...(cursor ? { cursor } : {}) });
+        for (const item of page.items) expect(Number.isNaN(Date.parse(item.followedAt))).toBe(false);
+        seen.push(...page.items.map((i) => i.userId));
+        if (!page.nextCursor) break;
+        cursor = page.nextCursor;
+      }
+      const expected = [...followedAt.entries()]
+        .map(([key, at]) => [key.split(">") as [string, string], at] as const)
+        .filter(([[a, b]]) => (direction === "followers" ? b === user : a === user))
+        .sort((x, y) => y[1] - x[1])
+        .map(([[a, b]]) => (direction === "followers" ? a : b));
+      expect(seen, `seed ${seed}, ${direction} of ${user} (limit ${limit}), log:\n${log.slice(-15).join("\n")}`).toEqual(expected);
+    }
   }
 
   /**
@@ -188,10 +217,12 @@ export async function runSeed(seed: number, steps: number, overrides: Partial<En
         if (follows.has(`${a}>${b}`)) {
           await unfollow(services, a, b);
           follows.delete(`${a}>${b}`);
+          followedAt.delete(`${a}>${b}`);
           log.push(`unfollow ${a}>${b}`);
         } else {
           await follow(services, a, b);
           follows.add(`${a}>${b}`);
+          followedAt.set(`${a}>${b}`, step);
           log.push(`follow ${a}>${b}`);
         }
       } else if (roll < 0.48) {
@@ -238,6 +269,7 @@ export async function runSeed(seed: number, steps: number, overrides: Partial<En
         const user = rnd.pick(users);
         log.push(`read ${user}`);
         await checkFeedBadge(user);
+        await checkFollowLists(user);
       }
     }
     while (held.length > 0) await deliverOne();
@@ -252,6 +284,7 @@ export async function runSeed(seed: number, steps: number, overrides: Partial<En
     for (const user of users) {
       expect(await walk(user), `seed ${seed}, user ${user}, log:\n${log.slice(-25).join("\n")}`).toEqual(expected(user));
       await checkFeedBadge(user);
+      await checkFollowLists(user);
     }
   } finally {
     await close();
