@@ -119,11 +119,18 @@ export async function cachedFollowPage(
   return { rows, more: answer.more };
 }
 
+/** Lists this isolate is building now: a burst of reads of a missing list sends one build, not one each. */
+const building = new Set<string>();
+const MAX_BUILDING = 1_000;
+
 function buildLater(services: Pick<Services, "env" | "events" | "waitUntil">, direction: FollowDirection, userId: string, epoch: string) {
+  const key = followListKeys.list(direction, userId);
+  if (building.has(key) || building.size >= MAX_BUILDING) return;
+  building.add(key);
   services.waitUntil(
-    afterResponse(services, (s) => buildFollowList(s, direction, userId, epoch)).catch((err: unknown) =>
-      log.warn({ message: "follow list not built", direction, userId, error: errorText(err) }),
-    ),
+    afterResponse(services, (s) => buildFollowList(s, direction, userId, epoch))
+      .catch((err: unknown) => log.warn({ message: "follow list not built", direction, userId, error: errorText(err) }))
+      .finally(() => building.delete(key)),
   );
 }
 
