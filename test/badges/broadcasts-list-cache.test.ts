@@ -2,8 +2,8 @@
  * The broadcasts list near the user (src/badges/broadcasts.ts, docs/badges-lists.md): every
  * database keeps the newest broadcasts (`badge:bc:items`) beside the id window, so a first page and
  * the user's marker and unread count are one read-only script a read region answers; a broadcast
- * shows on the next page read without any resync; a database that lacks one answers from Postgres
- * and is resynced after the answer; pages past the kept broadcasts read Postgres; Redis down,
+ * shows on the next page read without any resync; a first page naming one whose JSON the database
+ * lacks answers from Postgres and the database is resynced after the answer; pages past the kept broadcasts read Postgres; Redis down,
  * Postgres answers with `degraded`. Pages are compared field by field with Postgres.
  *
  * Broadcasts are global and other files publish some too: a comparison with Postgres is retried
@@ -107,7 +107,7 @@ describe("GET /v1/me/broadcasts near the user", () => {
     }
   });
 
-  it("a database that lacks a broadcast answers from Postgres and is resynced after the answer", async () => {
+  it("a first page naming a broadcast whose JSON the database lacks is answered from Postgres, the database resynced after the answer", async () => {
     const user = newId();
     const b = await publish("missed one");
     await listed(user, { limit: 3 });
