@@ -3,7 +3,7 @@ import { isoTimestamp } from "../db/columns";
 import type { Caller } from "../lib/auth";
 import { ApiError, DependencyUnavailableError } from "../lib/errors";
 import { errorText, log } from "../lib/log";
-import { isRedisOutage } from "../lib/redis-failures";
+import { isBudgetRefusal, isRedisOutage } from "../lib/redis-failures";
 import { blockedAmong } from "../safety/cache";
 import { isId } from "../lib/ids";
 import { decodeCursor, toPage } from "../lib/pagination";
@@ -160,9 +160,9 @@ export async function listPostsByAuthor(services: Services, authorId: string, pa
   return answer;
 }
 
-/** A Redis outage on the read path answers from Postgres (the caches are caches); anything else fails the read. */
+/** A Redis outage or budget refusal on the read path answers from Postgres (the caches are caches); anything else fails the read. */
 function redisDown(err: unknown): "redis down" {
-  if ((err instanceof DependencyUnavailableError && err.dependency === "redis") || isRedisOutage(err)) return "redis down";
+  if ((err instanceof DependencyUnavailableError && err.dependency === "redis") || isRedisOutage(err) || isBudgetRefusal(err)) return "redis down";
   throw err;
 }
 

@@ -3,7 +3,7 @@ import { queryRows } from "../lib/db";
 import { DependencyUnavailableError } from "../lib/errors";
 import { errorText, log } from "../lib/log";
 import { readOnlyScriptOf } from "../lib/read-only-scripts";
-import { commandFailure, isRedisCommandError, isRedisOutage } from "../lib/redis-failures";
+import { commandFailure, isBudgetRefusal, isRedisCommandError, isRedisOutage } from "../lib/redis-failures";
 import type { ScriptRunner } from "../lib/script-batch";
 import { afterResponse, type Services } from "../lib/services";
 import {
@@ -50,8 +50,8 @@ export type ProfileRead = { posts: ProfilePost[]; renew?: { epoch: string } } | 
 
 /**
  * Up to `want` posts of the author below `before`, newest first, from the cache: one read-only call
- * on the author's database. `own`: the author reads (held posts included). A Redis outage throws
- * (the caller answers from Postgres).
+ * on the author's database. `own`: the author reads (held posts included). A Redis outage or a
+ * budget refusal throws as it came (the caller answers from Postgres); a script error is a 500.
  */
 export async function readProfile(services: Pick<Services, "redisFor">, authorId: string, before: bigint | undefined, want: number, own: boolean): Promise<ProfileRead> {
   let raw: unknown;
@@ -63,7 +63,8 @@ export async function readProfile(services: Pick<Services, "redisFor">, authorId
       String(PROFILE_TTL_SECONDS - PROFILE_RENEW_AFTER_SECONDS),
     ]);
   } catch (err) {
-    if (isRedisCommandError(err)) throw commandFailure("Profile script", err);
+    // A database over its command budget answers as an outage does: Postgres answers the page.
+    if (isRedisCommandError(err) && !isBudgetRefusal(err)) throw commandFailure("Profile script", err);
     throw err;
   }
   const got = (typeof raw === "string" ? JSON.parse(raw) : raw) as { miss?: boolean; epoch?: unknown; past?: boolean; rebuild?: boolean; entries?: unknown; renew?: boolean };
