@@ -21,7 +21,7 @@ import { feedKeys } from "../../src/feed/keys";
 import { opsKeys } from "../../src/lib/ops/keys";
 import { notifyKeys } from "../../src/notify/keys";
 import { moderationKeys, safetyKeys } from "../../src/safety/keys";
-import { followListKeys } from "../../src/social/keys";
+import { followListKeys, profileKeys } from "../../src/social/keys";
 import { type DatabaseCredentials, databaseOfSlot, installRouting, parseReshardState, RESHARD_STATE_KEY, slotOf, TOPOLOGY_MARKER_KEY, topologyMarker } from "../../src/lib/redis-topology";
 import { reshard, ReshardInterrupted, type ReshardDeps } from "../../scripts/reshard/core";
 import { api, newId, show } from "../support/api";
@@ -121,6 +121,7 @@ describe("every key shape of every capability has a reshard rule", () => {
       ...Object.values(moderationKeys).map((build) => [build(), undefined] as [string, string | undefined]),
       ...Object.entries(badgeKeys).map(([name, build]) => [(build as (...a: string[]) => string)(u, "k-1"), /^(broadcastIds|broadcastItems|inboxMessage|reddotChannels|authorPublished|streamItems|streamLastItem|activeUsers|reddotRefreshIds|replayed|owed)$/.test(name) ? undefined : u] as [string, string | undefined]),
       ...Object.values(followListKeys).flatMap((build) => (["followers", "following"] as const).map((d) => [build(d, u), u] as [string, string | undefined])),
+      ...Object.values(profileKeys).map((build) => [build(u), u] as [string, string | undefined]),
       ...Object.entries(feedKeys)
         .filter(([name]) => !name.endsWith("Prefix"))
         .map(([name, build]) => [(build as (...a: string[]) => string)(u, "42"), /^(bigStates|activity|outbox)$/.test(name) ? undefined : u] as [string, string | undefined]),
@@ -164,6 +165,12 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     // A big account's outbox is on every database of the setting: the joining one gets it too.
     for (const client of clients.slice(0, 2)) await client.zadd(feedKeys.outbox(mover), { score: 10, member: `10:${mover}` }, { score: 11, member: `11:${mover}` });
     await clients[1]!.set(feedKeys.timeline(mover), "a cache"); // a cache: dropped, not copied
+    // The mover's profile cache (src/social), built by a read: dropped; its epoch: copied.
+    const profilePost = (await api("POST", "/v1/posts", { as: { userId: mover }, body: { text: "before the reshard" }, env })).body;
+    expect((await api("GET", `/v1/users/${mover}/posts`, { env })).body.items).toEqual([profilePost]);
+    expect(await clients[1]!.exists(profileKeys.posts(mover)), "built on its database").toBe(1);
+    const profileEpoch = await clients[1]!.get(profileKeys.epoch(mover));
+    expect(profileEpoch).not.toBeNull();
     await clients[0]!.hset(badgeKeys.reddotChannels(), { [`reshard-${mover}`]: "100" }); // a global key every database holds
     // A sorted set every database holds, with a member at +inf (as the broadcast window's sentinel is).
     await clients[0]!.zadd(badgeKeys.broadcastIds(), { score: "+inf" as unknown as number, member: `reshard-${mover}` });
@@ -245,6 +252,11 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     expect(await clients[2]!.get(feedKeys.seen(mover))).toBe("12345");
     expect(await clients[2]!.zrange(feedKeys.outbox(mover), 0, -1, { withScores: true })).toEqual([`10:${mover}`, "10", `11:${mover}`, "11"]);
     for (const client of clients) expect(await client.exists(feedKeys.timeline(mover))).toBe(0);
+    for (const client of clients) expect(await client.exists(profileKeys.posts(mover))).toBe(0);
+    expect(await clients[2]!.get(profileKeys.epoch(mover))).toEqual(profileEpoch);
+    expect((await api("GET", `/v1/users/${mover}/posts`, { env: three })).body.items, "the next read: Postgres, then built on the new database").toEqual([profilePost]);
+    expect(await clients[2]!.exists(profileKeys.posts(mover))).toBe(1);
+    expect((await api("GET", `/v1/users/${mover}/posts`, { env: three })).body.items).toEqual([profilePost]);
     expect(await clients[1]!.exists(badgeKeys.notifications(mover), feedKeys.seen(mover))).toBe(0);
     for (const client of clients) expect(await client.zcard(feedKeys.outbox(mover))).toBe(2);
     for (const client of clients) await client.del(feedKeys.outbox(mover));
