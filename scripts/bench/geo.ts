@@ -17,13 +17,15 @@
  *      global layouts after the per-minute cron stored its lists and their 5 s fresh copies expired):
  *      p50/p99 and requests that reached a primary per call (counted at the primaries' bridges);
  *      `far_rounds_read_calls` is how many of the global layout's calls (N = 1 and N = 3) sent any;
- *   2. every write call (like, follow, post, increment, mark read): primary rounds on its request
- *      path (the requests its read regions forwarded to a primary before its answer, in runs of
- *      overlapping ones, each spanning its round trip there), worst of them as
- *      `far_rounds_write_calls`;
+ *   2. every write call (like, follow, post, increment, mark read, device registration): far rounds
+ *      on its request path — the requests its read regions forwarded to a primary before its
+ *      answer (`far_rounds_write_calls`, Redis alone), and with them the requests it sent over the
+ *      Postgres link (Neon's HTTP endpoint, R away; each spans R from the Worker), in runs of
+ *      overlapping ones: the worst as `max_write_rounds_far`. Then a like, a post, a follow and a
+ *      device registration timed in both layouts at N = 1 (p50/p99; `*_p50_global` in RESULT);
  *   3. write-then-read pairs of each client (like then its feed page shows `liked`, follow then its
- *      following list, post then its own feed, mark read then its badges, increment then the counter
- *      read), PAIRS of them with the client's token carried as `community-edge/client` carries it
+ *      following list, post then its own feed and its own profile, mark read then its badges,
+ *      increment then the counter read, a device registration then the device list), PAIRS of them with the client's token carried as `community-edge/client` carries it
  *      (`consistentFetch`), then as many without: a pair whose first read misses the write is a
  *      violation. Without the token the client polls until the write shows: from its answer to the
  *      first read that showed it is what a second device of the user waits
@@ -89,7 +91,8 @@ interface Layout {
 async function main() {
   const started = performance.now();
   console.log(`bench:geo — a user ${FAR_MS} ms (round trip) from the primary region; replicas ${LAG_MS} ms behind the answers, each way; ${PAIRS} pairs with and without the token`);
-  const { bench, db, close } = await startBenchWithClients({ redisDatabases: 3, farRegionMs: FAR_MS, farReplicationLagMs: LAG_MS, vars: { REDIS_READ_REGIONS: "on" } });
+  // `push`: the local push services, so device registrations are taken (FCM tokens, sent to the stand-in).
+  const { bench, db, close } = await startBenchWithClients({ redisDatabases: 3, farRegionMs: FAR_MS, farReplicationLagMs: LAG_MS, push: true, vars: { REDIS_READ_REGIONS: "on" } });
   const stack = bench.stack;
   const primaries = stack.databases.map((d) => new IORedis(d.redisUrl));
   try {
@@ -97,8 +100,8 @@ async function main() {
     const link = await startDelayingProxy({ targetHost: "127.0.0.1", targetPort: stack.databases[0]!.bridge.port, delayMs: FAR_MS / 2 });
     const n1 = { UPSTASH_REDIS_DATABASES: "", UPSTASH_REDIS_REST_TOKEN: stack.restToken };
     const [single1, global1] = await Promise.all([
-      startBenchWorkerOn(stack, { log: benchLog, vars: { ...n1, UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${link.port}`, REDIS_READ_REGIONS: "off" } }),
-      startBenchWorkerOn(stack, { log: benchLog, vars: { ...n1, UPSTASH_REDIS_REST_URL: stack.restUrl, REDIS_READ_REGIONS: "on" } }),
+      startBenchWorkerOn(stack, { log: benchLog, push: true, vars: { ...n1, UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${link.port}`, REDIS_READ_REGIONS: "off" } }),
+      startBenchWorkerOn(stack, { log: benchLog, push: true, vars: { ...n1, UPSTASH_REDIS_REST_URL: stack.restUrl, REDIS_READ_REGIONS: "on" } }),
     ]);
     try {
       const layouts: Layout[] = [];
@@ -137,7 +140,7 @@ async function main() {
       // Every script on every database, as after a while in production (a first use anywhere is a
       // refused EVALSHA and an EVAL: a round of that database's first call, not of every call).
       await loadEveryScript(stack);
-      const writes: { layout: string; call: string; rounds: number; ms: number; sent: string }[] = [];
+      const writes: { layout: string; call: string; rounds: number; farRounds: number; ms: number; sent: string }[] = [];
       for (const layout of layouts.filter((l) => l.global)) {
         for (const call of writeCalls(layout)) {
           // A first call unmeasured: caches of the writer built, as in a warm isolate.
@@ -148,30 +151,34 @@ async function main() {
             // The last call's queued work (a follow's sync, a post's fan-out: a batch waits up to
             // 1 s, then reads Postgres R away) and its `waitUntil` writes done: not this call's rounds.
             await quiet(stack, { stillMs: WRITE_QUIET_MS });
-            const { rounds, ms, sent } = await roundsOf(stack, () => call.send(i));
-            writes.push({ layout: layout.name, call: call.name, rounds, ms, sent });
+            const { rounds, farRounds, ms, sent } = await roundsOf(stack, () => call.send(i));
+            writes.push({ layout: layout.name, call: call.name, rounds, farRounds, ms, sent });
           }
         }
       }
-      // A like's latency alone (the pairs' writes wait behind each other's Postgres connections).
-      const likeToken = await global1.token(layouts[1]!.writer);
-      await quiet(stack);
-      const likes = await runLoad({
-        baseUrl: global1.url,
-        concurrency: SAMPLE_CONCURRENCY,
-        total: SAMPLES,
-        request: (i) => ({ method: "PUT", path: `/v1/posts/${layouts[1]!.posts[60 + i]}/likes/me`, headers: { Authorization: `Bearer ${likeToken}` } }),
-      });
-      if (likes.errors > 0) throw new Error(`likes: ${likes.errors} failed (${JSON.stringify(likes.errorStatuses)})`);
-      benchLog(`writes measured at ${((performance.now() - started) / 1000).toFixed(0)} s`);
-      console.log("\nWrites, global layout (primary rounds on the request path; worst of 2, after one unmeasured):");
+      benchLog(`write rounds measured at ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log("\nWrites, global layout (far rounds on the request path: Redis primaries and Postgres; worst of 2, after one unmeasured):");
       const worstWrite = new Map<string, (typeof writes)[number]>();
       for (const w of writes) {
         const key = `${w.layout}|${w.call}`;
-        if (!worstWrite.has(key) || worstWrite.get(key)!.rounds < w.rounds) worstWrite.set(key, w);
+        if (!worstWrite.has(key) || worstWrite.get(key)!.farRounds < w.farRounds) worstWrite.set(key, w);
       }
-      printTable([...worstWrite.values()].map((w) => ({ layout: w.layout, call: w.call, "primary rounds": w.rounds, ms: w.ms, "sent to the primaries": w.sent })));
-      console.log(`like, global, N = 1, ${SAMPLES} calls ${SAMPLE_CONCURRENCY} at a time: p50 ${formatNumber(likes.p50Ms)} ms, p99 ${formatNumber(likes.p99Ms)} ms`);
+      printTable([...worstWrite.values()].map((w) => ({ layout: w.layout, call: w.call, "far rounds": w.farRounds, "Redis primary rounds": w.rounds, ms: w.ms, "sent (pg: Postgres), | between rounds": w.sent })));
+
+      // Each write's latency alone, in both layouts at N = 1 (the pairs' writes wait behind each other).
+      const writeTimes: { layout: string; call: string; p50: number; p99: number }[] = [];
+      for (const layout of layouts.filter((l) => l.n === 1)) {
+        for (const write of await timedWrites(layout)) {
+          await quiet(stack);
+          const load = await runLoad({ baseUrl: layout.worker.url, concurrency: SAMPLE_CONCURRENCY, total: SAMPLES, request: write.request });
+          if (load.errors > 0) throw new Error(`${layout.name} ${write.name}: ${load.errors} failed (${JSON.stringify(load.errorStatuses)})`);
+          writeTimes.push({ layout: layout.name, call: write.name, p50: load.p50Ms, p99: load.p99Ms });
+        }
+      }
+      benchLog(`writes timed at ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      console.log(`\nWrites, ${SAMPLES} calls ${SAMPLE_CONCURRENCY} at a time, N = 1 (target: each ≤ 2 R + 30 = ${2 * FAR_MS + 30} ms p50 in the global layout):`);
+      printTable(writeTimes.map((w) => ({ layout: w.layout, call: w.call, "p50 ms": w.p50, "p99 ms": w.p99 })));
+      const writeP50 = (call: string) => writeTimes.find((w) => w.layout === "global, N = 1" && w.call === call)!.p50;
 
       // ── 3. Read your writes ──
       const globals = layouts.filter((l) => l.global);
@@ -195,6 +202,7 @@ async function main() {
       const globalReads = reads.filter((r) => r.layout.startsWith("global"));
       const farReads = globalReads.filter((r) => r.primaryPerCall > 0);
       const farWriteRounds = Math.max(...writes.map((w) => w.rounds));
+      const maxWriteRoundsFar = Math.max(...writes.map((w) => w.farRounds));
       console.log(`\nGlobal layout's read calls that reached a primary: ${farReads.length ? farReads.map((r) => `${r.call} (${r.layout}: ${formatNumber(r.primaryPerCall)}/call)`).join("; ") : "none"}`);
       const staleness = sorted(withoutToken.stalenessMs);
       console.log(`Second device (no token): ${staleness.filter((ms) => ms > 0).length} of ${staleness.length} writes not shown by the read right after; p50 ${formatNumber(percentile(staleness, 0.5))} ms, p99 ${formatNumber(percentile(staleness, 0.99))} ms, max ${formatNumber(staleness.at(-1) ?? 0)} ms until a read showed the write`);
@@ -203,7 +211,7 @@ async function main() {
       const fmt = (v: number) => formatNumber(v);
       const screens = SCREENS.map(([key, call]) => `${key}_p50_single=${fmt(p50("single, N = 1", call))} ${key}_p50_global=${fmt(p50("global, N = 1", call))}`).join(" ");
       console.log(
-        `RESULT geo_far_rtt_ms=${FAR_MS} ${screens} feed_page_p50_single=${fmt(p50("single, N = 1", FEED_FIRST))} feed_page_p50_global=${fmt(p50("global, N = 1", FEED_FIRST))} badges_p50_single=${fmt(p50("single, N = 1", "badges"))} badges_p50_global=${fmt(p50("global, N = 1", "badges"))} counter_read_p50_single=${fmt(p50("single, N = 1", COUNTER_READ))} counter_read_p50_global=${fmt(p50("global, N = 1", COUNTER_READ))} like_p50_global=${fmt(likes.p50Ms)} far_rounds_read_calls=${farReads.length} far_rounds_write_calls=${farWriteRounds} ryw_violations_with_token=${withToken.violations} ryw_violations_without_token=${withoutToken.violations} second_device_staleness_ms_p99=${fmt(percentile(sorted(withoutToken.stalenessMs), 0.99))} write_billed_multiplier=${1 + READ_REGIONS}`,
+        `RESULT geo_far_rtt_ms=${FAR_MS} ${screens} feed_page_p50_single=${fmt(p50("single, N = 1", FEED_FIRST))} feed_page_p50_global=${fmt(p50("global, N = 1", FEED_FIRST))} badges_p50_single=${fmt(p50("single, N = 1", "badges"))} badges_p50_global=${fmt(p50("global, N = 1", "badges"))} counter_read_p50_single=${fmt(p50("single, N = 1", COUNTER_READ))} counter_read_p50_global=${fmt(p50("global, N = 1", COUNTER_READ))} like_p50_global=${fmt(writeP50("like"))} post_write_p50_global=${fmt(writeP50("post"))} follow_p50_global=${fmt(writeP50("follow"))} device_register_p50_global=${fmt(writeP50("device registration"))} max_write_rounds_far=${maxWriteRoundsFar} far_rounds_read_calls=${farReads.length} far_rounds_write_calls=${farWriteRounds} ryw_violations_with_token=${withToken.violations} ryw_violations_without_token=${withoutToken.violations} second_device_staleness_ms_p99=${fmt(percentile(sorted(withoutToken.stalenessMs), 0.99))} write_billed_multiplier=${1 + READ_REGIONS}`,
       );
       await link.close();
     } finally {
@@ -334,7 +342,12 @@ async function readCalls(layout: Layout) {
     // The screens issue-41 work moves near the user; measured as they are now.
     { name: POST_DETAIL, request: (i: number) => ({ path: `/v1/posts/${layout.posts[i % 20]}`, headers: readers(i) }) },
     { name: PROFILE, request: (i: number) => ({ path: `/v1/users/${layout.authors[i % layout.authors.length]}/posts?limit=20`, headers: readers(i) }) },
-    { name: FOLLOWERS, request: (i: number) => ({ path: `/v1/users/${layout.authors[i % layout.authors.length]}/followers?limit=20`, headers: readers(i) }) },
+    {
+      name: FOLLOWERS,
+      // Each author's list read once, so the measured calls find it built (a miss builds after its answer).
+      prepare: async () => void (await Promise.all(layout.authors.map(async (a) => (await fetch(`${worker.url}/v1/users/${a}/followers?limit=20`)).arrayBuffer()))),
+      request: (i: number) => ({ path: `/v1/users/${layout.authors[i % layout.authors.length]}/followers?limit=20`, headers: readers(i) }),
+    },
     { name: INBOX, prepare: () => everyReader("/v1/me/messages?limit=20"), request: (i: number) => ({ path: "/v1/me/messages?limit=20", headers: readers(i) }) },
     // Each reader's list cache filled by a first read, as an app's open does (here, not in `warm`,
     // so that the calls before it are measured as long after the warm-up as before).
@@ -363,6 +376,7 @@ function writeCalls(layout: Layout) {
     { name: "follow", send: async (i: number) => send("PUT", `/v1/me/following/${Number(writer) + 100 + i}`, await as(writer)) },
     { name: "post", send: async () => send("POST", "/v1/posts", await as(writer), { text: "geo" }) },
     { name: "increment", send: async (i: number) => send("POST", `/v1/counters/post/${layout.posts[i]}`, await as(layout.service, "service"), { deltas: { views: 1 } }) },
+    { name: "device registration", send: async () => send("PUT", `/v1/me/devices/${crypto.randomUUID()}`, await as(writer), { kind: "fcm", token: fcmToken() }) },
     {
       name: "mark read",
       // The notification it clears comes first, from the service, outside the measured call.
@@ -373,15 +387,37 @@ function writeCalls(layout: Layout) {
 }
 
 /**
- * Primary rounds of one call: the requests its read regions forwarded to a primary that arrived
- * before its answer, in runs of overlapping ones (`rounds.ts`). Counted where the Worker sends them
- * (each spans its round trip R there), not at the primaries' bridges: requests sent at once to
- * several databases reach their primaries a few ms apart on a loaded machine, and one answered in
- * 1 ms would count as a round of its own there. `sent`: what each request held, `|` between rounds.
+ * The writes timed in both layouts, the i-th sample of each: the writer's like of its own post,
+ * post, follow of its own followee; a device registration by the i-th reader (one user's
+ * registrations wait for each other on the user's lock, as they should: not what is timed).
  */
-async function roundsOf(stack: Stack, send: () => Promise<void>): Promise<{ rounds: number; ms: number; sent: string }> {
+async function timedWrites(layout: Layout): Promise<{ name: string; request: (i: number) => { method: string; path: string; headers: Record<string, string>; body?: unknown } }[]> {
+  const writer = { Authorization: `Bearer ${await layout.worker.token(layout.writer)}` };
+  const readers = await Promise.all(layout.readers.map(async (r) => ({ Authorization: `Bearer ${await layout.worker.token(r)}` })));
+  return [
+    { name: "like", request: (i) => ({ method: "PUT", path: `/v1/posts/${layout.posts[60 + i]}/likes/me`, headers: writer }) },
+    { name: "post", request: () => ({ method: "POST", path: "/v1/posts", headers: writer, body: { text: "timed" } }) },
+    { name: "follow", request: (i) => ({ method: "PUT", path: `/v1/me/following/${Number(layout.writer) + 200 + i}`, headers: writer }) },
+    { name: "device registration", request: (i) => ({ method: "PUT", path: `/v1/me/devices/${crypto.randomUUID()}`, headers: readers[i % readers.length]!, body: { kind: "fcm", token: fcmToken() } }) },
+  ];
+}
+
+/**
+ * Far rounds of one call. Redis: the requests its read regions forwarded to a primary that arrived
+ * before its answer, counted where the Worker sends them (each spans its round trip R there), not
+ * at the primaries' bridges: requests sent at once to several databases reach their primaries a
+ * few ms apart on a loaded machine, and one answered in 1 ms would count as a round of its own
+ * there. Postgres: the requests that crossed the link to Neon's HTTP endpoint, each seen from the
+ * Worker (R/2 before it reached the endpoint to R/2 after its answer left). `rounds`: Redis alone;
+ * `farRounds`: both, in runs of overlapping requests (`rounds.ts`). `sent`: what each request
+ * held, `|` between rounds.
+ */
+async function roundsOf(stack: Stack, send: () => Promise<void>): Promise<{ rounds: number; farRounds: number; ms: number; sent: string }> {
   const stops = stack.databases.map((d) => d.readRegion!.near.trace());
+  const stopSql = stack.httpSql.trace();
+  const webSockets = stack.proxy.stats.connections;
   let spans: RequestSpan[];
+  let sqlSpans: RequestSpan[];
   const sentAt = performance.now();
   let answeredAt: number;
   try {
@@ -389,9 +425,13 @@ async function roundsOf(stack: Stack, send: () => Promise<void>): Promise<{ roun
     answeredAt = performance.now();
   } finally {
     spans = stops.flatMap((stop) => stop());
+    sqlSpans = stopSql().map((s) => ({ start: s.start - FAR_MS / 2, end: s.end + FAR_MS / 2, commands: s.commands.map((c) => `pg:${c}`) }));
   }
+  // An interactive transaction (the WebSocket Pool) pays a connection and a round per statement: said, not hidden.
+  if (stack.proxy.stats.connections !== webSockets) console.log("WARNING a write opened a Postgres WebSocket: its statements' rounds are not counted here");
   const before = spans.filter((s) => s.start <= answeredAt!);
-  return { rounds: countRounds(before), ms: answeredAt! - sentAt, sent: roundsText(before, (s) => s.commands?.join(",") ?? "") };
+  const all = [...before, ...sqlSpans.filter((s) => s.start <= answeredAt!)];
+  return { rounds: countRounds(before), farRounds: countRounds(all), ms: answeredAt! - sentAt, sent: roundsText(all, (s) => s.commands?.join(",") ?? "") };
 }
 
 /** `evalsha×3 get` for ["evalsha", "evalsha", "get", "evalsha"]: each distinct request's commands and how often. */
@@ -403,7 +443,7 @@ function tally(requests: string[]): string {
 
 // ── Read your writes ──
 
-const PAIR_KINDS = ["like → feed page", "follow → following list", "post → own feed", "mark read → badges", "increment → counter read"] as const;
+const PAIR_KINDS = ["like → feed page", "follow → following list", "post → own feed", "post → own profile", "mark read → badges", "increment → counter read", "register → device list"] as const;
 type PairKind = (typeof PAIR_KINDS)[number];
 
 interface PairStats {
@@ -495,6 +535,7 @@ async function pairClient(layout: Layout, reader: string, index: number, withTok
   const target = String(Number(reader) + 500_000);
   let following = false;
   const counted = layout.posts[40 + layout.readers.indexOf(reader)]!;
+  const deviceId = `geo-${reader}`;
   let views = -1;
 
   /** Sends `read` until `shows` holds for its answer: [first read showed it, ms until a read that did started]. */
@@ -547,6 +588,20 @@ async function pairClient(layout: Layout, reader: string, index: number, withTok
           const shows = (page: { items: { post: { id: string } }[] }) => page.items.some((it) => it.post.id === answer.id);
           return { writeMs, ...(await readUntil(read, shows, wroteAt)) };
         }
+        case "post → own profile": {
+          const { answer, writeMs, wroteAt } = await timed(() => call(appFetch, userAuth, "POST", "/v1/posts", { text: "on my profile" }));
+          const read = () => call(appFetch, userAuth, "GET", `/v1/users/${reader}/posts?limit=5`);
+          const shows = (page: { items: { id: string }[] }) => page.items.some((p) => p.id === answer.id);
+          return { writeMs, ...(await readUntil(read, shows, wroteAt)) };
+        }
+        case "register → device list": {
+          // The reader's one device, registered again with a new token each time (as an app does when FCM rotates it).
+          const token = fcmToken();
+          const { writeMs, wroteAt } = await timed(() => call(appFetch, userAuth, "PUT", `/v1/me/devices/${deviceId}`, { kind: "fcm", token }));
+          const read = () => call(appFetch, userAuth, "GET", "/v1/me/devices");
+          const shows = (list: { items: { deviceId: string; token?: string }[] }) => list.items.some((d) => d.deviceId === deviceId && d.token === token);
+          return { writeMs, ...(await readUntil(read, shows, wroteAt)) };
+        }
         case "mark read → badges": {
           // The notification comes from the service (another client); the pair is the user's.
           await call(serviceFetch, serviceAuth, "POST", `/v1/users/${reader}/notifications`, { type: "reply", count: 1 });
@@ -581,6 +636,12 @@ const WRITE_QUIET_MS = 1_000 + 5 * FAR_MS;
 const settle = () => new Promise((resolve) => setTimeout(resolve, FAR_MS / 2 + 50));
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+
+/** A token of FCM's shape (the local FCM stand-in takes it): 152 characters, `<id>:APA91b…`. */
+function fcmToken(): string {
+  const head = `${crypto.randomUUID().replace(/-/g, "_")}:APA91b`;
+  return head + "Qx7_kZ2-wN9v".repeat(13).slice(0, 152 - head.length);
+}
 
 /** Calls of the pair clients sent again after a 503 or a dropped connection (printed with the pairs). */
 let retried = 0;

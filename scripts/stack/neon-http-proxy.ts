@@ -17,6 +17,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { performance } from "node:perf_hooks";
 import pg from "pg";
 
 export interface NeonHttpProxy {
@@ -31,6 +32,11 @@ export interface NeonHttpProxy {
    * test can count what one call sent.
    */
   readonly stats: { requests: number; statements: number; recent: RecentRequest[] };
+  /**
+   * Records every request from now on as a span (arrival to answer, `performance.now()` of this
+   * process) with its statements' first words; the returned function stops and hands them over.
+   */
+  trace(): () => SqlSpan[];
   close(): Promise<void>;
 }
 
@@ -43,6 +49,8 @@ export interface NeonHttpProxyOptions {
 
 /** One request the stand-in took: when it arrived (ms since the epoch), its statements and the start of each one's text. */
 export type RecentRequest = { at: number; statements: number; sql: string[] };
+/** A request as `trace` records it (the bench's round counting reads these beside the Redis bridges' spans). */
+export type SqlSpan = { start: number; end: number; commands: string[] };
 
 const RECENT = 256;
 /** Connections per distinct (user, database): the embedded Postgres allows 300 in all. */
@@ -61,6 +69,7 @@ export async function startNeonHttpProxy({ databaseUrl, host = "127.0.0.1", port
   const sockets = new Set<Socket>();
   const stats = { requests: 0, statements: 0, recent: [] as RecentRequest[] };
   let down = false;
+  let spans: SqlSpan[] | undefined;
 
   function poolFor(connectionString: string | undefined): pg.Pool {
     const url = new URL(databaseUrl);
@@ -93,6 +102,11 @@ export async function startNeonHttpProxy({ databaseUrl, host = "127.0.0.1", port
     const statements = batch ?? [body as Statement];
     if (statements.some((s) => typeof s?.query !== "string" || (s.params !== undefined && !Array.isArray(s.params)))) {
       return send(res, 400, { message: "each statement needs a query string and a params array" });
+    }
+    if (spans) {
+      const span: SqlSpan = { start: performance.now(), end: Number.NaN, commands: statements.map((st) => st.query.trim().split(/\s+/, 1)[0]!.toLowerCase()) };
+      spans.push(span);
+      res.once("finish", () => (span.end = performance.now()));
     }
     stats.requests++;
     stats.statements += statements.length;
@@ -169,6 +183,14 @@ export async function startNeonHttpProxy({ databaseUrl, host = "127.0.0.1", port
     url: `http://${host}:${actualPort}/sql`,
     port: actualPort,
     stats,
+    trace() {
+      const mine: SqlSpan[] = [];
+      spans = mine;
+      return () => {
+        if (spans === mine) spans = undefined;
+        return mine;
+      };
+    },
     setDown(value: boolean) {
       down = value;
       if (down) for (const socket of sockets) socket.destroy();

@@ -19,7 +19,7 @@ export type PooledDatabase = NeonDatabase<typeof schema>;
 /** What `queryRows` takes: either handle, or an interactive transaction's `tx`. */
 export type AnyDatabase = Database | PooledDatabase | Parameters<Parameters<PooledDatabase["transaction"]>[0]>[0];
 
-type DatabaseEnv = Pick<Env, "DATABASE_URL" | "NEON_WS_PROXY" | "NEON_HTTP_PROXY">;
+type DatabaseEnv = Pick<Env, "DATABASE_URL" | "NEON_HTTP_PROXY">;
 
 /** Per-request pool size: Workers allow 6 simultaneous outbound connections per invocation. */
 const MAX_CONNECTIONS = 4;
