@@ -6,7 +6,6 @@ import { errorText, log } from "../lib/log";
 import { decodeCursor, encodeCursor, toPage } from "../lib/pagination";
 import { isRedisOutage } from "../lib/redis-failures";
 import { afterResponse, type Services } from "../lib/services";
-import type { InboxMessage } from "./inbox";
 import { INBOX_LIST_BUILD, INBOX_LIST_ERASE, INBOX_LIST_PAGE } from "./inbox-list.lua";
 import {
   badgeKeys,
@@ -20,6 +19,9 @@ import {
 } from "./keys";
 import { inboxMessages, inboxRecipients } from "./schema";
 import { runReadScript, runScript, type ScriptRedis } from "./shared";
+
+/** One message of a user's inbox as the list answers it. */
+export type InboxMessage = { id: string; type: string; title: string; content: string; createdAt: string; read: boolean };
 
 /**
  * The inbox list near the user (docs/badges-lists.md): the newest messages of each user, with

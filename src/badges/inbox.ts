@@ -19,7 +19,7 @@ export const MessageTypeSchema = z
   .regex(new RegExp(`^[a-z][a-z0-9_-]{0,${MAX_MESSAGE_TYPE - 1}}$`), `must be 1-${MAX_MESSAGE_TYPE} of a-z 0-9 _ - starting with a letter`)
   .openapi({ example: "system" });
 
-export type InboxMessage = { id: string; type: string; title: string; content: string; createdAt: string; read: boolean };
+export type { InboxMessage } from "./inbox-list";
 
 /** Stores one message and one unread row per recipient, then bumps the built unread caches. */
 export async function sendMessage(services: Services, input: { to: string[]; type: string; title: string; content: string }) {
