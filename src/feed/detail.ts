@@ -2,7 +2,7 @@ import { readCounters } from "../counters/counters";
 import { isoTimestamp } from "../db/columns";
 import { ApiError, DependencyUnavailableError } from "../lib/errors";
 import { rawCommand } from "../lib/redis";
-import { isRedisOutage } from "../lib/redis-failures";
+import { isBudgetRefusal, isRedisOutage } from "../lib/redis-failures";
 import type { Services } from "../lib/services";
 import { blockedAmong } from "../safety/cache";
 import { isSuspended, moderationCopy } from "../safety/copy";
@@ -30,7 +30,7 @@ const NO_FLAGS: Flags = { liked: false, favorited: false };
  * `blocked` either way of a block. A miss reads Postgres (one statement, the block check in it)
  * and caches the entry or tombstone after the answer; flags the hash cannot answer are read from
  * Postgres and extend the hash (the page's rule, `readFlags`). Redis down: Postgres answers
- * (the counters' own fallback for the counts).
+ * (the counters' own fallback for the counts); so does a database over its command budget.
  */
 export async function readPostDetail(services: Services, postId: string, readerId?: string): Promise<PostDetail> {
   const copy = postCopies.get(postId);
@@ -47,7 +47,7 @@ export async function readPostDetail(services: Services, postId: string, readerI
   let post: Post;
   let blocked: boolean | undefined;
   const cached = entry.status === "fulfilled" ? entry.value : undefined;
-  if (entry.status === "rejected" && !isRedisOutage(entry.reason)) throw entry.reason;
+  if (entry.status === "rejected" && !redisCannotAnswer(entry.reason)) throw entry.reason;
   if (cached === TOMBSTONE) throw notFound(postId);
   if (typeof cached === "string") {
     const [authorId, text, createdAt] = JSON.parse(cached) as [string, string, string];
@@ -73,6 +73,9 @@ export async function readPostDetail(services: Services, postId: string, readerI
   return { ...post, counts: postCounts(counts.value.values.get(postId)), ...flags };
 }
 
+/** Redis down, or the database over its command budget: Postgres answers what Redis would have. */
+const redisCannotAnswer = (err: unknown) => isRedisOutage(err) || isBudgetRefusal(err);
+
 const notFound = (postId: string) => new ApiError("not_found", `Post ${postId} not found`);
 
 /** Whether a block stands between the reader and the post's author: the early answer, else safety's sets now; Postgres when Redis is down. */
@@ -81,7 +84,7 @@ async function blockStands(services: Services, readerId: string, post: Post, ear
     const among = early.status === "fulfilled" && early.value !== null ? early.value : await blockedAmong(services, readerId, [post.authorId]);
     return among.has(post.authorId);
   } catch (err) {
-    if (!(err instanceof DependencyUnavailableError) && !isRedisOutage(err)) throw err;
+    if (!(err instanceof DependencyUnavailableError) && !redisCannotAnswer(err)) throw err;
     const row = await readPostDetailRow(services.db, post.id, readerId);
     return row?.blocked === true;
   }
@@ -94,7 +97,7 @@ async function blockStands(services: Services, readerId: string, post: Post, ear
  */
 async function readerFlags(services: Services, readerId: string, postId: string, read: PromiseSettledResult<unknown>): Promise<Flags> {
   const fields = read.status === "fulfilled" && Array.isArray(read.value) ? (read.value as (string | null)[]) : undefined;
-  if (read.status === "rejected" && !isRedisOutage(read.reason)) throw read.reason;
+  if (read.status === "rejected" && !redisCannotAnswer(read.reason)) throw read.reason;
   const [floor, overflowed, liked, favorited] = fields ?? [];
   const hashFloor = typeof floor === "string" && !overflowed ? floor : null;
   if (hashFloor !== null && BigInt(postId) >= BigInt(hashFloor)) return { liked: liked === "1", favorited: favorited === "1" };
