@@ -24,7 +24,7 @@ export interface NeonHttpProxy {
   /** `http://127.0.0.1:PORT/sql` (`NEON_HTTP_PROXY`). */
   url: string;
   port: number;
-  /** Simulates Postgres being unreachable: connections refused (dropped as they come), live ones dropped. */
+  /** Simulates Postgres being unreachable behind the endpoint: every request answered 503 until `setDown(false)`. */
   setDown(down: boolean): void;
   /**
    * What drivers sent since it started: requests (one round each) and statements in them; `recent`
@@ -157,18 +157,16 @@ export async function startNeonHttpProxy({ databaseUrl, host = "127.0.0.1", port
   }
 
   const server = createServer((req, res) => {
-    if (down) {
-      req.socket.destroy();
-      return;
-    }
+    // Down: Postgres behind the endpoint is unreachable, and the endpoint says so (5xx, which the
+    // driver rejects as "Server error"). Answering keeps the Worker's kept-alive connection whole:
+    // a reset one fails inside the runtime's fetch as well as in the call (logged as uncaught).
+    if (down) return send(res, 503, { message: "Postgres is unreachable (the stack's simulated outage)" });
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, { message: String(error) });
     });
   });
   server.keepAliveTimeout = 30_000;
   server.on("connection", (socket) => {
-    // Down: as an unreachable host, nothing answers; the connection goes at once.
-    if (down) return void socket.destroy();
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -193,7 +191,6 @@ export async function startNeonHttpProxy({ databaseUrl, host = "127.0.0.1", port
     },
     setDown(value: boolean) {
       down = value;
-      if (down) for (const socket of sockets) socket.destroy();
     },
     async close() {
       for (const socket of sockets) socket.destroy();
