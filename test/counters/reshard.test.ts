@@ -171,6 +171,18 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     expect(await clients[1]!.exists(profileKeys.posts(mover)), "built on its database").toBe(1);
     const profileEpoch = await clients[1]!.get(profileKeys.epoch(mover));
     expect(profileEpoch).not.toBeNull();
+    // A moving user's followers list (src/social), built by a read: dropped; its epoch and unfollow records: copied.
+    const followed = idMoving(1, 2); // not the mover: follows notify, and the mover's notifications are checked below
+    const [fan, gone] = [newId(), newId()];
+    for (const f of [gone, fan]) expect((await api("PUT", `/v1/me/following/${followed}`, { as: { userId: f }, env })).status).toBe(200);
+    expect((await api("DELETE", `/v1/me/following/${followed}`, { as: { userId: gone }, env })).status).toBe(200);
+    const followersBefore = (await api("GET", `/v1/users/${followed}/followers`, { env })).body;
+    expect(followersBefore.items.map((i: { userId: string }) => i.userId)).toEqual([fan]);
+    expect(await clients[1]!.exists(followListKeys.list("followers", followed)), "built on its database").toBe(1);
+    const followEpoch = await clients[1]!.get(followListKeys.epoch("followers", followed));
+    expect(followEpoch).not.toBeNull();
+    const unfollowed = await clients[1]!.zrange(followListKeys.unfollowed("followers", followed), 0, -1, { withScores: true });
+    expect(unfollowed).toHaveLength(2);
     await clients[0]!.hset(badgeKeys.reddotChannels(), { [`reshard-${mover}`]: "100" }); // a global key every database holds
     // A sorted set every database holds, with a member at +inf (as the broadcast window's sentinel is).
     await clients[0]!.zadd(badgeKeys.broadcastIds(), { score: "+inf" as unknown as number, member: `reshard-${mover}` });
@@ -257,6 +269,13 @@ describe.skipIf(!databases.enough)("npm run reshard: 2 → 3 databases while the
     expect((await api("GET", `/v1/users/${mover}/posts`, { env: three })).body.items, "the next read: Postgres, then built on the new database").toEqual([profilePost]);
     expect(await clients[2]!.exists(profileKeys.posts(mover))).toBe(1);
     expect((await api("GET", `/v1/users/${mover}/posts`, { env: three })).body.items).toEqual([profilePost]);
+    for (const client of clients) expect(await client.exists(followListKeys.list("followers", followed))).toBe(0);
+    expect(await clients[2]!.get(followListKeys.epoch("followers", followed))).toEqual(followEpoch);
+    expect(await clients[2]!.zrange(followListKeys.unfollowed("followers", followed), 0, -1, { withScores: true })).toEqual(unfollowed);
+    expect(await clients[1]!.exists(followListKeys.epoch("followers", followed), followListKeys.unfollowed("followers", followed))).toBe(0);
+    expect((await api("GET", `/v1/users/${followed}/followers`, { env: three })).body, "the next read: Postgres, then built on the new database").toEqual(followersBefore);
+    expect(await clients[2]!.exists(followListKeys.list("followers", followed))).toBe(1);
+    expect((await api("GET", `/v1/users/${followed}/followers`, { env: three })).body).toEqual(followersBefore);
     expect(await clients[1]!.exists(badgeKeys.notifications(mover), feedKeys.seen(mover))).toBe(0);
     for (const client of clients) expect(await client.zcard(feedKeys.outbox(mover))).toBe(2);
     for (const client of clients) await client.del(feedKeys.outbox(mover));
