@@ -80,4 +80,48 @@ describe("Postgres rounds of a write", () => {
     const list = await api("GET", "/v1/me/devices", { as: { userId: me }, env: { ...pushEnv, ...pair.current.bindings } });
     expect(list.body.items.map((d: { endpoint: string }) => d.endpoint)).toEqual([endpoint]);
   });
+
+  it("a post's deletion: one request, its author check inside; another user's is refused and deletes nothing", async () => {
+    const author = newId();
+    const post = await api("POST", "/v1/posts", { as: { userId: author }, body: { text: "mine to delete" } });
+    expect(post.status, show(post)).toBe(201);
+    const stranger = await measured((env) => api("DELETE", `/v1/posts/${post.body.id}`, { as: { userId: newId() }, env }));
+    expect(stranger.res.status, show(stranger.res)).toBe(403);
+    expect(stranger, stranger.sql.join(" | ")).toMatchObject({ requests: 1, webSockets: 0 });
+    const deleted = await measured((env) => api("DELETE", `/v1/posts/${post.body.id}`, { as: { userId: author }, env }));
+    expect(deleted.res.status, show(deleted.res)).toBe(200);
+    expect(deleted, deleted.sql.join(" | ")).toMatchObject({ requests: 1, webSockets: 0 });
+    expect((await api("DELETE", `/v1/posts/${post.body.id}`, { as: { userId: author } })).status).toBe(404);
+  });
+
+  it("an inbox send: one request for the message and every recipient's row", async () => {
+    const to = [newId(), newId(), newId()];
+    const sent = await measured((env) => api("POST", "/v1/messages", { as: { userId: newId(), role: "service" }, body: { to, type: "system", title: "Hi", content: "one round" }, env }));
+    expect(sent.res.status, show(sent.res)).toBe(201);
+    // The recipients' device lists (cold here) are read for their pushes: not the send's statements.
+    const inboxWrites = sent.sql.filter((text) => text.includes("inbox_"));
+    expect(inboxWrites, sent.sql.join(" | ")).toHaveLength(1);
+    // One statement (its recipients' rows in a CTE of it: each recipient's inbox lists the message below).
+    expect(inboxWrites[0]).toMatch(/^WITH message AS \(INSERT INTO inbox_messages /);
+    expect(sent.webSockets).toBe(0);
+    for (const userId of to) {
+      const inbox = await api("GET", "/v1/me/messages?limit=5", { as: { userId } });
+      expect(inbox.body.items.map((m: { id: string }) => m.id)).toEqual([sent.res.body.id]);
+    }
+  });
+
+  it("choosing an author: one request (the lock and the checked insert in one batch)", async () => {
+    const [me, author] = [newId(), newId()];
+    expect((await api("PUT", `/v1/me/following/${author}`, { as: { userId: me } })).status).toBe(200);
+    const choice = await measured((env) => api("PUT", `/v1/me/notification-authors/${author}`, { as: { userId: me }, env }));
+    expect(choice.res.status, show(choice.res)).toBe(200);
+    expect(choice.res.body).toMatchObject({ authorId: author, chosen: true, changed: true });
+    expect(choice, choice.sql.join(" | ")).toMatchObject({ requests: 1, statements: [2], webSockets: 0 });
+    // Not followed: 409, nothing chosen.
+    const stranger = newId();
+    const refused = await api("PUT", `/v1/me/notification-authors/${stranger}`, { as: { userId: me } });
+    expect(refused.status, show(refused)).toBe(409);
+    const list = await api("GET", "/v1/me/notification-authors", { as: { userId: me } });
+    expect(list.body.items.map((i: { authorId: string }) => i.authorId)).toEqual([author]);
+  });
 });

@@ -39,7 +39,7 @@ export interface Chaos {
   /** Worker bindings that route Redis and Postgres through this pair (pass as `api(..., { env })`). */
   bindings: { UPSTASH_REDIS_REST_URL: string; UPSTASH_REDIS_REST_TOKEN: string; NEON_WS_PROXY: string; NEON_HTTP_PROXY: string };
   setRedisDown(down: boolean): Promise<void>;
-  /** Both Neon proxies (WebSocket and HTTP) refuse and drop connections. */
+  /** Postgres unreachable: the WebSocket proxy refuses and drops connections, the HTTP endpoint answers 503. */
   setPostgresDown(down: boolean): Promise<void>;
   /**
    * The next `count` requests run on Redis and then lose their answer: a 503 (as when the server
