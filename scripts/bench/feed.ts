@@ -5,8 +5,8 @@
  *      posts: this design (one script) vs the naive design (`/v1/bench/naive/feed`: follows ⋈ posts
  *      ORDER BY id DESC LIMIT 20, then counters and flags, all from Postgres) — requests/s, p50,
  *      p99, Redis round trips (requests reaching the Upstash bridge), billed commands
- *      (`INFO commandstats` deltas) and Postgres statements (counted by the stack's Neon proxy:
- *      Query/Execute messages) per page;
+ *      (`INFO commandstats` deltas) and Postgres statements (counted by the stack's Neon proxies:
+ *      statements over HTTP, Query/Execute messages over the WebSocket) per page;
  *   2. a cold page (timeline build): Postgres statements and ms;
  *   3. a fan-out of one post to 10,000 followers of whom half have a timeline: ms from publish to the
  *      last delivery, queue messages (the consumer's log lines), Redis round trips, billed commands;
@@ -28,7 +28,7 @@
 import { Redis as IORedis } from "ioredis";
 import { performance } from "node:perf_hooks";
 import { databaseOf } from "../../src/lib/redis-topology.js";
-import { billedCommandsBetween, bridgeRequests, cpuTicks, printTable, redisCommandStats, runLoad, startBenchWithClients, runAtDatabases, warmUp, workerdPid, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, cpuTicks, postgresStatements, printTable, redisCommandStats, runLoad, startBenchWithClients, runAtDatabases, warmUp, workerdPid, type LoadResult } from "./harness.js";
 
 const CONCURRENCY = 32;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 4_000);
@@ -96,7 +96,7 @@ async function benchAt(databases: number): Promise<string> {
 
     // Statements the Worker sent to Postgres: counted by the stack's Neon proxy (each simple Query
     // or extended-protocol Execute message is one statement).
-    const statementsSoFar = () => bench.stack.proxy.stats.statements;
+    const statementsSoFar = () => postgresStatements(bench.stack);
 
     // ── 2. Cold pages (timeline builds): 10 readers one after another, in one counting window ──
     const COLD = 10;

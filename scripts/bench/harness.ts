@@ -370,7 +370,7 @@ export async function warmUp(
   /** Redis requests a page of a warm pass may take (a call that is warm at more than one). */
   { perPage = 1.1 } = {},
 ): Promise<void> {
-  const statementsSoFar = () => bench.stack.proxy.stats.statements;
+  const statementsSoFar = () => postgresStatements(bench.stack);
   for (let pass = 1; ; pass++) {
     const [statements, requests] = [statementsSoFar(), bridgeRequests(bench.stack)];
     const done = await runLoad({ baseUrl: bench.url, concurrency, total: readers, request });
@@ -578,6 +578,11 @@ export async function loadEveryScript(stack: Pick<Stack, "databases">): Promise<
  */
 export function bridgeRequests(stack: Pick<Stack, "databases">): number {
   return stack.databases.reduce((sum, d) => sum + d.bridge.stats.requests, 0);
+}
+
+/** Postgres statements the stack ran for the Worker so far: over Neon's HTTP endpoint and through its WebSocket proxy. */
+export function postgresStatements(stack: Pick<Stack, "proxy" | "httpSql">): number {
+  return stack.proxy.stats.statements + stack.httpSql.stats.statements;
 }
 
 /**

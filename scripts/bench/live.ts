@@ -29,7 +29,7 @@ import { Redis as IORedis } from "ioredis";
 import pg from "pg";
 import { badgeKeys, BUILT, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { groupByDatabase } from "../../src/lib/redis-topology.js";
-import { billedCommandsBetween, bridgeRequests, combineLoads, printTable, redisCommandStats, runLoad, startBenchWorker, runAtDatabases, type LoadResult } from "./harness.js";
+import { billedCommandsBetween, bridgeRequests, combineLoads, postgresStatements, printTable, redisCommandStats, runLoad, startBenchWorker, runAtDatabases, type LoadResult } from "./harness.js";
 
 const VIEWERS = 10_000;
 const FAN_EVERY = 10; // users with i % 10 < 3 follow the host
@@ -157,7 +157,7 @@ async function benchAt(databases: number): Promise<Record<string, string>> {
 
     // Joins of new viewers, side by side: ours (follow cache warm, then missing) and the baseline.
     // Each phase counts the Redis round trips (requests reaching the bridge), billed Redis commands
-    // (counted by Redis) and Postgres statements (Query/Execute messages through the Neon proxy)
+    // (counted by Redis) and Postgres statements (over the Neon HTTP endpoint and through the WebSocket proxy)
     // it caused.
     type Measured = LoadResult & { roundTrips: number; commands: number; statements: number };
     const cursors = new Map<string, number>();
@@ -169,7 +169,7 @@ async function benchAt(databases: number): Promise<Record<string, string>> {
         cursors.set(key, i + 1);
         return i;
       };
-      const [rt0, st0, cmd0] = [bridgeRequests(bench.stack), bench.stack.proxy.stats.statements, await redisCommandStats(bench.stack)];
+      const [rt0, st0, cmd0] = [bridgeRequests(bench.stack), postgresStatements(bench.stack), await redisCommandStats(bench.stack)];
       const result = await runLoad({
         baseUrl: bench.url,
         concurrency: CONCURRENCY,
@@ -182,7 +182,7 @@ async function benchAt(databases: number): Promise<Record<string, string>> {
         ...result,
         roundTrips: (bridgeRequests(bench.stack) - rt0) / n,
         commands: commands / n,
-        statements: (bench.stack.proxy.stats.statements - st0) / n,
+        statements: (postgresStatements(bench.stack) - st0) / n,
       };
     };
     const pooled = (parts: Measured[]): Measured => {
