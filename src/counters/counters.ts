@@ -299,7 +299,15 @@ export function shownCounts(fields: readonly string[], row: readonly number[] | 
  * some values come from Postgres alone (their database was unreachable); `staleIds` names them
  * when only some did (N > 1), the others are exact.
  */
-export type CounterRead = { entity: CounterEntity; fields: readonly string[]; values: Map<string, number[]>; stale: boolean; staleIds?: ReadonlySet<string> };
+export type CounterRead = {
+  entity: CounterEntity;
+  fields: readonly string[];
+  values: Map<string, number[]>;
+  stale: boolean;
+  staleIds?: ReadonlySet<string>;
+  /** With `cachedOnly`: the ids not cached, left out of `values` for the caller to complete. */
+  misses?: readonly string[];
+};
 
 /**
  * One row of `read_counter_caches` (`read.lua.ts`) as raw values in registry field order, or null
@@ -318,9 +326,10 @@ const WARM_ATTEMPTS = 3;
  * in parallel (one call at N = 1), when all are cached; otherwise one Postgres statement for all
  * misses (values + each database's watermark in one snapshot) and one script call per database
  * that completes and caches them. A database unreachable: its entities' Postgres values, marked
- * stale; the others' are exact.
+ * stale; the others' are exact. `cachedOnly`: the cached values and the `misses`, nothing read or
+ * cached for them (a database unreachable is still answered from Postgres).
  */
-export async function readCounters(deps: Deps, entity: CounterEntity, ids: readonly string[]): Promise<CounterRead> {
+export async function readCounters(deps: Deps, entity: CounterEntity, ids: readonly string[], options: { cachedOnly?: boolean } = {}): Promise<CounterRead> {
   const fields = fieldsOf(entity);
   const values = new Map<string, number[]>();
   const byDatabase = groupByDatabase(ids, (id) => id, deps.databases);
@@ -350,6 +359,9 @@ export async function readCounters(deps: Deps, entity: CounterEntity, ids: reado
       else misses.push(id);
     });
   }
+  // The caller completes the misses itself once it knows they are worth it (a post's detail, for
+  // a post that turns out deleted, must not cache its counters back).
+  if (options.cachedOnly && unreachable.length === 0) return { entity, fields, values, stale: false, misses };
   if (misses.length > 0) {
     try {
       const warmed = readsNear(deps) ? await completeNear(deps, entity, misses) : await completeWhereReachable(deps, entity, misses, "warm");

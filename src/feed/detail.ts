@@ -20,8 +20,9 @@ const NO_FLAGS: Flags = { liked: false, favorited: false };
 /**
  * A live post's detail (`GET /v1/posts/{id}`), from the caches a feed page reads, all of them
  * read-only, so the read region next to the reader answers it: the post's entry (`feed:post:{id}`,
- * on the post's database), its counters (the counters' read), and the reader's flags hash (on the
- * reader's database), side by side. A block between reader and author is asked of safety's cached
+ * on the post's database), its cached counters (the counters' read; not cached: read and cached
+ * by the counters once the post is known live), and the reader's flags hash (on the reader's
+ * database), side by side. A block between reader and author is asked of safety's cached
  * sets once the author is known: beside the rest when this isolate has drawn the post before (the
  * author of a post never changes), else right after the entry (a second near round).
  *
@@ -38,7 +39,8 @@ export async function readPostDetail(services: Services, postId: string, readerI
   const asksBlock = (authorId: string) => readerId !== undefined && readerId !== authorId;
   const [entry, counts, flagsRead, earlyBlock] = await Promise.allSettled([
     rawCommand(services.redisFor(postId), ["GET", feedKeys.post(postId)]),
-    readCounters(services, "post", [postId]),
+    // Cached values only: a post that turns out deleted must not have its counters cached back.
+    readCounters(services, "post", [postId], { cachedOnly: true }),
     readerId === undefined ? Promise.resolve(null) : rawCommand(services.redisFor(readerId), ["HMGET", feedKeys.flags(readerId), "f", "x", `l${postId}`, `v${postId}`]),
     knownAuthor !== undefined && asksBlock(knownAuthor) ? blockedAmong(services, readerId!, [knownAuthor]) : Promise.resolve(null),
   ]);
@@ -69,8 +71,11 @@ export async function readPostDetail(services: Services, postId: string, readerI
   if (blocked === undefined && asksBlock(post.authorId)) blocked = await blockStands(services, readerId!, post, earlyBlock);
   if (blocked) throw blockedError("You cannot read this post");
 
-  const flags = readerId === undefined ? NO_FLAGS : await readerFlags(services, readerId, postId, flagsRead);
-  return { ...post, counts: postCounts(counts.value.values.get(postId)), ...flags };
+  const [row, flags] = await Promise.all([
+    counts.value.values.get(postId) ?? readCounters(services, "post", [postId]).then((read) => read.values.get(postId)),
+    readerId === undefined ? NO_FLAGS : readerFlags(services, readerId, postId, flagsRead),
+  ]);
+  return { ...post, counts: postCounts(row), ...flags };
 }
 
 /** Redis down, or the database over its command budget: Postgres answers what Redis would have. */

@@ -1,6 +1,7 @@
 import type { Eraser } from "../lib/erasers";
 import { pageStep } from "../lib/erasers";
 import { queryRows } from "../lib/db";
+import { deleteFollowListKeys } from "./follow-lists";
 import { unfollow } from "./follows";
 import { erasePost } from "./posts";
 import { deleteProfileKeys } from "./profile";
@@ -17,7 +18,8 @@ import { deleteProfileKeys } from "./profile";
  *   once each and the feed drops the followee's posts from the follower's timeline;
  * - `social.rows` (after the counters' eraser, which needs the post ids): the post rows, then the
  *   author's profile cache and its epoch (the post.deleted events emptied the cache already; a
- *   read between the steps may have built it again, of no live post).
+ *   read between the steps may have built it again, of no live post), and the user's follower and
+ *   following lists with their unfollow records and epochs (the follows eraser emptied the lists).
  */
 
 /** Posts deleted per step: each is two statements and one event (its fan-out is queued, not waited for). */
@@ -60,7 +62,7 @@ export const socialRowsEraser: Eraser = {
       "DELETE FROM posts WHERE id IN (SELECT id FROM posts WHERE author_id = $1 LIMIT $2) RETURNING 1",
       [userId, POST_ROWS_PER_STEP],
     );
-    if (rows.length < POST_ROWS_PER_STEP) await deleteProfileKeys(services, userId);
+    if (rows.length < POST_ROWS_PER_STEP) await Promise.all([deleteProfileKeys(services, userId), deleteFollowListKeys(services, userId)]);
     return pageStep(rows.length, rows.length === POST_ROWS_PER_STEP);
   },
 };

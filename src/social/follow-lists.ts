@@ -207,3 +207,14 @@ export async function writeFollowEdge(s: EventServices, op: "add" | "rem", e: Ev
       );
   await Promise.all([write("followers", e.followeeId, e.followerId), write("following", e.followerId, e.followeeId)]);
 }
+
+/**
+ * The account deletion's last social step: the user's own lists, unfollow records and epochs, both
+ * directions (its follows eraser's unfollows wrote them last). Other users' unfollow records of
+ * the user stay until their TTL (UNFOLLOWED_TTL_SECONDS): a late follow event of an erased edge
+ * must still find them.
+ */
+export async function deleteFollowListKeys(services: Pick<Services, "redisFor">, userId: string): Promise<void> {
+  const directions: FollowDirection[] = ["followers", "following"];
+  await services.redisFor(userId).del(...directions.flatMap((d) => [followListKeys.list(d, userId), followListKeys.unfollowed(d, userId), followListKeys.epoch(d, userId)]));
+}

@@ -7,6 +7,7 @@
  */
 import { afterAll, expect, it } from "vitest";
 import type { Env } from "../../src/env";
+import { counterKeys } from "../../src/counters/keys";
 import { feedKeys } from "../../src/feed/keys";
 import { api, newId, show } from "../support/api";
 import { prng } from "../support/prng";
@@ -74,6 +75,16 @@ export function postDetailTests() {
     await redis.del(feedKeys.post(post.id));
     expect((await detail(post.id)).status).toBe(404);
     expect(await redis.get(feedKeys.post(post.id))).toBe("d");
+  });
+
+  it("a deleted post's detail caches no counters for it (an erased account's posts stay erased)", async () => {
+    const author = newId();
+    const post = await newPost(author, "never read");
+    expect((await api("DELETE", `/v1/posts/${post.id}`, as(author))).status).toBe(200);
+    const redis = services.redisFor(post.id);
+    await redis.del(counterKeys.cache("post", post.id));
+    for (const env of [{}, near]) expect((await detail(post.id, undefined, env)).status).toBe(404);
+    expect(await redis.exists(counterKeys.cache("post", post.id))).toBe(0);
   });
 
   it("a block either way answers 403 blocked, whether the post's entry is cached or not", async () => {
