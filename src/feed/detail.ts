@@ -1,12 +1,16 @@
 import { readCounters } from "../counters/counters";
 import { isoTimestamp } from "../db/columns";
-import { ApiError, DependencyUnavailableError } from "../lib/errors";
+import { ApiError, DependencyUnavailableError, isRedisCommandError } from "../lib/errors";
 import { rawCommand } from "../lib/redis";
-import { isBudgetRefusal, isRedisOutage } from "../lib/redis-failures";
+import { runReadOnly } from "../lib/read-only-scripts";
+import { commandFailure, isBudgetRefusal, isRedisOutage } from "../lib/redis-failures";
+import { databaseOf } from "../lib/redis-topology";
 import type { Services } from "../lib/services";
 import { blockedAmong } from "../safety/cache";
 import { isSuspended, moderationCopy } from "../safety/copy";
+import { safetyKeysOf } from "../safety/keys";
 import { blockedError } from "../safety/store";
+import { READ_POST_DETAIL } from "./detail.lua";
 import { feedKeys, TOMBSTONE } from "./keys";
 import { postCopies } from "./post-copies";
 import { readPostDetailRow } from "./store";
@@ -22,9 +26,10 @@ const NO_FLAGS: Flags = { liked: false, favorited: false };
  * read-only, so the read region next to the reader answers it: the post's entry (`feed:post:{id}`,
  * on the post's database), its cached counters (the counters' read; not cached: read and cached
  * by the counters once the post is known live), and the reader's flags hash (on the reader's
- * database), side by side. A block between reader and author is asked of safety's cached
- * sets once the author is known: beside the rest when this isolate has drawn the post before (the
- * author of a post never changes), else right after the entry (a second near round).
+ * database), side by side. A block between reader and author is asked of safety's cached sets
+ * once the author is known: in the entry's own call when post and reader share a database (always
+ * at N = 1), beside the rest when this isolate has drawn the post before (the author of a post
+ * never changes), else right after the entry (a second near round): `firstRound`.
  *
  * 404 for a deleted post (tombstone), one held by the term filter (never cached: its entry is
  * written when it is published), one by a suspended author (the isolate's copy), or none; 403
@@ -34,16 +39,15 @@ const NO_FLAGS: Flags = { liked: false, favorited: false };
  * (the counters' own fallback for the counts); so does a database over its command budget.
  */
 export async function readPostDetail(services: Services, postId: string, readerId?: string): Promise<PostDetail> {
-  const copy = postCopies.get(postId);
-  const knownAuthor = copy === undefined ? undefined : (JSON.parse(copy) as [string])[0];
-  const asksBlock = (authorId: string) => readerId !== undefined && readerId !== authorId;
-  const [entry, counts, flagsRead, earlyBlock] = await Promise.allSettled([
-    rawCommand(services.redisFor(postId), ["GET", feedKeys.post(postId)]),
+  const [{ entry, flagsRead, earlyBlock }, counts] = await Promise.all([
+    firstRound(services, postId, readerId),
     // Cached values only: a post that turns out deleted must not have its counters cached back.
-    readCounters(services, "post", [postId], { cachedOnly: true }),
-    readerId === undefined ? Promise.resolve(null) : rawCommand(services.redisFor(readerId), ["HMGET", feedKeys.flags(readerId), "f", "x", `l${postId}`, `v${postId}`]),
-    knownAuthor !== undefined && asksBlock(knownAuthor) ? blockedAmong(services, readerId!, [knownAuthor]) : Promise.resolve(null),
+    readCounters(services, "post", [postId], { cachedOnly: true }).then(
+      (value) => ({ status: "fulfilled" as const, value }),
+      (reason: unknown) => ({ status: "rejected" as const, reason }),
+    ),
   ]);
+  const asksBlock = (authorId: string) => readerId !== undefined && readerId !== authorId;
   if (counts.status === "rejected") throw counts.reason;
 
   let post: Post;
@@ -76,6 +80,44 @@ export async function readPostDetail(services: Services, postId: string, readerI
     readerId === undefined ? NO_FLAGS : readerFlags(services, readerId, postId, flagsRead),
   ]);
   return { ...post, counts: postCounts(row), ...flags };
+}
+
+type FirstRound = { entry: PromiseSettledResult<unknown>; flagsRead: PromiseSettledResult<unknown>; earlyBlock: PromiseSettledResult<Set<string> | null> };
+
+/**
+ * The first (near) round: the entry, the reader's flag fields and, when it can be asked already,
+ * the block. Post and reader on one database (always at N = 1): one read-only call answers all
+ * three (`READ_POST_DETAIL`). Otherwise a GET of the entry and an HMGET of the flags side by side,
+ * and the block beside them when this isolate has drawn the post before (its copy names the
+ * author, which never changes); else it is asked once the entry named the author.
+ */
+async function firstRound(services: Services, postId: string, readerId: string | undefined): Promise<FirstRound> {
+  const none = { status: "fulfilled" as const, value: null };
+  if (readerId !== undefined && databaseOf(readerId, services.databases) === databaseOf(postId, services.databases)) {
+    try {
+      const raw = await runReadOnly<string>(services.redisFor(postId), READ_POST_DETAIL, [feedKeys.post(postId), feedKeys.flags(readerId), ...safetyKeysOf(readerId)], [postId, readerId]);
+      const got = (typeof raw === "string" ? JSON.parse(raw) : raw) as { entry: string | false; flags: (string | false)[]; safety?: "blocked" | "ok" | "miss" };
+      const author = typeof got.entry === "string" && got.entry !== TOMBSTONE ? (JSON.parse(got.entry) as [string])[0] : undefined;
+      const block = got.safety === "blocked" ? new Set([author!]) : got.safety === "ok" ? new Set<string>() : null;
+      return {
+        entry: { status: "fulfilled", value: got.entry === false ? null : got.entry },
+        flagsRead: { status: "fulfilled", value: got.flags.map((f) => (f === false ? null : f)) },
+        earlyBlock: { status: "fulfilled", value: block },
+      };
+    } catch (err) {
+      if (isRedisCommandError(err) && !isBudgetRefusal(err)) throw commandFailure("Post detail script", err);
+      const failed = { status: "rejected" as const, reason: err };
+      return { entry: failed, flagsRead: failed, earlyBlock: none };
+    }
+  }
+  const copy = postCopies.get(postId);
+  const knownAuthor = copy === undefined ? undefined : (JSON.parse(copy) as [string])[0];
+  const [entry, flagsRead, earlyBlock] = await Promise.allSettled([
+    rawCommand(services.redisFor(postId), ["GET", feedKeys.post(postId)]),
+    readerId === undefined ? Promise.resolve(null) : rawCommand(services.redisFor(readerId), ["HMGET", feedKeys.flags(readerId), "f", "x", `l${postId}`, `v${postId}`]),
+    knownAuthor !== undefined && readerId !== undefined && readerId !== knownAuthor ? blockedAmong(services, readerId, [knownAuthor]) : Promise.resolve(null),
+  ]);
+  return { entry, flagsRead, earlyBlock };
 }
 
 /** Redis down, or the database over its command budget: Postgres answers what Redis would have. */

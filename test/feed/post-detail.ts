@@ -11,7 +11,7 @@ import { counterKeys } from "../../src/counters/keys";
 import { feedKeys } from "../../src/feed/keys";
 import { api, newId, show } from "../support/api";
 import { prng } from "../support/prng";
-import { recordRedisRequests } from "../support/redis-requests";
+import { commandNames, recordRedisRequests } from "../support/redis-requests";
 import { servicesFor } from "../counters/support";
 
 const near = { REDIS_READ_REGIONS: "on" } satisfies Partial<Env>;
@@ -56,6 +56,19 @@ export function postDetailTests() {
       expect(requests.length).toBeGreaterThan(0);
       expect(requests.filter((r) => r.primary), JSON.stringify(requests.map((r) => r.commands))).toEqual([]);
     }
+  });
+
+  it("at N = 1, a reader meeting a post for the first time pays one round: the detail's call (entry, flags, block) beside the counters' read", async () => {
+    if (services.databases !== 1) return;
+    const [author, reader] = [newId(), newId()];
+    // The reader's safety sets and flags hash built by an earlier post's detail (the hash then
+    // answers for every newer post).
+    await detail((await newPost(author, "another")).id, reader, near);
+    const post = await newPost(author, "one round");
+    await detail(post.id); // an anonymous reader first: the post's counters cached
+    const { result, requests } = await recordRedisRequests(() => detail(post.id, reader, near));
+    expect(result.status, show(result)).toBe(200);
+    expect(commandNames(requests).sort()).toEqual(["/ evalsha_ro", "/ evalsha_ro"]);
   });
 
   it("a post not cached is answered from Postgres, then cached after the answer; a deleted one answers 404 from its tombstone", async () => {
