@@ -46,6 +46,7 @@ export const PREBUNDLED_DEPENDENCIES = [
   "zod",
   "@hono/zod-openapi",
   "drizzle-orm",
+  "drizzle-orm/neon-http",
   "drizzle-orm/neon-serverless",
   "drizzle-orm/pg-core",
   "@neondatabase/serverless",

@@ -24,6 +24,7 @@ export const KNOWN_LEFTOVERS: readonly { place: RegExp; why: string }[] = [
   { place: /^redis\[\d+\] ctr:trend:gone member \d+/, why: "posts deleted in the last minute, so a trending recompute does not store them; trimmed to the last minute, TTL 1 minute" },
   { place: /^redis\[\d+\] badge:au:\d+ field \d+/, why: "a follower's seen count for the user among the authors they follow, left when Redis failed after a deletion's unfollow removed the row (that event's badge part is not retried); never shown (the user has no posts left); TTL 30 days" },
   { place: /^redis\[\d+\] soc:f[lg]x:\d+ member \d+/, why: "another user's record that their follow of (or by) the user was removed, so a late follow event adds nothing back: the user's id, padded; TTL 1 hour" },
+  { place: /^redis\[\d+\] soc:pfe:\d+ = \d+$/, why: "the user's profile-cache epoch, moved again by a cache drop retried after a Redis failure (a post's cache write failed) that landed after the deletion's last step: a number; TTL 1 day" },
   { place: /^redis\[\d+\] badge:ib:lep:\d+ = \d+$/, why: "the user's inbox-list epoch, moved by the erasure so a list rebuild in flight stores nothing: a number; TTL 1 day" },
   { place: /^redis\[\d+\] badge:dm:\d+ field \d+/, why: "the user's unread DMs in a peer's DM tally: not erased yet (no index of whom a user wrote to); cleared when the peer reads them" },
 ];

@@ -183,10 +183,15 @@ describe("timeline storage", () => {
   });
 
   it("caps a timeline at FEED_TIMELINE_CAP, dropping the oldest", async () => {
-    const [me, a] = [newId(), newId()];
+    const [me, a, witness] = [newId(), newId(), newId()];
     await follow(me, a);
+    await follow(witness, a);
+    await feed(witness); // a built timeline, which the posts' fan-outs reach beside me
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) ids.push(await post({ userId: a }));
+    // Every fan-out delivered before my timeline is built with the cap: one landing after the
+    // build would push a post the cap dropped back in (an uncapped consumer's push).
+    await eventually(() => walk(witness), (seen) => seen.length === 8);
     const capped = { FEED_TIMELINE_CAP: "5" };
     expect((await walk(me, 3, { env: capped }))).toEqual(newestFirst(ids).slice(0, 5)); // built with the cap
     // A push trims as well: the own-timeline push runs in the request that publishes.

@@ -14,7 +14,8 @@
  * Once the queue is drained: every user's whole timeline equals the model — followees' and own live
  * posts, newest first. (The model stays under the cap; the cap has its own test in feed.test.ts.)
  * The user's followers and following lists (the lists' caches), at every read step and at the end:
- * exactly the model's follows, newest first, walked at a random page size.
+ * exactly the model's follows, newest first, walked at a random page size; and an author's
+ * profile (the profile cache), read by another user: the author's live posts, every field.
  * The `feed` badge, at every read step and at the end: the number of posts above the reader's
  * marker on the merged page (the walk: timeline and big accounts' outboxes), capped at a random
  * cap; after a first-page read (half the read steps), zero.
@@ -42,7 +43,7 @@ import { getBadges } from "../../src/badges/badges";
 import { capped } from "../../src/badges/shared";
 import { createServices, type Services } from "../../src/lib/services";
 import { follow, listFollowEdges, unfollow } from "../../src/social/follows";
-import { createPost, deletePost } from "../../src/social/posts";
+import { createPost, deletePost, listPostsByAuthor } from "../../src/social/posts";
 import { newId } from "../support/api";
 import { newIdOn } from "../support/databases";
 import { prng } from "../support/prng";
@@ -120,6 +121,27 @@ export async function runSeed(seed: number, steps: number, overrides: Partial<En
       liked: reactions.like.has(`${user}>${postId}`),
       favorited: reactions.favorite.has(`${user}>${postId}`),
     });
+  }
+
+  /**
+   * An author's profile (`GET /v1/users/{id}/posts`, from the profile cache) as `viewer` walks it
+   * at a random page size: the author's live posts, newest first, every field as the model has it.
+   */
+  async function checkProfile(author: string, viewer: string) {
+    const limit = rnd.int(1, 6);
+    const seen: unknown[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 200; pages++) {
+      const page = await listPostsByAuthor(services, author, { limit, ...(cursor ? { cursor } : {}) }, viewer);
+      seen.push(...page.items);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    const want = [...posts.entries()]
+      .filter(([, p]) => p.live && p.author === author)
+      .sort(([a], [b]) => byIdDesc(a, b))
+      .map(([id, p]) => ({ id, authorId: author, text: p.text, createdAt: p.createdAt }));
+    expect(seen, `seed ${seed}, profile of ${author} read by ${viewer} (limit ${limit}), log:\n${log.slice(-15).join("\n")}`).toEqual(want);
   }
 
   /**
@@ -270,6 +292,7 @@ export async function runSeed(seed: number, steps: number, overrides: Partial<En
         log.push(`read ${user}`);
         await checkFeedBadge(user);
         await checkFollowLists(user);
+        await checkProfile(rnd.pick(users), user);
       }
     }
     while (held.length > 0) await deliverOne();
@@ -285,6 +308,7 @@ export async function runSeed(seed: number, steps: number, overrides: Partial<En
       expect(await walk(user), `seed ${seed}, user ${user}, log:\n${log.slice(-25).join("\n")}`).toEqual(expected(user));
       await checkFeedBadge(user);
       await checkFollowLists(user);
+      await checkProfile(user, rnd.pick(users));
     }
   } finally {
     await close();
