@@ -17,7 +17,7 @@ import { decodeCursor } from "../../src/lib/pagination";
 import type { Services } from "../../src/lib/services";
 import { servicesFor } from "../counters/support";
 import { api, newId, show } from "../support/api";
-import { commandNames, recordRedisRequests, type RedisRequest } from "../support/redis-requests";
+import { commandNames, recordRedisRequests, type RedisRequest, redisQuiet } from "../support/redis-requests";
 import { createChaos, type Chaos } from "../support/stack";
 
 const near = { REDIS_READ_REGIONS: "on" } satisfies Partial<Env>;
@@ -80,6 +80,7 @@ describe("GET /v1/me/broadcasts near the user", () => {
     await publish("worker one");
     const first = await api("GET", "/v1/me/broadcasts?limit=3", { as: { userId: user }, env: near });
     expect(first.status, show(first)).toBe(200);
+    await redisQuiet(); // the broadcast's queued pushes have landed: not this read's
     const { result, requests } = await recordRedisRequests(() => api("GET", "/v1/me/broadcasts?limit=3", { as: { userId: user }, env: near }));
     expect(result.body.unread, show(result)).toBe(0);
     expect(commandNames(onBroadcasts(requests))).toEqual(["/ evalsha_ro"]);

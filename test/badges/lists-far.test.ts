@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { api, newId, show } from "../support/api";
-import { commandNames, recordRedisRequests } from "../support/redis-requests";
+import { commandNames, recordRedisRequests, redisQuiet } from "../support/redis-requests";
 
 const service = { userId: "1", role: "service" as const };
 const admin = { userId: "1", role: "admin" as const };
@@ -41,6 +41,7 @@ describe("the inbox and broadcasts lists far from the primary", () => {
     expect(afterRead.items.map((m: { read: boolean }) => m.read), "the caller's own mark read, with the token").toEqual([false, true, false]);
     await ok("POST", "/v1/me/messages/read?type=system", { userId: me });
     expect((await ok("GET", "/v1/me/messages?limit=10&unread=true", { userId: me })).items).toEqual([]);
+    await redisQuiet(); // the messages' queued pushes have landed: not this read's
 
     const { requests } = await recordRedisRequests(() => api("GET", "/v1/me/messages?limit=10", { as: { userId: me } }));
     const page = requests.filter((r) => r.commands.some((c) => c.some((a) => String(a).startsWith("badge:ib:l:"))));
@@ -60,6 +61,7 @@ describe("the inbox and broadcasts lists far from the primary", () => {
     const read = await ok("GET", "/v1/me/broadcasts?limit=5", { userId: me });
     expect(read.items.find((i: { id: string }) => i.id === b.id)).toMatchObject({ read: true });
     expect(BigInt(read.lastReadId)).toBeGreaterThanOrEqual(BigInt(b.id));
+    await redisQuiet(); // the broadcast's queued pushes have landed: not this read's
 
     const { requests } = await recordRedisRequests(() => api("GET", "/v1/me/broadcasts?limit=5", { as: { userId: me } }));
     expect(requests.filter((r) => r.primary), commandNames(requests).join("; ")).toEqual([]);

@@ -13,7 +13,7 @@ import { FOLLOW_LIST_ALL, FOLLOW_LIST_TOP, followListKeys } from "../../src/soci
 import { queryRows } from "../../src/lib/db";
 import type { Env } from "../../src/env";
 import { api, newId, show } from "../support/api";
-import { commandNames, recordRedisRequests } from "../support/redis-requests";
+import { commandNames, recordRedisRequests, redisQuiet } from "../support/redis-requests";
 import { prng } from "../support/prng";
 import { servicesFor } from "../counters/support";
 import { followListHelpers } from "./follow-list-support";
@@ -52,6 +52,7 @@ describe("GET /v1/users/{id}/followers and /following from the cache", () => {
 
     const near: Partial<Env> = { REDIS_READ_REGIONS: "on" };
     await listPage("followers", star, 2, null, near); // warms this isolate's moderation copy for the read-region client
+    await redisQuiet(); // the follows' queued sync and notification have landed: not this read's
     const { result, requests } = await recordRedisRequests(() => listPage("followers", star, 2, null, near));
     expect(result.items.map((i) => i.userId)).toEqual([fans[2], fans[1]]);
     expect(requests.filter((r) => r.primary), commandNames(requests).join("; ")).toEqual([]);

@@ -15,7 +15,7 @@ import { profileKeys } from "../../src/social/keys";
 import { servicesFor } from "../counters/support";
 import { api, newId, show, type ApiResponse } from "../support/api";
 import { prng } from "../support/prng";
-import { commandNames, recordRedisRequests, type RedisRequest } from "../support/redis-requests";
+import { commandNames, recordRedisRequests, type RedisRequest, redisQuiet } from "../support/redis-requests";
 import { useChaos } from "../support/stack";
 
 const near = { REDIS_READ_REGIONS: "on" } as const;
@@ -132,6 +132,7 @@ describe("GET /v1/users/{id}/posts from the profile cache", () => {
 
     // Warm through the Worker: anonymous, the author, another reader (whose safety sets the first read caches).
     await ok(call("GET", `/v1/users/${author}/posts`, { as: { userId: reader }, env: near }));
+    await redisQuiet(); // the posts' queued fan-outs have landed: not these reads'
     for (const as of [undefined, { userId: author }, { userId: reader }]) {
       const { result, requests } = await recordRedisRequests(() => call("GET", `/v1/users/${author}/posts?limit=2`, { ...(as ? { as } : {}), env: near }));
       expect(result.status, show(result)).toBe(200);

@@ -110,3 +110,19 @@ function parseBody(body: string): unknown {
 
 /** The names of a request's commands, e.g. `evalsha_ro`, `mget`: for assertion messages. */
 export const commandNames = (requests: readonly RedisRequest[]) => requests.map((r) => `${r.path} ${r.commands.map((c) => c[0]).join(",")}`);
+
+/**
+ * Waits until this isolate has sent no Upstash request for `windows` windows of `windowMs` in a
+ * row: what earlier steps left running (a follow's queued sync and notification, a build after an
+ * answer) has landed, and cannot fall into a recording that follows and be counted as its own.
+ * Fails after `maxMs` of traffic that never stops.
+ */
+export async function redisQuiet({ windowMs = 150, windows = 3, maxMs = 15_000 } = {}): Promise<void> {
+  const started = Date.now();
+  let quiet = 0;
+  while (quiet < windows) {
+    if (Date.now() - started > maxMs) throw new Error(`Upstash requests kept coming for ${maxMs} ms`);
+    const { requests } = await recordRedisRequests(() => new Promise((resolve) => setTimeout(resolve, windowMs)));
+    quiet = requests.length === 0 ? quiet + 1 : 0;
+  }
+}
