@@ -30,6 +30,7 @@ import { readFeedUnseenMany } from "../../feed/unseen";
 import { safetyNow } from "../../safety/clock";
 import { suspendedArg } from "../../safety/copy";
 import { changedKinds, oneMore, readCheapKinds, valuesOf, type BadgeValues, type CheapKind } from "./values";
+import { HubWrites } from "./writes";
 
 /** Users whose last tally time is remembered (the oldest is forgotten first). */
 const MAX_TALLY_TIMES = 10_000;
@@ -276,7 +277,14 @@ export class BadgeHub extends DurableObject<Env> {
       return true;
     }
     if (this.talliedAt.size > MAX_TALLY_TIMES) this.talliedAt.delete(this.talliedAt.keys().next().value!);
-    this.bump(userId, (values, cap) => {
+    const rows = this.stateRows(userId);
+    const options: BumpOptions = { set: { exact: true, kind: change.kind } };
+    if (this.mustRead(userId, rows, options)) {
+      this.ctx.waitUntil(this.refresh(userId, [change.kind]));
+      return true;
+    }
+    const writes = new HubWrites();
+    this.bump(userId, rows, (values, cap) => {
       if (change.kind === "dms") values.dms = capped(change.total, cap);
       else {
         const byType = change.all ? {} : { ...values.notifications.byType };
@@ -286,7 +294,8 @@ export class BadgeHub extends DurableObject<Env> {
         }
         values.notifications = { byType, total: capped(change.total, cap) };
       }
-    }, { set: { exact: true, kind: change.kind } });
+    }, options, writes);
+    this.commit(writes);
     return true;
   }
 
@@ -307,22 +316,14 @@ export class BadgeHub extends DurableObject<Env> {
     const byUser = groupBy(this.sql.exec<StateRow>(`SELECT * FROM state`).toArray(), (r) => r.user_id);
     const sockets = groupBy(this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE sent IS NOT NULL AND degraded = 0`).toArray(), (r) => `${r.user_id} ${r.cap}`);
     const now = Date.now();
-    let due: number | null = null;
+    const writes = new HubWrites();
+    const reads: string[] = [];
     for (const [userId, rows] of byUser) {
-      if (this.mustRead(userId, rows, options, now)) {
-        this.ctx.waitUntil(this.refresh(userId));
-        continue;
-      }
-      for (const row of rows) {
-        const values = JSON.parse(row.current) as BadgeValues;
-        move(values, row.cap);
-        const json = JSON.stringify(values);
-        this.sql.exec(`UPDATE state SET current = ? WHERE user_id = ? AND cap = ?`, json, userId, row.cap);
-        const at = this.flushSockets(userId, values, json, sockets.get(`${userId} ${row.cap}`) ?? [], now);
-        if (at !== null) due = Math.min(due ?? at, at);
-      }
+      if (this.mustRead(userId, rows, options, now)) reads.push(userId);
+      else for (const row of rows) this.moveState(userId, row, move, now, writes, sockets.get(`${userId} ${row.cap}`) ?? []);
     }
-    if (due !== null) this.ctx.waitUntil(this.scheduleAlarm(due));
+    this.commit(writes);
+    for (const userId of reads) this.ctx.waitUntil(this.refresh(userId));
     return byUser.size;
   }
 
@@ -342,15 +343,21 @@ export class BadgeHub extends DurableObject<Env> {
     const withFeed: string[] = [];
     const counted: CountedPost = { move: countPost, since: publishedAt };
     const options: BumpOptions = { since: publishedAt, post: true };
+    const writes = new HubWrites();
+    const reads: string[] = [];
     for (const { userId, feed } of followers) {
       if (!this.isOnline(userId)) continue;
       online++;
       // A follower whose `feed` is read gets `authors` moved in the same update as that read's
       // answer: one push carrying both, not a second one held back by the push interval. One who
       // must be read anyway gets a full read from `bump`, `feed` included.
-      if (feed && !this.mustRead(userId, this.stateRows(userId), options)) withFeed.push(userId);
-      else this.bump(userId, countPost, options);
+      const rows = this.stateRows(userId);
+      if (this.mustRead(userId, rows, options)) reads.push(userId);
+      else if (feed) withFeed.push(userId);
+      else this.bump(userId, rows, countPost, options, writes);
     }
+    this.commit(writes);
+    for (const userId of reads) this.ctx.waitUntil(this.refresh(userId));
     await this.refreshFeeds(withFeed, counted);
     return online;
   }
@@ -375,20 +382,27 @@ export class BadgeHub extends DurableObject<Env> {
       return users.length;
     }
     const maxPulled = this.maxPulled();
+    const options: BumpOptions = { since: post.publishedAt, post: true };
+    const writes = new HubWrites();
+    const fullReads: string[] = [];
     const reads: string[] = [];
     for (const userId of users) {
       const follows = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM big_follows WHERE user_id = ?`, userId).one().n;
       const exact = follows <= maxPulled;
-      this.bump(
-        userId,
-        (values, cap) => {
-          values.authors = oneMore(values.authors, cap);
-          if (exact) values.feed = oneMore(values.feed, cap);
-        },
-        { since: post.publishedAt, post: true },
-      );
+      const rows = this.stateRows(userId);
+      if (this.mustRead(userId, rows, options)) {
+        fullReads.push(userId);
+        continue;
+      }
+      const move: Move = (values, cap) => {
+        values.authors = oneMore(values.authors, cap);
+        if (exact) values.feed = oneMore(values.feed, cap);
+      };
+      this.bump(userId, rows, move, options, writes);
       if (!exact) reads.push(userId);
     }
+    this.commit(writes);
+    for (const userId of fullReads) this.ctx.waitUntil(this.refresh(userId));
     await this.refreshFeeds(reads);
     return users.length;
   }
@@ -420,27 +434,43 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   /**
-   * Moves a user's known values in place. A read in flight, or one so recent it may already hold
-   * the change, makes it a read instead (exact, at the price of one read). `since`: when the
-   * change was written (a post published, a broadcast or red-dot stamp written), if known; a read
-   * that ended after it may hold it, however long ago. For a `post`, so may a move in place for a
-   * post published since (or this one, its page delivered again): `counted_to` keeps posts' times only.
+   * Moves a user's known values in place, into `writes` (the caller has asked `mustRead` first: a
+   * read in flight, or one so recent it may already hold the change, makes it a read instead —
+   * exact, at the price of one read). For a `post`, `counted_to` keeps the post's publish time
+   * (`since`): a read that ended after it, or a move in place for a post published since (or this
+   * one, its page delivered again), may hold it.
    */
-  private bump(userId: string, move: Move, options: BumpOptions = {}) {
-    const { set, since, post } = options;
-    const rows = this.stateRows(userId);
+  private bump(userId: string, rows: StateRow[], move: Move, { since, post }: BumpOptions, writes: HubWrites) {
     const now = Date.now();
-    if (this.mustRead(userId, rows, options, now)) {
-      this.ctx.waitUntil(this.refresh(userId, set ? [set.kind] : undefined));
-      return;
-    }
-    for (const row of rows) {
-      const values = JSON.parse(row.current) as BadgeValues;
-      move(values, row.cap);
-      const json = JSON.stringify(values);
-      this.sql.exec(`UPDATE state SET current = ?, counted_to = max(counted_to, ?) WHERE user_id = ? AND cap = ?`, json, post ? (since ?? 0) : 0, userId, row.cap);
-      this.push(userId, row.cap, values, now, json);
-    }
+    const sockets = rows.length > 0 ? this.flushable(userId) : [];
+    for (const row of rows) this.moveState(userId, row, move, now, writes, sockets.filter((s) => s.cap === row.cap), post ? (since ?? 0) : 0);
+  }
+
+  /**
+   * One (user, cap)'s values moved by `move`, and its sockets (`sockets`, those of the cap that
+   * were sent a snapshot) sent what changed: the state and the sends into `writes`.
+   */
+  private moveState(userId: string, row: StateRow, move: Move, now: number, writes: HubWrites, sockets: SocketRow[], countedTo = 0) {
+    const before = JSON.parse(row.current) as BadgeValues;
+    // A move replaces the kinds it changes (never edits one in place), so `before` stays as read.
+    const values = { ...before };
+    move(values, row.cap);
+    const json = JSON.stringify(values);
+    writes.state(userId, row.cap, json, countedTo);
+    this.flushSockets(userId, values, json, sockets, now, writes, { json: row.current, values: before });
+  }
+
+  /** The user's sockets that were sent a snapshot (the ones a push may go to). */
+  private flushable(userId: string, cap?: number): SocketRow[] {
+    return cap === undefined
+      ? this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND sent IS NOT NULL AND degraded = 0`, userId).toArray()
+      : this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND sent IS NOT NULL AND degraded = 0`, userId, cap).toArray();
+  }
+
+  /** Writes what a pass recorded, and sets the alarm for a push it held back. */
+  private commit(writes: HubWrites) {
+    writes.commit(this.sql);
+    if (writes.due !== null) this.ctx.waitUntil(this.scheduleAlarm(writes.due));
   }
 
   private stateRows(userId: string): StateRow[] {
@@ -531,30 +561,33 @@ export class BadgeHub extends DurableObject<Env> {
     }
     if (batch.length === 0) return;
     const counts = await this.carryingSeen(() => this.readFeeds(batch));
-    const after: Promise<void>[] = [];
+    const writes = new HubWrites();
+    const again: [string, ReadLoop][] = [];
     for (const [i, userId] of batch.entries()) {
       const loop = this.reading.get(userId)!;
       const count = counts?.[i];
-      if (count == null || !this.applyFeed(userId, count, counted)) {
+      if (count == null || !this.applyFeed(userId, count, writes, counted)) {
         loop.again = true;
         if (counted) loop.full = true;
         else loop.kinds.add("feed");
       }
       this.reading.delete(userId);
-      if (loop.again) after.push(this.refresh(userId, loop.full ? undefined : [...loop.kinds]));
+      if (loop.again) again.push([userId, loop]);
     }
-    await Promise.all(after);
+    // Written before any read starts: a read reads the state these answers moved.
+    this.commit(writes);
+    await Promise.all(again.map(([userId, loop]) => this.refresh(userId, loop.full ? undefined : [...loop.kinds])));
   }
 
   /**
    * Sets and pushes a user's `feed` per cap, as a partial read does, with the post `counted` moved
    * in the same update; false (nothing set) when a cap has no settled state.
    */
-  private applyFeed(userId: string, count: number, counted?: CountedPost): boolean {
+  private applyFeed(userId: string, count: number, writes: HubWrites, counted?: CountedPost): boolean {
     const caps = this.sql.exec<{ cap: number }>(`SELECT DISTINCT cap FROM sockets WHERE user_id = ?`, userId).toArray().map((r) => r.cap);
     const states = caps.map((cap) => this.settledState(userId, cap));
     if (states.some((state) => !state)) return false;
-    for (const state of states) this.applyPart(userId, state!, { feed: capped(count, state!.cap) }, counted);
+    for (const state of states) this.applyPart(userId, state!, { feed: capped(count, state!.cap) }, writes, counted);
     return true;
   }
 
@@ -566,19 +599,14 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   /** Only the kinds that moved, each from its own read; the rest is what the hub knows (and a post `counted` in place, as `bump` does). */
-  private applyPart(userId: string, state: StateRow, part: Partial<BadgeValues>, counted?: CountedPost) {
-    const values = { ...(JSON.parse(state.current) as BadgeValues), ...part };
+  private applyPart(userId: string, state: StateRow, part: Partial<BadgeValues>, writes: HubWrites, counted?: CountedPost) {
+    const before = JSON.parse(state.current) as BadgeValues;
+    const values = { ...before, ...part };
     counted?.move(values, state.cap);
     const now = Date.now();
-    this.sql.exec(
-      `UPDATE state SET current = ?, read_at = ?, counted_to = max(counted_to, ?) WHERE user_id = ? AND cap = ?`,
-      JSON.stringify(values),
-      now,
-      counted?.since ?? 0,
-      userId,
-      state.cap,
-    );
-    this.push(userId, state.cap, values, now);
+    const json = JSON.stringify(values);
+    writes.state(userId, state.cap, json, counted?.since ?? 0, now);
+    this.flushSockets(userId, values, json, this.flushable(userId, state.cap), now, writes, { json: state.current, values: before });
   }
 
   private async readAndPush(userId: string, wanted: Wanted) {
@@ -588,7 +616,9 @@ export class BadgeHub extends DurableObject<Env> {
       if (!wanted.full && state) {
         const part = await this.readCheap(userId, cap, [...wanted.kinds]);
         if (part) {
-          this.applyPart(userId, state, part);
+          const writes = new HubWrites();
+          this.applyPart(userId, state, part, writes);
+          this.commit(writes);
           continue;
         }
       }
@@ -672,26 +702,38 @@ export class BadgeHub extends DurableObject<Env> {
 
   /**
    * Sends each socket of (user, cap) the kinds it lacks, now or (inside its push interval) from the
-   * alarm. Returns when the earliest deferred push is due (null: none waits).
+   * alarm, into `writes` (`writes.due`: when the earliest deferred push is due).
    */
-  private flushUser(userId: string, cap: number, current: BadgeValues, now: number, currentJson?: string): number | null {
-    const rows = this.sql.exec<SocketRow>(`SELECT * FROM sockets WHERE user_id = ? AND cap = ? AND sent IS NOT NULL AND degraded = 0`, userId, cap).toArray();
-    return this.flushSockets(userId, current, currentJson, rows, now);
+  private flushUser(userId: string, cap: number, current: BadgeValues, now: number, writes: HubWrites, currentJson?: string) {
+    this.flushSockets(userId, current, currentJson, this.flushable(userId, cap), now, writes);
   }
 
-  /** `flushUser` over the (user, cap)'s sockets already read (`current`'s JSON, when the caller has it). */
-  private flushSockets(userId: string, current: BadgeValues, currentJson: string | undefined, rows: SocketRow[], now: number): number | null {
-    let due: number | null = null;
+  /**
+   * `flushUser` over the (user, cap)'s sockets already read (`current`'s JSON, when the caller has
+   * it), into `writes`. With `previous` (the values `current` was moved from, and their JSON as
+   * stored): a socket last sent exactly those is sent what the move changed, compared once for
+   * the user rather than per socket.
+   */
+  private flushSockets(
+    userId: string,
+    current: BadgeValues,
+    currentJson: string | undefined,
+    rows: SocketRow[],
+    now: number,
+    writes: HubWrites,
+    previous?: { json: string; values: BadgeValues },
+  ) {
+    let moved: Partial<BadgeValues> | undefined;
     for (const row of rows) {
-      const changed = changedKinds(JSON.parse(row.sent!) as BadgeValues, current);
+      const changed = previous && row.sent === previous.json ? (moved ??= changedKinds(previous.values, current)) : changedKinds(JSON.parse(row.sent!) as BadgeValues, current);
       if (Object.keys(changed).length === 0) {
-        if (row.due !== null) this.sql.exec(`UPDATE sockets SET due = NULL WHERE conn_id = ?`, row.conn_id);
+        if (row.due !== null) writes.dueAt(row.conn_id, null);
         continue;
       }
       if (now - row.sent_at < PUSH_INTERVAL_MS) {
         const at = row.sent_at + PUSH_INTERVAL_MS;
-        if (row.due !== at) this.sql.exec(`UPDATE sockets SET due = ? WHERE conn_id = ?`, at, row.conn_id);
-        due = Math.min(due ?? Number.POSITIVE_INFINITY, at);
+        if (row.due !== at) writes.dueAt(row.conn_id, at);
+        else writes.due = Math.min(writes.due ?? at, at);
         continue;
       }
       const ws = this.socket(row.conn_id, userId);
@@ -700,15 +742,15 @@ export class BadgeHub extends DurableObject<Env> {
         continue;
       }
       ws.send(JSON.stringify({ type: "badges", changed }));
-      this.sql.exec(`UPDATE sockets SET sent = ?, sent_at = ?, due = NULL WHERE conn_id = ?`, (currentJson ??= JSON.stringify(current)), now, row.conn_id);
+      writes.sentTo(row.conn_id, (currentJson ??= JSON.stringify(current)), now);
     }
-    return due;
   }
 
   /** Pushes now what can go now; the rest from the alarm. */
   private push(userId: string, cap: number, current: BadgeValues, now: number, currentJson?: string) {
-    const due = this.flushUser(userId, cap, current, now, currentJson);
-    if (due !== null) this.ctx.waitUntil(this.scheduleAlarm(due));
+    const writes = new HubWrites();
+    this.flushUser(userId, cap, current, now, writes, currentJson);
+    this.commit(writes);
   }
 
   // ---------------------------------------------------------------- alarm
@@ -749,7 +791,9 @@ export class BadgeHub extends DurableObject<Env> {
         now,
       )
       .toArray();
-    for (const row of waiting) this.flushUser(row.user_id, row.cap, JSON.parse(row.current) as BadgeValues, now);
+    const writes = new HubWrites();
+    for (const row of waiting) this.flushUser(row.user_id, row.cap, JSON.parse(row.current) as BadgeValues, now, writes);
+    writes.commit(this.sql);
     // What is still due now was flushed or cannot be (a socket awaiting its snapshot, which sends
     // everything): a push held back again has a due time ahead. Cleared, so no alarm fires for it.
     this.sql.exec(`UPDATE sockets SET due = NULL WHERE due <= ?`, now);

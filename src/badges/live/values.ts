@@ -20,12 +20,22 @@ export function valuesOf(badges: Badges): BadgeValues {
   return values;
 }
 
-/** JSON with sorted object keys: two reads of one hash may list its fields in different orders. */
-function stableJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+/**
+ * Whether two badge values are equal: the same fields with equal values, in any order (two reads of
+ * one hash may list its fields in different orders). Walks the values, builds no string: a
+ * broadcast compares 10,000 sockets' values, and a JSON form per side cost more than the rest of
+ * the push.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keysA = Object.keys(a);
+  if (keysA.length !== Object.keys(b).length) return false;
+  for (const key of keysA) {
+    if (!Object.hasOwn(b, key) || !sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 /**
@@ -36,10 +46,7 @@ function stableJson(value: unknown): string {
 export function changedKinds(sent: BadgeValues, current: BadgeValues): Partial<BadgeValues> {
   const changed: Partial<BadgeValues> = {};
   for (const kind of Object.keys(current) as BadgeKind[]) {
-    // Equal JSON is equal values; only JSON that differs may be the same fields in another order,
-    // which the sorted form settles (the common case, most kinds unchanged, costs one native stringify each).
-    const [was, now] = [JSON.stringify(sent[kind]), JSON.stringify(current[kind])];
-    if (was !== now && stableJson(sent[kind]) !== stableJson(current[kind])) (changed as Record<string, unknown>)[kind] = current[kind];
+    if (!sameValue(sent[kind], current[kind])) (changed as Record<string, unknown>)[kind] = current[kind];
   }
   return changed;
 }
