@@ -71,7 +71,7 @@ describe("HubWrites", () => {
   it("writes a pass of any size as statements of at most 500 rows, every row once", () => {
     const writes = new HubWrites();
     for (let i = 0; i < 1_201; i++) writes.state(`u${i}`, 50, `{"n":${i}}`, i % 2 ? 0 : i, i % 3 ? undefined : i);
-    for (let i = 0; i < 3; i++) writes.sentTo(`c${i}`, `{"s":${i}}`, 100 + i);
+    for (let i = 0; i < 3; i++) writes.sentTo(`c${i}`, 100 + i);
     const { sql, statements } = recorder();
     writes.commit(sql);
 
@@ -82,9 +82,27 @@ describe("HubWrites", () => {
     expect(rows[6]).toEqual(["u6", 50, `{"n":6}`, 6, 6]);
     expect(new Set(rows.map((r) => r[0])).size).toBe(1_201);
     expect(statements.filter((s) => s.table === "sockets").flatMap((s) => s.rows)).toEqual([
-      ["c0", `{"s":0}`, 100],
-      ["c1", `{"s":1}`, 101],
-      ["c2", `{"s":2}`, 102],
+      ["c0", 100],
+      ["c1", 101],
+      ["c2", 102],
+    ]);
+  });
+
+  it("writes a pair or a socket recorded twice once, as last recorded, keeping the later post counted and the read", () => {
+    const writes = new HubWrites();
+    writes.state("u1", 50, `{"n":1}`, 700, 5);
+    writes.state("u1", 50, `{"n":2}`, 0);
+    writes.state("u1", 99, `{"n":3}`);
+    writes.sentTo("c1", 10);
+    writes.sentTo("c1", 20);
+    const { sql, statements } = recorder();
+    writes.commit(sql);
+    expect(statements.map((s) => s.rows)).toEqual([
+      [
+        ["u1", 50, `{"n":2}`, 700, 5],
+        ["u1", 99, `{"n":3}`, 0, null],
+      ],
+      [["c1", 20]],
     ]);
   });
 
@@ -93,7 +111,7 @@ describe("HubWrites", () => {
     writes.dueAt("c1", 900);
     writes.dueAt("c2", null);
     writes.dueAt("c3", 400);
-    writes.sentTo("c1", "{}", 10);
+    writes.sentTo("c1", 10);
     expect(writes.due).toBe(400);
     const { sql, statements } = recorder();
     writes.commit(sql);
@@ -103,7 +121,7 @@ describe("HubWrites", () => {
         ["c2", null],
         ["c3", 400],
       ],
-      [["c1", "{}", 10]],
+      [["c1", 10]],
     ]);
     writes.commit(sql);
     expect(statements).toHaveLength(2);

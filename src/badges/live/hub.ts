@@ -457,7 +457,7 @@ export class BadgeHub extends DurableObject<Env> {
     move(values, row.cap);
     const json = JSON.stringify(values);
     writes.state(userId, row.cap, json, countedTo);
-    this.flushSockets(userId, values, json, sockets, now, writes, { json: row.current, values: before });
+    this.flushSockets(userId, values, sockets, now, writes, { json: row.current, values: before });
   }
 
   /** The user's sockets that were sent a snapshot (the ones a push may go to). */
@@ -606,7 +606,7 @@ export class BadgeHub extends DurableObject<Env> {
     const now = Date.now();
     const json = JSON.stringify(values);
     writes.state(userId, state.cap, json, counted?.since ?? 0, now);
-    this.flushSockets(userId, values, json, this.flushable(userId, state.cap), now, writes, { json: state.current, values: before });
+    this.flushSockets(userId, values, this.flushable(userId, state.cap), now, writes, { json: state.current, values: before });
   }
 
   private async readAndPush(userId: string, wanted: Wanted) {
@@ -704,20 +704,19 @@ export class BadgeHub extends DurableObject<Env> {
    * Sends each socket of (user, cap) the kinds it lacks, now or (inside its push interval) from the
    * alarm, into `writes` (`writes.due`: when the earliest deferred push is due).
    */
-  private flushUser(userId: string, cap: number, current: BadgeValues, now: number, writes: HubWrites, currentJson?: string) {
-    this.flushSockets(userId, current, currentJson, this.flushable(userId, cap), now, writes);
+  private flushUser(userId: string, cap: number, current: BadgeValues, now: number, writes: HubWrites) {
+    this.flushSockets(userId, current, this.flushable(userId, cap), now, writes);
   }
 
   /**
-   * `flushUser` over the (user, cap)'s sockets already read (`current`'s JSON, when the caller has
-   * it), into `writes`. With `previous` (the values `current` was moved from, and their JSON as
+   * `flushUser` over the (user, cap)'s sockets already read, into `writes`; `current` is the
+   * state's values as the pass leaves them (what a sent socket is recorded as having). With `previous` (the values `current` was moved from, and their JSON as
    * stored): a socket last sent exactly those is sent what the move changed, compared once for
    * the user rather than per socket.
    */
   private flushSockets(
     userId: string,
     current: BadgeValues,
-    currentJson: string | undefined,
     rows: SocketRow[],
     now: number,
     writes: HubWrites,
@@ -742,14 +741,14 @@ export class BadgeHub extends DurableObject<Env> {
         continue;
       }
       ws.send(JSON.stringify({ type: "badges", changed }));
-      writes.sentTo(row.conn_id, (currentJson ??= JSON.stringify(current)), now);
+      writes.sentTo(row.conn_id, now);
     }
   }
 
   /** Pushes now what can go now; the rest from the alarm. */
-  private push(userId: string, cap: number, current: BadgeValues, now: number, currentJson?: string) {
+  private push(userId: string, cap: number, current: BadgeValues, now: number) {
     const writes = new HubWrites();
-    this.flushUser(userId, cap, current, now, writes, currentJson);
+    this.flushUser(userId, cap, current, now, writes);
     this.commit(writes);
   }
 

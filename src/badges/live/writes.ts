@@ -15,12 +15,16 @@ const ROWS_PER_STATEMENT = 500;
 type Sql = Pick<SqlStorage, "exec">;
 
 export class HubWrites {
-  /** [user, cap, current, counted_to, read_at]: a (user, cap)'s values moved in place, or by a partial read (read_at; null: not read). */
-  private readonly states: [string, number, string, number, number | null][] = [];
-  /** [conn, sent, sent_at]: a socket sent what it now has. */
-  private readonly sent: [string, string, number][] = [];
-  /** [conn, due]: when a push held back by its interval is due (null: none waits). */
-  private readonly dues: [string, number | null][] = [];
+  /**
+   * (user, cap) → [user, cap, current, counted_to, read_at]: its values moved in place, or by a
+   * partial read (read_at; null: not read). Keyed, so a pair recorded twice is written once, as
+   * last recorded (one UPDATE ... FROM would apply an arbitrary one of two rows).
+   */
+  private readonly states = new Map<string, [string, number, string, number, number | null]>();
+  /** conn → [conn, sent_at]: the socket was sent its (user, cap)'s `current`, as this pass leaves it. */
+  private readonly sent = new Map<string, [string, number]>();
+  /** conn → [conn, due]: when a push held back by its interval is due (null: none waits). */
+  private readonly dues = new Map<string, [string, number | null]>();
   /** The soonest push held back by its interval, for the alarm (null: none). */
   due: number | null = null;
 
@@ -29,21 +33,29 @@ export class HubWrites {
    * none); `readAt`: when a partial read that set some of it ended (none: moved in place, unread).
    */
   state(userId: string, cap: number, current: string, countedTo = 0, readAt?: number) {
-    this.states.push([userId, cap, current, countedTo, readAt ?? null]);
+    const key = `${userId} ${cap}`;
+    const earlier = this.states.get(key);
+    this.states.set(key, [userId, cap, current, Math.max(countedTo, earlier?.[3] ?? 0), readAt ?? earlier?.[4] ?? null]);
   }
 
-  sentTo(connId: string, sent: string, at: number) {
-    this.sent.push([connId, sent, at]);
+  /**
+   * The socket was sent its (user, cap)'s values as they stand once this pass is written: a push
+   * only ever sends a socket the state's `current`, so the statement copies it from `state` rather
+   * than carrying a second copy of every user's values.
+   */
+  sentTo(connId: string, at: number) {
+    this.sent.set(connId, [connId, at]);
   }
 
   /** A socket's held-back push: due at `at`, or none (null). */
   dueAt(connId: string, at: number | null) {
-    this.dues.push([connId, at]);
+    this.dues.set(connId, [connId, at]);
     if (at !== null) this.due = Math.min(this.due ?? at, at);
   }
 
   /** Writes what was recorded (and forgets it, so a second commit writes nothing twice). */
   commit(sql: Sql) {
+    // States first: the sends copy what they leave.
     each(this.states, (rows) =>
       sql.exec(
         `UPDATE state SET current = json_extract(j.value, '$[2]'), counted_to = max(counted_to, json_extract(j.value, '$[3]')),
@@ -58,7 +70,8 @@ export class HubWrites {
     );
     each(this.sent, (rows) =>
       sql.exec(
-        `UPDATE sockets SET sent = json_extract(j.value, '$[1]'), sent_at = json_extract(j.value, '$[2]'), due = NULL
+        `UPDATE sockets SET sent = (SELECT current FROM state WHERE state.user_id = sockets.user_id AND state.cap = sockets.cap),
+           sent_at = json_extract(j.value, '$[1]'), due = NULL
          FROM json_each(?) AS j WHERE sockets.conn_id = json_extract(j.value, '$[0]')`,
         rows,
       ),
@@ -66,8 +79,9 @@ export class HubWrites {
   }
 }
 
-/** Runs `write` over `rows` in chunks of ROWS_PER_STATEMENT, each as one JSON array, and empties `rows`. */
-function each<T>(rows: T[], write: (json: string) => void) {
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) write(JSON.stringify(rows.slice(i, i + ROWS_PER_STATEMENT)));
-  rows.length = 0;
+/** Runs `write` over `rows`' values in chunks of ROWS_PER_STATEMENT, each as one JSON array, and empties `rows`. */
+function each<T>(rows: Map<string, T>, write: (json: string) => void) {
+  const all = [...rows.values()];
+  for (let i = 0; i < all.length; i += ROWS_PER_STATEMENT) write(JSON.stringify(all.slice(i, i + ROWS_PER_STATEMENT)));
+  rows.clear();
 }
