@@ -16,7 +16,7 @@
  *      from the send, not the response: the pages run after the response has left);
  *   5. a big account with 100,000 followers, 5,000 of them online, posts — time from the send
  *      until the last online follower has both its `authors` and its `feed` push (the post's
- *      announcement waits in the fan-out queue's window, then one call per hub shard), the object
+ *      announcement waits out its window, BIG_POST_WINDOW_SECONDS, then one call per hub shard), the object
  *      calls and billed Redis commands of the announcement (the publish request's own are apart);
  *   6. the same 10,000 clients polling `GET /v1/me/badges` once in a 30 s window (every 30 s) —
  *      billed commands, against what pushing cost over a window of the same length.
@@ -349,7 +349,7 @@ async function main() {
 
     // ── 5. A big account with 100,000 followers, 5,000 of them online, posts ──
     // Its followers are never walked: the post's announcement leaves the fan-out queue after its
-    // window and calls every hub shard once; each hub moves authors and feed of the online
+    // window (BIG_POST_WINDOW_SECONDS) and calls every hub shard once; each hub moves authors and feed of the online
     // followers it knows, reading nothing.
     await sleep(SETTLE_MS);
     const bigFollowers = clients.slice(SOCKETS - BIG_ONLINE);
@@ -360,7 +360,7 @@ async function main() {
     const bigSentAt = performance.now();
     await call("POST", "/v1/posts", bigToken, { text: "hello, all 100,000 of you" });
     // The publish request's own commands and its author's own push (every post makes one) land
-    // now; the announcement waits in the queue's window (1 s) and is measured from here.
+    // now; the announcement waits out its window (1 s) and is measured from here.
     await sleep(300);
     const bigPublished = await redisCommandStats(bench.stack.redisUrl);
     const bigCallsPublished = (await hubs()).calls;

@@ -32,7 +32,8 @@ export type FeedMessage =
   /**
    * A big account's post (`add`) or delete (`remove`), never fanned out: its consumer announces it
    * (`feed.big-posted`) for live badges, unless an `add`'s post was deleted while the message
-   * waited in the queue (its batch window is the coalescing window: such a post never counts).
+   * waited in the queue (an `add` is sent BIG_POST_WINDOW_SECONDS late: a post deleted in that
+   * window is never announced, so never counted by 64 hubs and then read back by them).
    */
   | { kind: "big-post"; op: "add" | "remove"; postId: string; authorId: string; /** As a fan-out page's; `add` only. */ publishedAt?: number }
   /** Make a follower's timeline agree with the latest follow intent for one followee (`feed-follow-sync`). */
@@ -73,3 +74,10 @@ export const FANOUT_PAGE_SIZE = 1000;
 export const SEND_BATCH_LIMIT = 100;
 /** Pages one fan-out enqueues at most (10,000,000 followers; big accounts are never fanned out). */
 export const MAX_FANOUT_PAGES = 10_000;
+
+/**
+ * Seconds a big account's post waits before it is announced (the `big-post` `add`'s delivery
+ * delay): the window in which its delete costs no announcement. The fan-out queue itself has no
+ * batch window (wrangler.toml), so this delay is the announcement's only wait.
+ */
+export const BIG_POST_WINDOW_SECONDS = 1;

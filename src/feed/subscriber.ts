@@ -16,7 +16,7 @@ import {
   TOMBSTONE,
   TOMBSTONE_TTL_SECONDS,
 } from "./keys";
-import type { FeedMessage } from "./messages";
+import { BIG_POST_WINDOW_SECONDS, type FeedMessage } from "./messages";
 import { CACHE_POST, PUBLISH_POST, UNPUBLISH_POST } from "./publish.lua";
 import { SET_REACTION_FLAG } from "./reaction.lua";
 import { encodeCachedPost, timelineCap } from "./timeline";
@@ -78,11 +78,11 @@ export const feedSubscriber: Subscriber = {
       // N > 1: the outbox every reader merges is on every database (written while the message goes out).
       const copied = state !== "normal" && s.databases > 1 ? copyToOutboxes(s, e.postId, e.authorId, authorDb) : null;
       // A big account's followers pull its outbox: no fan-out (millions of writes) for its posts,
-      // one message that announces it (live badges) once its queue window has passed.
+      // one message that announces it (live badges) once its window has passed.
       // publishedAt: the event's time, taken before this pipeline moved the published counts, so a
       // badge read that already counts the post ended after it (the hub's test in `posted`).
       if (state !== "big") await send(s, { kind: "fanout", op: "add", postId: e.postId, authorId: e.authorId, after: null, publishedAt: e.at });
-      else await send(s, { kind: "big-post", op: "add", postId: e.postId, authorId: e.authorId, publishedAt: e.at });
+      else await s.env.FEED_QUEUE.send({ kind: "big-post", op: "add", postId: e.postId, authorId: e.authorId, publishedAt: e.at }, { delaySeconds: BIG_POST_WINDOW_SECONDS });
       await copied;
     },
     "post.deleted": async (e, s) => {

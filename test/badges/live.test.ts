@@ -7,6 +7,7 @@ import { CLOSE_MESSAGE_TOO_BIG, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_SOCKETS, hub
 import { publishPost } from "../../src/badges/authors";
 import { deliver } from "../../src/feed/fanout";
 import { feedKeys, timelineMember } from "../../src/feed/keys";
+import { BIG_POST_WINDOW_SECONDS } from "../../src/feed/messages";
 import { servicesFor, withServices } from "../counters/support";
 import { createBroadcast } from "../../src/badges/broadcasts";
 import { refreshChannel, seeChannel } from "../../src/badges/reddots";
@@ -590,6 +591,21 @@ describe("a big account's post", () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(await hubCalls()).toBe(calls);
       expect(d.state!.feed).toEqual({ count: 0, capped: false });
+
+      // A post deleted within its window (BIG_POST_WINDOW_SECONDS) is never announced: the fans'
+      // sockets never show it, and the hubs get the delete's calls alone (one per shard, plus the
+      // author's own badges after each of the two writes).
+      const pushesBefore = d.messages.length;
+      const callsBeforeQuick = await hubCalls();
+      const quick = (await ok("POST", "/v1/posts", { userId: star }, { text: "oops" })) as { id: string };
+      // Long after an announcement sent without the window would have run, well within the window.
+      await new Promise((r) => setTimeout(r, 300));
+      await ok("DELETE", `/v1/posts/${quick.id}`, { userId: star });
+      await new Promise((r) => setTimeout(r, BIG_POST_WINDOW_SECONDS * 1_000 + 700));
+      const shown = d.messages.slice(pushesBefore).filter((m) => m.type === "badges" && ((m.changed ?? m.badges)?.authors?.count ?? 0) > 0);
+      expect(shown, "the fan's socket never showed the deleted post").toEqual([]);
+      expect((await hubCalls()) - callsBeforeQuick, "the delete's calls alone").toBe(hubShards(liveEnv) + 2);
+      expect(d.state!.authors).toEqual({ count: 0, capped: false });
     } finally {
       await runInDurableObject(hub, (h: BadgeHub) => {
         h.servicesEnv = {};
