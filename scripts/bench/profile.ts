@@ -7,18 +7,26 @@
  * (default: the system's temp dir; DevTools' Performance panel opens it) and prints the functions
  * with the most self time. Without the two variables `profiled` only runs the phase.
  */
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
+import { workerdPid } from "./harness.js";
 
 type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] };
 type Profile = { nodes: ProfileNode[]; startTime: number; endTime: number; samples?: number[]; timeDeltas?: number[] };
 
 const wanted = new Set((process.env.BENCH_PROFILE ?? "").split(",").filter(Boolean));
 
-/** Runs `phase`; profiles it when BENCH_PROFILE names it and BENCH_INSPECT_PORT is set. */
+/**
+ * Runs `phase`; profiles it when BENCH_PROFILE names it and BENCH_INSPECT_PORT is set. With
+ * BENCH_PERF=1 instead, `perf record -g` samples the whole workerd process (runtime, kernel, V8 and
+ * SQLite: what the JavaScript profile shows as `(program)` or an anonymous root) over the phase,
+ * into `<phase>.perf.data` (`perf report -i …` reads it).
+ */
 export async function profiled<T>(name: string, phase: () => Promise<T>): Promise<T> {
+  if (process.env.BENCH_PERF === "1" && wanted.has(name)) return perfRecorded(name, phase);
   const port = process.env.BENCH_INSPECT_PORT;
   if (!port || !wanted.has(name)) return phase();
   const session = await openSession(Number(port));
@@ -63,6 +71,19 @@ export function summary(profile: Profile, top: number): string {
       .map(([k, us]) => `  ${(us / 1000).toFixed(1).padStart(8)} ms ${((100 * us) / all).toFixed(1).padStart(5)} %  ${k}`)
       .join("\n");
   return `sampled ${(all / 1000).toFixed(0)} ms\nself:\n${lines(self)}\ninclusive:\n${lines(inclusive)}`;
+}
+
+async function perfRecorded<T>(name: string, phase: () => Promise<T>): Promise<T> {
+  const path = join(process.env.BENCH_PROFILE_DIR ?? tmpdir(), `${name}.perf.data`);
+  const perf = spawn("perf", ["record", "-g", "-F", "2000", "-p", String(workerdPid()), "-o", path], { stdio: ["ignore", "ignore", "inherit"] });
+  await new Promise((r) => setTimeout(r, 500)); // attached
+  try {
+    return await phase();
+  } finally {
+    perf.kill("SIGINT");
+    await new Promise((r) => perf.once("exit", r));
+    console.error(`[perf] ${name}: perf report -i ${path} --no-children --sort dso,sym`);
+  }
 }
 
 async function openSession(port: number) {

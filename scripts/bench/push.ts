@@ -9,8 +9,9 @@
  *   2. 1,000 targeted notifications at 50/s to distinct connected users — from each response to
  *      the socket receiving the push, p50 and p99; billed commands of the pushes (the phase's
  *      commands minus what the same writes cost for offline users, measured first);
- *   3. one broadcast — time from the request's send until the last of the 10,000 sockets has it, the
- *      object calls it made (hub stats, bench-only route) and its billed Redis commands;
+ *   3. one broadcast to hubs that have hibernated — time from the request's send until the last of
+ *      the 10,000 sockets has it, the object calls it made (hub stats, bench-only route) and its
+ *      billed Redis commands; then a second one while they are awake (a table row: what waking costs);
  *   4. an author with 5,000 connected followers posts — time from the request's send until the last
  *      follower has both its `authors` and its `feed` push (through the queue's fan-out pages;
  *      from the send, not the response: the pages run after the response has left);
@@ -27,6 +28,7 @@ import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { badgeKeys, BUILT, USER_TTL_SECONDS } from "../../src/badges/keys.js";
 import { feedKeys, TIMELINE_TTL_SECONDS } from "../../src/feed/keys.js";
+import { PUSH_INTERVAL_MS } from "../../src/badges/live/protocol.js";
 import { billedCommandsBetween, cpuTicks, percentile, printTable, redisCommandStats, rssBytes, runLoad, startBenchWithClients, benchLog, workerdPid } from "./harness.js";
 import { profiled } from "./profile.js";
 
@@ -302,33 +304,48 @@ async function main() {
     await sleep(SETTLE_MS);
     before = await redisCommandStats(bench.stack);
     const callsBefore = (await hubs()).calls;
-    const expected = new Map(clients.map((c) => [c.user, c.state.broadcasts.count + 1]));
-    let reached = 0;
-    let lastAt = 0;
-    const allReached = new Promise<void>((resolve) => {
-      for (const c of clients) {
-        c.onChange = (changed, at) => {
-          if (changed.broadcasts?.count === expected.get(c.user)) {
-            c.onChange = undefined;
-            lastAt = at;
-            if (++reached === SOCKETS) resolve();
-          }
-        };
-      }
-    });
-    // Timed from the request's send, not its response: the response leaves before the hubs have
-    // run (they are the request's waitUntil work, on the same workerd thread), so "from the
-    // response" counts the hubs' work or not depending on what else holds the response (an
-    // [assets] router in front used to hold it until they had run, which hid ~1 s at 10,000 sockets).
-    const broadcastStarted = performance.now();
-    await profiled("broadcast", async () => {
-      await call("POST", "/v1/broadcasts", admin, { title: "Maintenance", body: "tonight" });
-      await Promise.race([allReached, sleep(30_000)]);
-    });
-    const broadcastAllMs = reached === SOCKETS ? lastAt - broadcastStarted : Number.NaN;
+    /** One broadcast: ms from its send until the last socket has it (NaN: some never did), and the workerd and bench CPU it took. */
+    const broadcastOnce = async (profile: string) => {
+      const expected = new Map(clients.map((c) => [c.user, c.state.broadcasts.count + 1]));
+      let reached = 0;
+      let lastAt = 0;
+      const allReached = new Promise<void>((resolve) => {
+        for (const c of clients) {
+          c.onChange = (changed, at) => {
+            if (changed.broadcasts?.count === expected.get(c.user)) {
+              c.onChange = undefined;
+              lastAt = at;
+              if (++reached === SOCKETS) resolve();
+            }
+          };
+        }
+      });
+      // Timed from the request's send, not its response: the response leaves before the hubs have
+      // run (they are the request's waitUntil work, on the same workerd thread), so "from the
+      // response" counts the hubs' work or not depending on what else holds the response (an
+      // [assets] router in front used to hold it until they had run, which hid ~1 s at 10,000 sockets).
+      const [ticks, ownCpu] = [cpuTicks(pid), process.cpuUsage()];
+      const started = performance.now();
+      await profiled(profile, async () => {
+        await call("POST", "/v1/broadcasts", admin, { title: "Maintenance", body: "tonight" });
+        await Promise.race([allReached, sleep(30_000)]);
+      });
+      const ms = reached === SOCKETS ? lastAt - started : Number.NaN;
+      const { user, system } = process.cpuUsage(ownCpu);
+      return { ms, reached, workerdCpuMs: (cpuTicks(pid) - ticks) * 10, benchCpuMs: Math.round((user + system) / 1000) };
+    };
+    // The hubs have hibernated (evicted SETTLE_MS after their last event), as before any broadcast
+    // that follows a quiet spell: the figure counts waking them and their 10,000 sockets.
+    const broadcast = await broadcastOnce("broadcast");
+    const broadcastAllMs = broadcast.ms;
     await sleep(500);
     const broadcastBilled = billedCommandsBetween(before, await redisCommandStats(bench.stack)).total;
     const broadcastCalls = (await hubs()).calls - callsBefore;
+    // A second one soon after (past the sockets' push interval, the hubs and their sockets still
+    // awake): what waking them cost above.
+    await sleep(PUSH_INTERVAL_MS);
+    const awake = await broadcastOnce("broadcast-awake");
+    await sleep(500);
     for (const c of clients) c.onChange = undefined;
 
     // ── 4. An author with 5,000 connected followers posts ──
@@ -394,7 +411,8 @@ async function main() {
       hibernateRow,
       idleRow,
       { scenario: "1,000 notifications at 50/s", sockets: SOCKETS, "p50 ms": percentile(latencies, 0.5), "p99 ms": percentile(latencies, 0.99), "billed cmds": notifyBilled, note: `writes ${writeBilled}/call (offline), push reads ${pushReadsBilled}; ${missing} pushes missing` },
-      { scenario: "broadcast", sockets: SOCKETS, "ms to last": broadcastAllMs, "object calls": broadcastCalls, "billed cmds": broadcastBilled, note: `${reached} sockets reached` },
+      { scenario: "broadcast", sockets: SOCKETS, "ms to last": broadcastAllMs, "object calls": broadcastCalls, "billed cmds": broadcastBilled, note: `${broadcast.reached} sockets reached; workerd cpu ${broadcast.workerdCpuMs} ms, bench clients' ${broadcast.benchCpuMs} ms` },
+      { scenario: "broadcast again, hubs awake", sockets: SOCKETS, "ms to last": awake.ms, note: `${awake.reached} sockets reached; workerd cpu ${awake.workerdCpuMs} ms, bench clients' ${awake.benchCpuMs} ms` },
       { scenario: "author post, 5,000 online followers", sockets: FOLLOWERS, "ms to last": authorPostAllMs, "billed cmds": postBilled, note: `${authorPost.done()} followers got authors + feed` },
       {
         scenario: "big account post, 100,000 followers, 5,000 online",
