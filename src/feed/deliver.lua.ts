@@ -71,7 +71,7 @@ return answer
 
 /**
  * Whether a big account's post is still live when its announcement leaves the queue: 0 once
- * tombstoned (deleted within the queue's window: live badges never count it). Billed: EVALSHA + GET.
+ * tombstoned (deleted within its announcement's window, BIG_POST_WINDOW_SECONDS: live badges never count it). Billed: EVALSHA + GET.
  */
 export const POST_IS_LIVE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end -- feed:post:{id}, the tombstone
