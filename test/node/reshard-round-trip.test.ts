@@ -27,6 +27,8 @@ import { newId } from "../support/ids";
 import { devChildEnv, devDataDir, startDevRun, TSX, type DevRun } from "./support/dev-run";
 
 const STEP_MS = 240_000;
+/** Between one loop's increments. */
+const INCREMENT_PAUSE_MS = 10;
 
 let data: ReturnType<typeof devDataDir>;
 let dataDir: string;
@@ -106,8 +108,13 @@ async function read(): Promise<Read> {
 function traffic() {
   let running = true;
   const reads = { all: 0, stale: 0 };
+  // Paced: a few hundred increments a move is traffic enough, and an unpaced loop would take a whole
+  // core of the machine the other test shards share for the minute this file runs.
   const incrementLoop = async (offset: number) => {
-    for (let k = offset; running; k++) await increment(ids[k % ids.length]!, 1 + (k % 3));
+    for (let k = offset; running; k++) {
+      await increment(ids[k % ids.length]!, 1 + (k % 3));
+      await new Promise((resolve) => setTimeout(resolve, INCREMENT_PAUSE_MS));
+    }
   };
   const readLoop = async () => {
     while (running) {
