@@ -66,6 +66,7 @@ describe("GET /v1/me/broadcasts near the user", () => {
     const user = newId();
     await listed(user, { limit: 5 }); // first sight: the marker is recorded after the answer
     const b = await publish("near one");
+    await redisQuiet(); // the marker's record and the broadcast's queued work have landed: not this read's
     const { result, requests } = await recordRedisRequests(() => listBroadcasts(noPostgres(deferred().deps), user, { limit: 5 }));
     expect(commandNames(requests)).toEqual(["/ evalsha_ro"]);
     expect(requests[0]!.primary).toBe(false);
