@@ -113,6 +113,8 @@ describe("HubWrites", () => {
     writes.dueAt("c3", 400);
     writes.sentTo("c1", 10);
     expect(writes.due).toBe(400);
+    writes.wakeBy(300); // a push recorded as due at 300 already: nothing written, the alarm by then
+    expect(writes.due).toBe(300);
     const { sql, statements } = recorder();
     writes.commit(sql);
     expect(statements.map((s) => s.rows)).toEqual([

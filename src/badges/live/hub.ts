@@ -277,14 +277,8 @@ export class BadgeHub extends DurableObject<Env> {
       return true;
     }
     if (this.talliedAt.size > MAX_TALLY_TIMES) this.talliedAt.delete(this.talliedAt.keys().next().value!);
-    const rows = this.stateRows(userId);
-    const options: BumpOptions = { set: { exact: true, kind: change.kind } };
-    if (this.mustRead(userId, rows, options)) {
-      this.ctx.waitUntil(this.refresh(userId, [change.kind]));
-      return true;
-    }
     const writes = new HubWrites();
-    this.bump(userId, rows, (values, cap) => {
+    const moved = this.bump(userId, this.stateRows(userId), (values, cap) => {
       if (change.kind === "dms") values.dms = capped(change.total, cap);
       else {
         const byType = change.all ? {} : { ...values.notifications.byType };
@@ -294,8 +288,9 @@ export class BadgeHub extends DurableObject<Env> {
         }
         values.notifications = { byType, total: capped(change.total, cap) };
       }
-    }, options, writes);
+    }, { set: { exact: true, kind: change.kind } }, writes);
     this.commit(writes);
+    if (!moved) this.ctx.waitUntil(this.refresh(userId, [change.kind]));
     return true;
   }
 
@@ -352,9 +347,8 @@ export class BadgeHub extends DurableObject<Env> {
       // answer: one push carrying both, not a second one held back by the push interval. One who
       // must be read anyway gets a full read from `bump`, `feed` included.
       const rows = this.stateRows(userId);
-      if (this.mustRead(userId, rows, options)) reads.push(userId);
-      else if (feed) withFeed.push(userId);
-      else this.bump(userId, rows, countPost, options, writes);
+      if (feed && !this.mustRead(userId, rows, options)) withFeed.push(userId);
+      else if (!this.bump(userId, rows, countPost, options, writes)) reads.push(userId);
     }
     this.commit(writes);
     for (const userId of reads) this.ctx.waitUntil(this.refresh(userId));
@@ -389,17 +383,12 @@ export class BadgeHub extends DurableObject<Env> {
     for (const userId of users) {
       const follows = this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM big_follows WHERE user_id = ?`, userId).one().n;
       const exact = follows <= maxPulled;
-      const rows = this.stateRows(userId);
-      if (this.mustRead(userId, rows, options)) {
-        fullReads.push(userId);
-        continue;
-      }
       const move: Move = (values, cap) => {
         values.authors = oneMore(values.authors, cap);
         if (exact) values.feed = oneMore(values.feed, cap);
       };
-      this.bump(userId, rows, move, options, writes);
-      if (!exact) reads.push(userId);
+      if (!this.bump(userId, this.stateRows(userId), move, options, writes)) fullReads.push(userId);
+      else if (!exact) reads.push(userId);
     }
     this.commit(writes);
     for (const userId of fullReads) this.ctx.waitUntil(this.refresh(userId));
@@ -434,16 +423,19 @@ export class BadgeHub extends DurableObject<Env> {
   }
 
   /**
-   * Moves a user's known values in place, into `writes` (the caller has asked `mustRead` first: a
-   * read in flight, or one so recent it may already hold the change, makes it a read instead —
-   * exact, at the price of one read). For a `post`, `counted_to` keeps the post's publish time
-   * (`since`): a read that ended after it, or a move in place for a post published since (or this
-   * one, its page delivered again), may hold it.
+   * Moves a user's known values (`rows`) in place, into `writes`; false, moving nothing, where it
+   * must be a read instead (`mustRead`: a read in flight, or one so recent it may already hold the
+   * change — exact, at the price of one read), which the caller starts once `writes` is committed.
+   * For a `post`, `counted_to` keeps the post's publish time (`since`): a read that ended after it,
+   * or a move in place for a post published since (or this one, its page delivered again), may hold it.
    */
-  private bump(userId: string, rows: StateRow[], move: Move, { since, post }: BumpOptions, writes: HubWrites) {
+  private bump(userId: string, rows: StateRow[], move: Move, options: BumpOptions, writes: HubWrites): boolean {
     const now = Date.now();
+    if (this.mustRead(userId, rows, options, now)) return false;
+    const { since, post } = options;
     const sockets = rows.length > 0 ? this.flushable(userId) : [];
     for (const row of rows) this.moveState(userId, row, move, now, writes, sockets.filter((s) => s.cap === row.cap), post ? (since ?? 0) : 0);
+    return true;
   }
 
   /**
@@ -732,7 +724,7 @@ export class BadgeHub extends DurableObject<Env> {
       if (now - row.sent_at < PUSH_INTERVAL_MS) {
         const at = row.sent_at + PUSH_INTERVAL_MS;
         if (row.due !== at) writes.dueAt(row.conn_id, at);
-        else writes.due = Math.min(writes.due ?? at, at);
+        else writes.wakeBy(at); // recorded already: the alarm still has to come by then
         continue;
       }
       const ws = this.socket(row.conn_id, userId);
@@ -792,6 +784,7 @@ export class BadgeHub extends DurableObject<Env> {
       .toArray();
     const writes = new HubWrites();
     for (const row of waiting) this.flushUser(row.user_id, row.cap, JSON.parse(row.current) as BadgeValues, now, writes);
+    // Not `this.commit`: the next alarm is set below, from every due time the table holds.
     writes.commit(this.sql);
     // What is still due now was flushed or cannot be (a socket awaiting its snapshot, which sends
     // everything): a push held back again has a due time ahead. Cleared, so no alarm fires for it.

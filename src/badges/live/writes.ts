@@ -25,8 +25,12 @@ export class HubWrites {
   private readonly sent = new Map<string, [string, number]>();
   /** conn → [conn, due]: when a push held back by its interval is due (null: none waits). */
   private readonly dues = new Map<string, [string, number | null]>();
+  private soonest: number | null = null;
+
   /** The soonest push held back by its interval, for the alarm (null: none). */
-  due: number | null = null;
+  get due(): number | null {
+    return this.soonest;
+  }
 
   /**
    * `current` for the (user, cap); `countedTo`: the publish time of a post counted in place (0:
@@ -50,7 +54,12 @@ export class HubWrites {
   /** A socket's held-back push: due at `at`, or none (null). */
   dueAt(connId: string, at: number | null) {
     this.dues.set(connId, [connId, at]);
-    if (at !== null) this.due = Math.min(this.due ?? at, at);
+    if (at !== null) this.wakeBy(at);
+  }
+
+  /** The alarm must come by `at` (a push held back, already recorded as due then). */
+  wakeBy(at: number) {
+    this.soonest = Math.min(this.soonest ?? at, at);
   }
 
   /** Writes what was recorded (and forgets it, so a second commit writes nothing twice). */
