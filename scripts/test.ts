@@ -191,9 +191,9 @@ async function runAttempts(args: string[], label?: string, shard?: number): Prom
 
 /**
  * How many shards a run gets: TEST_SHARDS, else two more than the cores, up to four. More shards
- * than cores: a shard's tests wait on sockets, alarms and queues much of the time (whole suite on
- * 2 cores, one day: 2 shards 355 s, 3 303 s, 4 271 s, 5 300 s, the last paying for a fifth stack
- * more than the waits it overlaps). Only a whole-suite run is split
+ * than cores: a shard's tests wait on sockets, alarms and queues much of the time, and beyond
+ * that a further shard's own stack costs more than the waits it overlaps (on 2 cores, 4 shards
+ * ended first; 5 no sooner than 3). Only a whole-suite run is split
  * (arguments that only name reporters or a report file); one naming files, projects or options
  * runs as it is.
  */
